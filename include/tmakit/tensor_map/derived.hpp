@@ -1,0 +1,48 @@
+// Quantities derived from a tensor map's parameters that the driver also stores in the descriptor
+// (bytes per copy, shared-memory alignment) and that planners and device code need.
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/core/dtype.hpp"
+#include "tmakit/tensor_map/params.hpp"
+
+namespace tmakit {
+
+// Bits one element occupies in shared memory after a load. The 16-value packed types are padded
+// to 16 bytes per 16 values (ALIGN16B) in shared memory; from cuda.h, unverified on hardware.
+TMAKIT_HD constexpr std::uint32_t smem_element_bits(DataType t) {
+  switch (t) {
+    case DataType::u4x16_align16b: case DataType::u6x16_align16b: return 8;
+    default: return element_bits(t);
+  }
+}
+
+// Bytes one copy with this map writes to shared memory, as the driver stores it (and so the
+// mbarrier transaction count of one copy): tiled: element bytes x prod(floor(box[i] /
+// elementStrides[i])); im2col: element bytes x channelsPerPixel x pixelsPerColumn. Note floor, not
+// the ceil the cuda.h text describes: read off the driver for every accepted configuration.
+TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
+  const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;
+  std::uint64_t bits = smem_element_bits(p.dtype);
+  if (p.kind == MapKind::tiled) {
+    for (std::uint32_t i = 0; i < rank; ++i) bits *= p.elem_strides[i] ? p.box[i] / p.elem_strides[i] : 0;
+  } else {
+    bits *= std::uint64_t{p.channels} * p.pixels;
+  }
+  return bits / 8;
+}
+
+// Shared-memory alignment (bytes) the destination buffer needs: 16 without swizzle, else the
+// swizzle pattern's repeat (8 rows of the span): 256, 512 or 1024 bytes.
+TMAKIT_HD constexpr std::uint64_t smem_alignment(Swizzle s) {
+  switch (s) {
+    case Swizzle::none: return 16;
+    case Swizzle::b32: return 256;
+    case Swizzle::b64: return 512;
+    default: return 1024;
+  }
+}
+
+}  // namespace tmakit
