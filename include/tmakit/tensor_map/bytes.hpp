@@ -18,17 +18,22 @@ struct alignas(64) TensorMapBytes {
     const int s = 8 * (i % 8);
     words[i / 8] = (words[i / 8] & ~(std::uint64_t{0xff} << s)) | (std::uint64_t{v} << s);
   }
-  // Bits [lo, lo + width) of the 1024-bit descriptor, bit 0 = bit 0 of byte 0; width <= 64.
+  // Bits [lo, lo + width) of the 1024-bit descriptor, bit 0 = bit 0 of byte 0; 1 <= width <= 64.
   TMAKIT_HD constexpr std::uint64_t bits(int lo, int width) const {
-    std::uint64_t v = 0;
-    for (int i = 0; i < width; ++i) v |= ((words[(lo + i) / 64] >> ((lo + i) % 64)) & 1u) << i;
-    return v;
+    const int w = lo / 64, s = lo % 64;
+    std::uint64_t v = words[w] >> s;
+    if (s + width > 64) v |= words[w + 1] << (64 - s);
+    return width == 64 ? v : v & ((std::uint64_t{1} << width) - 1);
   }
+  // Writes the low `width` bits of v there (higher bits of v are ignored).
   TMAKIT_HD constexpr void set_bits(int lo, int width, std::uint64_t v) {
-    for (int i = 0; i < width; ++i) {
-      const int b = lo + i;
-      const std::uint64_t m = std::uint64_t{1} << (b % 64);
-      words[b / 64] = ((v >> i) & 1u) ? (words[b / 64] | m) : (words[b / 64] & ~m);
+    const std::uint64_t mask = width == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+    v &= mask;
+    const int w = lo / 64, s = lo % 64;
+    words[w] = (words[w] & ~(mask << s)) | (v << s);
+    if (s + width > 64) {
+      const int r = 64 - s;  // bits already written
+      words[w + 1] = (words[w + 1] & ~(mask >> r)) | (v >> r);
     }
   }
   friend TMAKIT_HD constexpr bool operator==(const TensorMapBytes& a, const TensorMapBytes& b) {

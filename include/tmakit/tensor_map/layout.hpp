@@ -138,11 +138,11 @@ TMAKIT_HD constexpr int named_ranges(bool im2col, std::uint32_t rank, NamedRange
   out[n++] = {"tensorDataType", Field::tensorDataType, -1, kElemTypeCode};
   out[n++] = {"interleave", Field::interleave, -1, kInterleave};
   out[n++] = {"swizzle", Field::swizzle, -1, kSwizzle};
-  out[n++] = {"swizzleAtomicity", Field::swizzle, -1, kSwizzleAtomicity};
-  out[n++] = {"swizzleMode96B", Field::swizzle, -1, kSwizzleMode96B};
   out[n++] = {"oobFill", Field::oobFill, -1, kOobNan};
   out[n++] = {"tf32Rounding", Field::tensorDataType, -1, kTf32Round};
   out[n++] = {"l2Promotion", Field::l2Promotion, -1, kL2Promotion};
+  out[n++] = {"swizzleAtomicity", Field::swizzle, -1, kSwizzleAtomicity};
+  out[n++] = {"swizzleMode96B", Field::swizzle, -1, kSwizzleMode96B};
   for (int i = 0; i + 1 < int(rank); ++i) {
     out[n++] = {"globalStrides", Field::globalStrides, i, stride_lo(i)};
     out[n++] = {"globalStrides", Field::globalStrides, i, stride_hi(i)};
@@ -153,10 +153,10 @@ TMAKIT_HD constexpr int named_ranges(bool im2col, std::uint32_t rank, NamedRange
     for (int i = 0; i < int(rank); ++i) out[n++] = {"boxDim", Field::boxDim, i, box_minus1(i)};
   } else {
     out[n++] = {"channelsPerPixel", Field::channelsPerPixel, -1, kChannelsMinus1};
-    for (int i = 0; i + 2 < int(rank); ++i) {
+    for (int i = 0; i + 2 < int(rank); ++i)
       out[n++] = {"pixelBoxLowerCorner", Field::pixelBoxLowerCorner, i, lower_corner(rank, i)};
+    for (int i = 0; i + 2 < int(rank); ++i)
       out[n++] = {"pixelBoxUpperCorner", Field::pixelBoxUpperCorner, i, upper_corner(rank, i)};
-    }
     out[n++] = {"pixelsPerColumn", Field::pixelsPerColumn, -1, kPixelsMinus1};
   }
   out[n++] = {"boxBytes", Field::none, -1, kBoxBytes};

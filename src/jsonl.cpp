@@ -1,0 +1,449 @@
+// JSON lines in and out (see tmakit/tensor_map/jsonl.hpp).
+#include "tmakit/tensor_map/jsonl.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <istream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <type_traits>
+
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/explain.hpp"
+#include "tmakit/tensor_map/names.hpp"
+
+namespace tmakit::jsonl {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kValueCap = 64;  // characters of an offending value echoed back
+
+std::string field_at(const char* base, int index) {
+  std::string f = base;
+  if (index >= 0) {
+    f += '[';
+    f += std::to_string(index);
+    f += ']';
+  }
+  return f;
+}
+
+// The offending value as short text (never the dump of a whole nested structure).
+std::string value_text(const json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    return s.size() > kValueCap ? s.substr(0, kValueCap) + "..." : s;
+  }
+  if (j.is_number() || j.is_boolean() || j.is_null()) return j.dump();
+  return std::string("<") + j.type_name() + ">";
+}
+
+void add(std::vector<Error>& errors, const char* rule, std::string field, std::string value, std::string what) {
+  Error e;
+  e.rule = rule;
+  e.field = std::move(field);
+  e.value = std::move(value);
+  e.message = "error [" + e.rule + "] ";
+  if (!e.field.empty()) e.message += e.field;
+  if (!e.value.empty()) e.message += " = " + e.value;
+  e.message += (e.field.empty() && e.value.empty()) ? what : ": " + what;
+  errors.push_back(std::move(e));
+}
+
+template <class T>
+const char* range_words() {
+  if constexpr (std::is_same_v<T, std::uint32_t>) return "must be an integer in 0..4294967295 (32 bits, unsigned)";
+  if constexpr (std::is_same_v<T, std::uint64_t>) return "must be an integer in 0..18446744073709551615 (64 bits, unsigned)";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "must be an integer in -2147483648..2147483647 (32 bits, signed)";
+  return "out of range";
+}
+
+// Reads an integer of type T; refuses wrong types and values that do not fit.
+template <class T>
+bool get_int(const json& j, const char* field, int index, T& out, std::vector<Error>& errors) {
+  if (j.is_number_unsigned()) {
+    const std::uint64_t v = j.get<std::uint64_t>();
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
+      add(errors, "input.range", field_at(field, index), value_text(j), range_words<T>());
+      return false;
+    }
+    out = static_cast<T>(v);
+    return true;
+  }
+  if (j.is_number_integer()) {  // negative
+    const std::int64_t v = j.get<std::int64_t>();
+    if constexpr (std::is_signed_v<T>) {
+      if (v >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+          v <= static_cast<std::int64_t>(std::numeric_limits<T>::max())) {
+        out = static_cast<T>(v);
+        return true;
+      }
+    }
+    add(errors, "input.range", field_at(field, index), value_text(j), range_words<T>());
+    return false;
+  }
+  if (j.is_number_float()) {
+    const double d = j.get<double>();
+    // Integers beyond 64 bits arrive as floating point: a range error, not a type error.
+    if (std::isfinite(d) && std::trunc(d) == d && (d >= 18446744073709551616.0 || d < -9223372036854775808.0)) {
+      add(errors, "input.range", field_at(field, index), value_text(j), range_words<T>());
+    } else {
+      add(errors, "input.type", field_at(field, index), value_text(j), "must be an integer (no fraction or exponent)");
+    }
+    return false;
+  }
+  add(errors, "input.type", field_at(field, index), value_text(j), std::string("must be an integer, not ") + j.type_name());
+  return false;
+}
+
+const json* find(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+template <class T>
+void get_scalar(const json& obj, const char* key, const char* field, T& out, std::vector<Error>& errors) {
+  if (const json* j = find(obj, key)) get_int(*j, field, -1, out, errors);
+}
+
+// Reads an array (or a single number as an array of one) into dst; entries past N are checked and
+// dropped. Returns the number of entries given (0 when missing).
+template <class T, std::size_t N>
+std::size_t get_array(const json& obj, const char* key, const char* field, T (&dst)[N], std::vector<Error>& errors) {
+  const json* j = find(obj, key);
+  if (!j) return 0;
+  for (auto& d : dst) d = T{};
+  if (j->is_number()) {
+    T v{};
+    if (get_int(*j, field, 0, v, errors)) dst[0] = v;
+    return 1;
+  }
+  if (!j->is_array()) {
+    add(errors, "input.type", field, value_text(*j), std::string("must be an array of integers, not ") + j->type_name());
+    return 0;
+  }
+  std::size_t i = 0;
+  for (const json& e : *j) {
+    T v{};
+    if (get_int(e, field, static_cast<int>(i), v, errors) && i < N) dst[i] = v;
+    ++i;
+  }
+  return i;
+}
+
+// An enum given as its cuda.h integer (any uint32) or as a name.
+template <class E>
+void get_enum(const json& obj, const char* key, const char* field, NameSet set, E& out, std::vector<Error>& errors) {
+  const json* j = find(obj, key);
+  if (!j) return;
+  if (j->is_string()) {
+    std::uint32_t v = 0;
+    std::string why;
+    if (parse_name(set, j->get_ref<const std::string&>(), v, &why)) {
+      out = static_cast<E>(v);
+    } else {
+      add(errors, "input.name", field, value_text(*j), why);
+    }
+    return;
+  }
+  std::uint32_t v = 0;
+  if (get_int(*j, field, -1, v, errors)) out = static_cast<E>(v);
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void append_uint(std::uint64_t v, std::string& out) {
+  char buf[24];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n) out += buf[--n];
+}
+
+void append_int(std::int64_t v, std::string& out) {
+  if (v < 0) {
+    out += '-';
+    append_uint(static_cast<std::uint64_t>(-(v + 1)) + 1, out);
+  } else {
+    append_uint(static_cast<std::uint64_t>(v), out);
+  }
+}
+
+template <class T>
+void append_array(const T* a, std::uint32_t n, std::string& out) {
+  out += '[';
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i) out += ',';
+    if constexpr (std::is_signed_v<T>) {
+      append_int(a[i], out);
+    } else {
+      append_uint(a[i], out);
+    }
+  }
+  out += ']';
+}
+
+template <class E>
+void append_enum(const char* key, E v, std::string& out) {
+  out += ",\"";
+  out += key;
+  out += "\":";
+  if (const char* n = name_of(v)) {
+    append_json_string(n, out);
+  } else {
+    append_uint(static_cast<std::uint32_t>(v), out);
+  }
+}
+
+void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>& errors, std::string& out) {
+  out += ok ? "{\"result\":0,\"bytes\":\"" : "{\"result\":1,\"bytes\":\"";
+  if (ok && map) append_hex(*map, out);
+  out += "\",\"errors\":";
+  append_errors(errors, out);
+  out += "}\n";
+}
+
+bool blank(std::string_view s) {
+  for (char c : s)
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  return true;
+}
+
+}  // namespace
+
+bool parse_params(std::string_view line, TensorMapParams& out, std::vector<Error>& errors) {
+  const std::size_t before = errors.size();
+  out = TensorMapParams{};
+  json j;
+  try {
+    j = json::parse(line.begin(), line.end());
+  } catch (const json::exception& e) {
+    add(errors, "input.json", "", "", std::string("not valid JSON: ") + e.what());
+    return false;
+  }
+  if (!j.is_object()) {
+    add(errors, "input.json", "", "", std::string("expected a JSON object, got ") + j.type_name());
+    return false;
+  }
+  get_enum(j, "kind", "kind", NameSet::map_kind, out.kind, errors);
+  if (const json* a = find(j, "arch")) {
+    std::uint32_t v = 0;
+    std::string why;
+    const std::string text = a->is_string() ? a->get_ref<const std::string&>() : a->is_number_unsigned() ? a->dump() : "";
+    if (parse_name(NameSet::arch, text, v, &why)) {
+      out.arch = static_cast<Arch>(v);
+    } else {
+      add(errors, "input.name", "arch", value_text(*a), a->is_string() || a->is_number_unsigned() ? why : "must be a name such as \"sm_90\" or 90, 100, 120");
+    }
+  }
+  get_enum(j, "dtype", "tensorDataType", NameSet::data_type, out.dtype, errors);
+  get_scalar(j, "address", "globalAddress", out.address, errors);
+  const std::size_t ndims = get_array(j, "dims", "globalDim", out.dims, errors);
+  if (find(j, "rank")) {
+    get_scalar(j, "rank", "tensorRank", out.rank, errors);
+  } else {
+    out.rank = static_cast<std::uint32_t>(ndims);
+  }
+  get_array(j, "strides", "globalStrides", out.strides, errors);
+  get_array(j, "box", "boxDim", out.box, errors);
+  get_array(j, "elem_strides", "elementStrides", out.elem_strides, errors);  // missing: all 1 (default)
+  get_enum(j, "interleave", "interleave", NameSet::interleave, out.interleave, errors);
+  get_enum(j, "swizzle", "swizzle", NameSet::swizzle, out.swizzle, errors);
+  get_enum(j, "l2", "l2Promotion", NameSet::l2_promotion, out.l2, errors);
+  get_enum(j, "oob", "oobFill", NameSet::oob_fill, out.oob, errors);
+  get_array(j, "lower", "pixelBoxLowerCorner", out.lower, errors);
+  get_array(j, "upper", "pixelBoxUpperCorner", out.upper, errors);
+  get_scalar(j, "channels", "channelsPerPixel", out.channels, errors);
+  get_scalar(j, "pixels", "pixelsPerColumn", out.pixels, errors);
+  get_enum(j, "mode", "mode", NameSet::wide_mode, out.wide_mode, errors);
+  return errors.size() == before;
+}
+
+std::vector<Error> describe(const TensorMapParams& p, const Violations& v) {
+  std::vector<Error> out;
+  for (const Diagnostic& d : explain(p, v)) {
+    Error e;
+    e.rule = d.rule_id;
+    e.field = d.field;
+    e.value = d.value;
+    e.message = d.message();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+bool process_line(std::string_view line, std::string& out) {
+  TensorMapParams p;
+  std::vector<Error> errors;
+  if (!parse_params(line, p, errors)) {
+    append_result(false, nullptr, errors, out);
+    return false;
+  }
+  const EncodeResult r = encode(p);
+  if (r.ok()) {
+    append_result(true, &r.map, errors, out);
+    return true;
+  }
+  append_result(false, nullptr, describe(p, r.violations), out);
+  return false;
+}
+
+StreamStats process_stream(std::istream& in, std::ostream& out) {
+  StreamStats stats;
+  std::string line;
+  std::string buf;
+  constexpr std::size_t kFlushAt = 1 << 16;
+  buf.reserve(kFlushAt + 4096);
+  while (std::getline(in, line)) {
+    if (blank(line)) continue;
+    if (process_line(line, buf)) ++stats.accepted;
+    ++stats.lines;
+    if (buf.size() >= kFlushAt) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  }
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  out.flush();
+  return stats;
+}
+
+std::string to_hex(const TensorMapBytes& b) {
+  std::string s;
+  s.reserve(256);
+  append_hex(b, s);
+  return s;
+}
+
+void append_hex(const TensorMapBytes& b, std::string& out) {
+  char buf[256];
+  for (int i = 0; i < 128; ++i) {
+    const std::uint8_t v = b.byte(i);
+    buf[2 * i] = kHex[v >> 4];
+    buf[2 * i + 1] = kHex[v & 15];
+  }
+  out.append(buf, sizeof buf);
+}
+
+void append_json_string(std::string_view s, std::string& out) {
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    // Multi-byte UTF-8: copy a well-formed sequence, replace anything else by U+FFFD.
+    int len = 0;
+    std::uint32_t cp = 0;
+    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
+    bool good = len > 0 && i + static_cast<std::size_t>(len) <= n;
+    for (int k = 1; good && k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) good = false;
+      else cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    if (good) {
+      const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+      const bool bad = overlong || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff;
+      good = !bad;
+    }
+    if (good) {
+      out.append(reinterpret_cast<const char*>(p + i), static_cast<std::size_t>(len));
+      i += static_cast<std::size_t>(len);
+    } else {
+      out += "\xef\xbf\xbd";
+      ++i;
+    }
+  }
+  out += '"';
+}
+
+void append_errors(const std::vector<Error>& errors, std::string& out) {
+  out += '[';
+  bool first = true;
+  for (const Error& e : errors) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"rule\":";
+    append_json_string(e.rule, out);
+    out += ",\"field\":";
+    append_json_string(e.field, out);
+    out += ",\"value\":";
+    append_json_string(e.value, out);
+    out += ",\"message\":";
+    append_json_string(e.message, out);
+    out += '}';
+  }
+  out += ']';
+}
+
+void append_params(const TensorMapParams& p, std::string& out) {
+  const std::uint32_t rank = p.rank < kMaxRank ? p.rank : kMaxRank;
+  out += "{\"kind\":";
+  if (const char* k = name_of(p.kind)) {
+    append_json_string(k, out);
+  } else {
+    append_uint(static_cast<std::uint32_t>(p.kind), out);
+  }
+  append_enum("arch", p.arch, out);
+  append_enum("dtype", p.dtype, out);
+  out += ",\"rank\":";
+  append_uint(p.rank, out);
+  out += ",\"address\":";
+  append_uint(p.address, out);
+  out += ",\"dims\":";
+  append_array(p.dims, rank, out);
+  out += ",\"strides\":";
+  append_array(p.strides, rank > 1 ? rank - 1 : 0, out);
+  if (p.kind == MapKind::tiled) {
+    out += ",\"box\":";
+    append_array(p.box, rank, out);
+  }
+  out += ",\"elem_strides\":";
+  append_array(p.elem_strides, rank, out);
+  append_enum("interleave", p.interleave, out);
+  append_enum("swizzle", p.swizzle, out);
+  append_enum("l2", p.l2, out);
+  append_enum("oob", p.oob, out);
+  if (p.kind != MapKind::tiled) {
+    const std::uint32_t corners = p.kind == MapKind::im2col_wide ? 1 : (rank > 2 ? rank - 2 : 0);
+    out += ",\"lower\":";
+    append_array(p.lower, corners, out);
+    out += ",\"upper\":";
+    append_array(p.upper, corners, out);
+    out += ",\"channels\":";
+    append_uint(p.channels, out);
+    out += ",\"pixels\":";
+    append_uint(p.pixels, out);
+    if (p.kind == MapKind::im2col_wide) append_enum("mode", p.wide_mode, out);
+  }
+  out += '}';
+}
+
+}  // namespace tmakit::jsonl

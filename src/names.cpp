@@ -1,0 +1,269 @@
+// Names of the tensor-map enums (see tmakit/tensor_map/names.hpp).
+#include "tmakit/tensor_map/names.hpp"
+
+#include <cctype>
+
+namespace tmakit {
+namespace {
+
+constexpr NameEntry kDataType[] = {
+    {"UINT8", 0, true},
+    {"UINT16", 1, true},
+    {"UINT32", 2, true},
+    {"INT32", 3, true},
+    {"UINT64", 4, true},
+    {"INT64", 5, true},
+    {"FLOAT16", 6, true},
+    {"FLOAT32", 7, true},
+    {"FLOAT64", 8, true},
+    {"BFLOAT16", 9, true},
+    {"FLOAT32_FTZ", 10, true},
+    {"TFLOAT32", 11, true},
+    {"TFLOAT32_FTZ", 12, true},
+    {"16U4_ALIGN8B", 13, true},
+    {"16U4_ALIGN16B", 14, true},
+    {"16U6_ALIGN16B", 15, true},
+    {"u8", 0, false},
+    {"u16", 1, false},
+    {"u32", 2, false},
+    {"s32", 3, false},
+    {"i32", 3, false},
+    {"u64", 4, false},
+    {"s64", 5, false},
+    {"i64", 5, false},
+    {"f16", 6, false},
+    {"fp16", 6, false},
+    {"half", 6, false},
+    {"f32", 7, false},
+    {"fp32", 7, false},
+    {"float", 7, false},
+    {"f64", 8, false},
+    {"fp64", 8, false},
+    {"double", 8, false},
+    {"bf16", 9, false},
+    {"f32_ftz", 10, false},
+    {"fp32_ftz", 10, false},
+    {"tf32", 11, false},
+    {"tf32_ftz", 12, false},
+    {"u4_align8b", 13, false},
+    {"u4x16_align8b", 13, false},
+    {"u4_align16b", 14, false},
+    {"u4x16_align16b", 14, false},
+    {"u6_align16b", 15, false},
+    {"u6x16_align16b", 15, false},
+};
+
+constexpr NameEntry kInterleave[] = {
+    {"NONE", 0, true},
+    {"16B", 1, true},
+    {"32B", 2, true},
+};
+
+constexpr NameEntry kSwizzle[] = {
+    {"NONE", 0, true},
+    {"32B", 1, true},
+    {"64B", 2, true},
+    {"128B", 3, true},
+    {"128B_ATOM_32B", 4, true},
+    {"128B_ATOM_32B_FLIP_8B", 5, true},
+    {"128B_ATOM_64B", 6, true},
+};
+
+constexpr NameEntry kL2[] = {
+    {"NONE", 0, true},
+    {"L2_64B", 1, true},
+    {"L2_128B", 2, true},
+    {"L2_256B", 3, true},
+    {"64B", 1, false},
+    {"128B", 2, false},
+    {"256B", 3, false},
+};
+
+constexpr NameEntry kOob[] = {
+    {"NONE", 0, true},
+    {"NAN_REQUEST_ZERO_FMA", 1, true},
+    {"nan", 1, false},
+};
+
+constexpr NameEntry kWideMode[] = {
+    {"W", 0, true},
+    {"W128", 1, true},
+};
+
+constexpr NameEntry kArch[] = {
+    {"sm_90", 90, true},
+    {"sm_100", 100, true},
+    {"sm_120", 120, true},
+    {"sm_90a", 90, false},
+    {"90", 90, false},
+    {"90a", 90, false},
+    {"sm_100a", 100, false},
+    {"100", 100, false},
+    {"100a", 100, false},
+    {"sm_120a", 120, false},
+    {"120", 120, false},
+    {"120a", 120, false},
+};
+
+constexpr NameEntry kMapKind[] = {
+    {"tiled", 0, true},
+    {"im2col", 1, true},
+    {"im2col_wide", 2, true},
+};
+
+// Same spelling up to case, with '-' taken as '_'.
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto norm = [](char c) {
+      if (c == '-') return '_';
+      return static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    };
+    if (norm(a[i]) != norm(b[i])) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Prints a user-supplied string safely in a message (control characters escaped, length capped).
+std::string quoted(std::string_view s) {
+  std::string out = "'";
+  const std::size_t cap = 64;
+  for (std::size_t i = 0; i < s.size() && i < cap; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > cap) out += "...";
+  out += "'";
+  return out;
+}
+
+template <class E>
+bool parse_enum(NameSet set, std::string_view text, E& out, std::string* error) {
+  std::uint32_t v = 0;
+  if (!parse_name(set, text, v, error)) return false;
+  out = static_cast<E>(v);
+  return true;
+}
+
+}  // namespace
+
+std::span<const NameEntry> name_entries(NameSet set) noexcept {
+  switch (set) {
+    case NameSet::data_type: return kDataType;
+    case NameSet::interleave: return kInterleave;
+    case NameSet::swizzle: return kSwizzle;
+    case NameSet::l2_promotion: return kL2;
+    case NameSet::oob_fill: return kOob;
+    case NameSet::wide_mode: return kWideMode;
+    case NameSet::arch: return kArch;
+    case NameSet::map_kind: return kMapKind;
+  }
+  return {};
+}
+
+const char* cuda_prefix(NameSet set) noexcept {
+  switch (set) {
+    case NameSet::data_type: return "CU_TENSOR_MAP_DATA_TYPE_";
+    case NameSet::interleave: return "CU_TENSOR_MAP_INTERLEAVE_";
+    case NameSet::swizzle: return "CU_TENSOR_MAP_SWIZZLE_";
+    case NameSet::l2_promotion: return "CU_TENSOR_MAP_L2_PROMOTION_";
+    case NameSet::oob_fill: return "CU_TENSOR_MAP_FLOAT_OOB_FILL_";
+    case NameSet::wide_mode: return "CU_TENSOR_MAP_IM2COL_WIDE_MODE_";
+    case NameSet::arch: return "";
+    case NameSet::map_kind: return "";
+  }
+  return "";
+}
+
+const char* set_description(NameSet set) noexcept {
+  switch (set) {
+    case NameSet::data_type: return "data type";
+    case NameSet::interleave: return "interleave";
+    case NameSet::swizzle: return "swizzle";
+    case NameSet::l2_promotion: return "L2 promotion";
+    case NameSet::oob_fill: return "OOB fill";
+    case NameSet::wide_mode: return "im2col-wide mode";
+    case NameSet::arch: return "architecture";
+    case NameSet::map_kind: return "map kind";
+  }
+  return "?";
+}
+
+std::string valid_names(NameSet set) {
+  std::string canon, alias;
+  for (const NameEntry& e : name_entries(set)) {
+    std::string& dst = e.canonical ? canon : alias;
+    if (!dst.empty()) dst += ", ";
+    dst += e.name;
+  }
+  std::string out = "valid: " + canon;
+  if (!alias.empty()) out += "; aliases: " + alias;
+  const std::string_view prefix = cuda_prefix(set);
+  if (!prefix.empty()) {
+    out += " (case-insensitive; the ";
+    out += prefix;
+    out += " prefix is optional)";
+  } else {
+    out += " (case-insensitive)";
+  }
+  return out;
+}
+
+bool parse_name(NameSet set, std::string_view text, std::uint32_t& value, std::string* error) {
+  std::string_view t = trim(text);
+  const std::string_view prefix = cuda_prefix(set);
+  if (!prefix.empty() && t.size() > prefix.size() && same_name(t.substr(0, prefix.size()), prefix)) {
+    t.remove_prefix(prefix.size());
+  }
+  if (!t.empty()) {
+    for (const NameEntry& e : name_entries(set)) {
+      if (same_name(t, e.name)) {
+        value = e.value;
+        return true;
+      }
+    }
+  }
+  if (error) {
+    *error = std::string("unknown ") + set_description(set) + " " + quoted(text) + "; " + valid_names(set);
+  }
+  return false;
+}
+
+bool parse_name(std::string_view t, DataType& o, std::string* e) { return parse_enum(NameSet::data_type, t, o, e); }
+bool parse_name(std::string_view t, Interleave& o, std::string* e) { return parse_enum(NameSet::interleave, t, o, e); }
+bool parse_name(std::string_view t, Swizzle& o, std::string* e) { return parse_enum(NameSet::swizzle, t, o, e); }
+bool parse_name(std::string_view t, L2Promotion& o, std::string* e) { return parse_enum(NameSet::l2_promotion, t, o, e); }
+bool parse_name(std::string_view t, OobFill& o, std::string* e) { return parse_enum(NameSet::oob_fill, t, o, e); }
+bool parse_name(std::string_view t, Im2colWideMode& o, std::string* e) { return parse_enum(NameSet::wide_mode, t, o, e); }
+bool parse_name(std::string_view t, Arch& o, std::string* e) { return parse_enum(NameSet::arch, t, o, e); }
+bool parse_name(std::string_view t, MapKind& o, std::string* e) { return parse_enum(NameSet::map_kind, t, o, e); }
+
+const char* canonical_name(NameSet set, std::uint32_t value) noexcept {
+  for (const NameEntry& e : name_entries(set))
+    if (e.canonical && e.value == value) return e.name;
+  return nullptr;
+}
+
+const char* name_of(DataType v) noexcept { return canonical_name(NameSet::data_type, static_cast<std::uint32_t>(v)); }
+const char* name_of(Interleave v) noexcept { return canonical_name(NameSet::interleave, static_cast<std::uint32_t>(v)); }
+const char* name_of(Swizzle v) noexcept { return canonical_name(NameSet::swizzle, static_cast<std::uint32_t>(v)); }
+const char* name_of(L2Promotion v) noexcept { return canonical_name(NameSet::l2_promotion, static_cast<std::uint32_t>(v)); }
+const char* name_of(OobFill v) noexcept { return canonical_name(NameSet::oob_fill, static_cast<std::uint32_t>(v)); }
+const char* name_of(Im2colWideMode v) noexcept { return canonical_name(NameSet::wide_mode, static_cast<std::uint32_t>(v)); }
+const char* name_of(Arch v) noexcept { return canonical_name(NameSet::arch, static_cast<std::uint32_t>(v)); }
+const char* name_of(MapKind v) noexcept { return canonical_name(NameSet::map_kind, static_cast<std::uint32_t>(v)); }
+
+}  // namespace tmakit

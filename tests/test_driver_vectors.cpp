@@ -1,0 +1,109 @@
+// The pure encoder against the CUDA driver: every line of tests/data/driver_sm90.jsonl.gz (recorded
+// on an H200, driver 580.159.04; see docs/results.md) must get the driver's decision, and every
+// accepted line the driver's 128 bytes. Refusals compare by decision only (the driver leaves
+// half-written bytes behind).
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <string>
+#include <vector>
+
+#include "tmakit/tensor_map/decode.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/jsonl.hpp"
+
+#ifndef TMAKIT_TEST_DATA_DIR
+#error "TMAKIT_TEST_DATA_DIR must name tests/data"
+#endif
+
+namespace {
+
+std::vector<std::string> read_gz_lines(const std::string& path) {
+  std::vector<std::string> lines;
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return lines;
+  std::string cur;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) {
+    for (int i = 0; i < n; ++i) {
+      if (buf[i] == '\n') {
+        lines.push_back(cur);
+        cur.clear();
+      } else {
+        cur.push_back(buf[i]);
+      }
+    }
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  gzclose(f);
+  return lines;
+}
+
+// The "result" and "bytes" the driver gave, read from the line without a JSON library.
+int driver_result(const std::string& line) {
+  const auto k = line.find("\"result\":");
+  return k == std::string::npos ? -1 : std::stoi(line.substr(k + 9));
+}
+std::string driver_bytes(const std::string& line) {
+  const auto k = line.find("\"bytes\":\"");
+  return k == std::string::npos ? "" : line.substr(k + 9, line.find('"', k + 9) - (k + 9));
+}
+
+struct Tally {
+  std::size_t lines = 0, accepted = 0, decisions_agree = 0, bytes_agree = 0, round_trips = 0;
+  std::vector<std::string> first_disagreements;
+};
+
+Tally run_corpus() {
+  Tally t;
+  for (const auto& line : read_gz_lines(std::string(TMAKIT_TEST_DATA_DIR) + "/driver_sm90.jsonl.gz")) {
+    ++t.lines;
+    tmakit::TensorMapParams p;
+    std::vector<tmakit::jsonl::Error> errors;
+    const bool parsed = tmakit::jsonl::parse_params(line, p, errors);
+    const auto r = parsed ? tmakit::encode(p) : tmakit::EncodeResult{};
+    const bool ours = parsed && r.ok();
+    const bool theirs = driver_result(line) == 0;
+    if (ours == theirs) {
+      ++t.decisions_agree;
+    } else if (t.first_disagreements.size() < 10) {
+      t.first_disagreements.push_back("decision: driver " + std::to_string(driver_result(line)) + " tmakit " +
+                                      (ours ? "accepts" : "refuses") + ": " + line.substr(0, 300));
+    }
+    if (theirs) {
+      ++t.accepted;
+      const std::string hex = tmakit::jsonl::to_hex(r.map);
+      if (ours && hex == driver_bytes(line)) {
+        ++t.bytes_agree;
+      } else if (ours && t.first_disagreements.size() < 10) {
+        t.first_disagreements.push_back("bytes: " + line.substr(0, 300) + "\n  ours " + hex);
+      }
+      if (ours && tmakit::encode_unchecked(tmakit::decode(r.map).params) == r.map && tmakit::decode(r.map).round_trips())
+        ++t.round_trips;
+    }
+  }
+  return t;
+}
+
+TEST(DriverVectors, CorpusIsLargeAndMixed) {
+  const auto lines = read_gz_lines(std::string(TMAKIT_TEST_DATA_DIR) + "/driver_sm90.jsonl.gz");
+  ASSERT_GE(lines.size(), 20000u) << "tests/data/driver_sm90.jsonl.gz missing or truncated";
+  std::size_t acc = 0;
+  for (const auto& l : lines) acc += driver_result(l) == 0;
+  EXPECT_GT(acc, 10000u);
+  EXPECT_GT(lines.size() - acc, 5000u);
+}
+
+TEST(DriverVectors, EveryDecisionAndEveryByteAgreesWithTheDriver) {
+  const Tally t = run_corpus();
+  std::string detail;
+  for (const auto& s : t.first_disagreements) detail += s + "\n";
+  std::printf("driver vectors: %zu lines, decisions agree %zu, accepted %zu, bytes agree %zu\n", t.lines,
+              t.decisions_agree, t.accepted, t.bytes_agree);
+  EXPECT_EQ(t.decisions_agree, t.lines) << detail;
+  EXPECT_EQ(t.bytes_agree, t.accepted) << detail;
+  EXPECT_EQ(t.round_trips, t.accepted) << "decode then encode must reproduce every driver descriptor";
+}
+
+}  // namespace

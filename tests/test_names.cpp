@@ -1,0 +1,213 @@
+// Names of the tensor-map enums: every name and alias parses, canonical names round-trip, unknown
+// names are refused with the valid names listed.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <set>
+#include <string>
+
+#include "tmakit/tensor_map/names.hpp"
+
+using namespace tmakit;
+
+namespace {
+
+constexpr NameSet kAllSets[] = {NameSet::data_type, NameSet::interleave, NameSet::swizzle, NameSet::l2_promotion,
+                                NameSet::oob_fill,  NameSet::wide_mode,  NameSet::arch,    NameSet::map_kind};
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+TEST(Names, EveryEntryParsesInAnyCase) {
+  for (NameSet set : kAllSets) {
+    ASSERT_FALSE(name_entries(set).empty());
+    for (const NameEntry& e : name_entries(set)) {
+      for (const std::string& text : {std::string(e.name), upper(e.name), lower(e.name)}) {
+        std::uint32_t v = 12345;
+        EXPECT_TRUE(parse_name(set, text, v)) << set_description(set) << " " << text;
+        EXPECT_EQ(v, e.value) << text;
+      }
+    }
+  }
+}
+
+TEST(Names, CanonicalNamesRoundTripAndAreUnique) {
+  for (NameSet set : kAllSets) {
+    std::set<std::uint32_t> values;
+    for (const NameEntry& e : name_entries(set)) {
+      if (!e.canonical) continue;
+      EXPECT_TRUE(values.insert(e.value).second) << "two canonical names for " << e.value;
+      ASSERT_NE(canonical_name(set, e.value), nullptr);
+      EXPECT_STREQ(canonical_name(set, e.value), e.name);
+    }
+    // Every alias names a value that has a canonical name.
+    for (const NameEntry& e : name_entries(set)) EXPECT_TRUE(values.count(e.value)) << e.name;
+  }
+}
+
+TEST(Names, FullCudaSpellingsAccepted) {
+  for (NameSet set : kAllSets) {
+    const std::string prefix = cuda_prefix(set);
+    if (prefix.empty()) continue;
+    for (const NameEntry& e : name_entries(set)) {
+      if (!e.canonical) continue;
+      std::uint32_t v = 999;
+      EXPECT_TRUE(parse_name(set, prefix + e.name, v)) << prefix + e.name;
+      EXPECT_EQ(v, e.value);
+      EXPECT_TRUE(parse_name(set, lower(prefix + e.name), v)) << lower(prefix + e.name);
+      EXPECT_EQ(v, e.value);
+    }
+  }
+  DataType t{};
+  EXPECT_TRUE(parse_name("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", t));
+  EXPECT_EQ(t, DataType::bfloat16);
+  L2Promotion l{};
+  EXPECT_TRUE(parse_name("CU_TENSOR_MAP_L2_PROMOTION_L2_256B", l));
+  EXPECT_EQ(l, L2Promotion::b256);
+  OobFill o{};
+  EXPECT_TRUE(parse_name("CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA", o));
+  EXPECT_EQ(o, OobFill::nan_request_zero_fma);
+  Im2colWideMode m{};
+  EXPECT_TRUE(parse_name("CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128", m));
+  EXPECT_EQ(m, Im2colWideMode::w128);
+}
+
+TEST(Names, DataTypeCanonicalNamesMatchCudaH) {
+  const char* expected[] = {"UINT8",       "UINT16",   "UINT32",       "INT32",        "UINT64",        "INT64",
+                            "FLOAT16",     "FLOAT32",  "FLOAT64",      "BFLOAT16",     "FLOAT32_FTZ",   "TFLOAT32",
+                            "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B", "16U6_ALIGN16B"};
+  ASSERT_EQ(std::size(expected), kDataTypeCount);
+  for (std::uint32_t i = 0; i < kDataTypeCount; ++i) {
+    EXPECT_STREQ(name_of(static_cast<DataType>(i)), expected[i]);
+    DataType t{};
+    ASSERT_TRUE(parse_name(expected[i], t));
+    EXPECT_EQ(static_cast<std::uint32_t>(t), i);
+  }
+}
+
+TEST(Names, DataTypeAliases) {
+  const std::pair<const char*, DataType> cases[] = {
+      {"u8", DataType::uint8},        {"u16", DataType::uint16},          {"u32", DataType::uint32},
+      {"s32", DataType::int32},       {"i32", DataType::int32},           {"u64", DataType::uint64},
+      {"s64", DataType::int64},       {"i64", DataType::int64},           {"f16", DataType::float16},
+      {"fp16", DataType::float16},    {"half", DataType::float16},        {"f32", DataType::float32},
+      {"fp32", DataType::float32},    {"float", DataType::float32},       {"f64", DataType::float64},
+      {"fp64", DataType::float64},    {"double", DataType::float64},      {"bf16", DataType::bfloat16},
+      {"BF16", DataType::bfloat16},   {"f32_ftz", DataType::float32_ftz}, {"f32-ftz", DataType::float32_ftz},
+      {"tf32", DataType::tfloat32},   {"tf32_ftz", DataType::tfloat32_ftz},
+      {"u4_align8b", DataType::u4x16_align8b},   {"u4x16_align8b", DataType::u4x16_align8b},
+      {"u4_align16b", DataType::u4x16_align16b}, {"u6_align16b", DataType::u6x16_align16b},
+      {"16u4_align8b", DataType::u4x16_align8b}, {" bf16 ", DataType::bfloat16},
+  };
+  for (const auto& [text, want] : cases) {
+    DataType t{};
+    EXPECT_TRUE(parse_name(text, t)) << text;
+    EXPECT_EQ(t, want) << text;
+  }
+}
+
+TEST(Names, OtherEnums) {
+  Interleave il{};
+  EXPECT_TRUE(parse_name("32b", il));
+  EXPECT_EQ(il, Interleave::b32);
+  Swizzle sw{};
+  EXPECT_TRUE(parse_name("128B_ATOM_32B_FLIP_8B", sw));
+  EXPECT_EQ(sw, Swizzle::b128_atom_32b_flip_8b);
+  EXPECT_TRUE(parse_name("128b-atom-64b", sw));
+  EXPECT_EQ(sw, Swizzle::b128_atom_64b);
+  L2Promotion l2{};
+  EXPECT_TRUE(parse_name("128B", l2));
+  EXPECT_EQ(l2, L2Promotion::b128);
+  EXPECT_TRUE(parse_name("l2_64b", l2));
+  EXPECT_EQ(l2, L2Promotion::b64);
+  OobFill oob{};
+  EXPECT_TRUE(parse_name("nan", oob));
+  EXPECT_EQ(oob, OobFill::nan_request_zero_fma);
+  Im2colWideMode m{};
+  EXPECT_TRUE(parse_name("w128", m));
+  EXPECT_EQ(m, Im2colWideMode::w128);
+  Arch a{};
+  for (const char* s : {"sm_90", "sm_90a", "90", "SM_90A"}) {
+    EXPECT_TRUE(parse_name(s, a)) << s;
+    EXPECT_EQ(a, Arch::sm_90);
+  }
+  for (const char* s : {"sm_100", "sm_100a", "100"}) {
+    EXPECT_TRUE(parse_name(s, a)) << s;
+    EXPECT_EQ(a, Arch::sm_100);
+  }
+  for (const char* s : {"sm_120", "sm_120a", "120"}) {
+    EXPECT_TRUE(parse_name(s, a)) << s;
+    EXPECT_EQ(a, Arch::sm_120);
+  }
+  MapKind k{};
+  EXPECT_TRUE(parse_name("im2col-wide", k));
+  EXPECT_EQ(k, MapKind::im2col_wide);
+  EXPECT_TRUE(parse_name("TILED", k));
+  EXPECT_EQ(k, MapKind::tiled);
+}
+
+TEST(Names, PrintingGivesTheCudaSuffix) {
+  EXPECT_STREQ(name_of(DataType::bfloat16), "BFLOAT16");
+  EXPECT_STREQ(name_of(Interleave::b16), "16B");
+  EXPECT_STREQ(name_of(Swizzle::b128_atom_32b), "128B_ATOM_32B");
+  EXPECT_STREQ(name_of(L2Promotion::b256), "L2_256B");
+  EXPECT_STREQ(name_of(OobFill::nan_request_zero_fma), "NAN_REQUEST_ZERO_FMA");
+  EXPECT_STREQ(name_of(Im2colWideMode::w), "W");
+  EXPECT_STREQ(name_of(Arch::sm_100), "sm_100");
+  EXPECT_STREQ(name_of(MapKind::im2col_wide), "im2col_wide");
+}
+
+TEST(Names, OutOfRangeValuesPrintAsIntegers) {
+  EXPECT_EQ(name_of(static_cast<DataType>(99)), nullptr);
+  EXPECT_EQ(to_name(static_cast<DataType>(99)), "99");
+  EXPECT_EQ(to_name(static_cast<Swizzle>(7)), "7");
+  EXPECT_EQ(to_name(Swizzle::b64), "64B");
+  EXPECT_EQ(name_of(static_cast<Arch>(80)), nullptr);
+}
+
+TEST(Names, UnknownNamesRefusedWithTheValidNames) {
+  std::string why;
+  DataType t = DataType::float32;
+  EXPECT_FALSE(parse_name("bf17", t, &why));
+  EXPECT_EQ(t, DataType::float32) << "a refused parse leaves the output alone";
+  EXPECT_NE(why.find("'bf17'"), std::string::npos) << why;
+  EXPECT_NE(why.find("BFLOAT16"), std::string::npos) << why;
+  EXPECT_NE(why.find("bf16"), std::string::npos) << why;
+
+  Swizzle sw{};
+  EXPECT_FALSE(parse_name("256B", sw, &why));
+  EXPECT_NE(why.find("128B_ATOM_64B"), std::string::npos) << why;
+  EXPECT_NE(why.find("swizzle"), std::string::npos) << why;
+
+  for (NameSet set : kAllSets) {
+    std::uint32_t v = 0;
+    EXPECT_FALSE(parse_name(set, "", v));
+    EXPECT_FALSE(parse_name(set, "nonsense", v));
+    EXPECT_FALSE(parse_name(set, std::string(cuda_prefix(set)), v));
+    EXPECT_FALSE(parse_name(set, std::string("x\0y", 3), v, &why));
+  }
+  // Names of one set are not accepted in another, and integers are not names.
+  Interleave il{};
+  EXPECT_FALSE(parse_name("128B", il));
+  EXPECT_FALSE(parse_name("1", il));
+  Arch a{};
+  EXPECT_FALSE(parse_name("sm_80", a, &why));
+  EXPECT_NE(why.find("sm_120"), std::string::npos) << why;
+}
+
+TEST(Names, ErrorMessagesAreSafeForControlCharacters) {
+  std::string why;
+  DataType t{};
+  EXPECT_FALSE(parse_name("\x1b[31mred", t, &why));
+  EXPECT_EQ(why.find('\x1b'), std::string::npos) << why;
+  EXPECT_FALSE(parse_name(std::string(1000, 'a'), t, &why));
+  EXPECT_LT(why.size(), 1000u);
+}

@@ -1,0 +1,393 @@
+// Argument parsing of the tmakit CLI (see cli_parse.hpp).
+#include "cli_parse.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+#include "tmakit/tensor_map/names.hpp"
+
+namespace tmakit::cli {
+namespace {
+
+// Option values as given; converted (with messages naming the option) after CLI11 has parsed.
+struct RawOptions {
+  std::string dtype, dims, strides, box, elem_strides, interleave = "NONE", swizzle = "NONE", l2 = "NONE",
+                                                        oob = "NONE", address = "0", arch = "sm_90";
+  std::string lower, upper, channels, pixels, mode;
+  CLI::Option* strides_opt = nullptr;
+  CLI::Option* elem_strides_opt = nullptr;
+  CLI::Option* lower_opt = nullptr;
+  CLI::Option* upper_opt = nullptr;
+};
+
+struct UsageError {
+  std::string message;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string shown(std::string_view s) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < s.size() && i < 64; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+  }
+  if (s.size() > 64) out += "...";
+  return out + "'";
+}
+
+bool parse_magnitude(std::string_view t, std::uint64_t& out) {
+  if (t.empty()) return false;
+  unsigned base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    base = 16;
+    t.remove_prefix(2);
+  }
+  std::uint64_t v = 0;
+  for (char c : t) {
+    unsigned d;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (base == 16 && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (base == 16 && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+    else return false;
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / base) return false;
+    v = v * base + d;
+  }
+  out = v;
+  return true;
+}
+
+template <class T>
+const char* range_words() {
+  if constexpr (std::is_same_v<T, std::uint32_t>) return "an unsigned integer below 2^32 (decimal or 0x hex)";
+  if constexpr (std::is_same_v<T, std::uint64_t>) return "an unsigned integer below 2^64 (decimal or 0x hex)";
+  return "an integer in -2^31..2^31-1 (decimal or 0x hex)";
+}
+
+template <class T>
+T number(const char* opt, std::string_view text) {
+  const std::string_view t = trim(text);
+  bool ok = false;
+  T v{};
+  if constexpr (std::is_signed_v<T>) {
+    std::int64_t x = 0;
+    ok = parse_i64(t, x) && x >= std::numeric_limits<T>::min() && x <= std::numeric_limits<T>::max();
+    v = static_cast<T>(x);
+  } else {
+    std::uint64_t x = 0;
+    ok = parse_u64(t, x) && x <= std::numeric_limits<T>::max();
+    v = static_cast<T>(x);
+  }
+  if (!ok) throw UsageError{std::string(opt) + ": " + shown(t) + " is not " + range_words<T>()};
+  return v;
+}
+
+template <class T>
+std::vector<T> list(const char* opt, const std::string& text) {
+  std::vector<T> out;
+  if (trim(text).empty()) return out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (trim(item).empty()) throw UsageError{std::string(opt) + ": empty value in list " + shown(text) + " (use a,b,c)"};
+    out.push_back(number<T>(opt, item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+template <class T, std::size_t N>
+void store(const std::vector<T>& v, T (&dst)[N]) {
+  for (std::size_t i = 0; i < N; ++i) dst[i] = i < v.size() ? v[i] : T{};
+}
+
+std::string plural(std::size_t n, const char* what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+void expect_count(const char* opt, std::size_t given, std::size_t expected, const std::string& why) {
+  if (given != expected) {
+    throw UsageError{std::string(opt) + ": expected " + plural(expected, "value") + " (" + why + "), got " +
+                     std::to_string(given)};
+  }
+}
+
+template <class E>
+E enum_value(const char* opt, const std::string& text) {
+  E v{};
+  std::string why;
+  if (!parse_name(text, v, &why)) throw UsageError{std::string(opt) + ": " + why};
+  return v;
+}
+
+void add_common(CLI::App& sub, RawOptions& o, bool& json) {
+  sub.add_option("--dtype", o.dtype, "element type: bf16, f16, f32, u8, ... or a cuda.h name (BFLOAT16)")
+      ->required()
+      ->type_name("NAME");
+  sub.add_option("--dims", o.dims, "global dims, innermost first: d0,d1,... (rank = their number)")
+      ->required()
+      ->type_name("LIST");
+  o.strides_opt = sub.add_option("--strides", o.strides, "byte strides of dims 1..rank-1: s1,s2,...")
+                      ->type_name("LIST");
+  o.elem_strides_opt = sub.add_option("--elem-strides", o.elem_strides, "element strides e0,e1,... (default all 1)")
+                           ->type_name("LIST");
+  sub.add_option("--interleave", o.interleave, "NONE, 16B, 32B")->type_name("NAME")->capture_default_str();
+  sub.add_option("--swizzle", o.swizzle, "NONE, 32B, 64B, 128B, 128B_ATOM_32B, 128B_ATOM_32B_FLIP_8B, 128B_ATOM_64B")
+      ->type_name("NAME")
+      ->capture_default_str();
+  sub.add_option("--l2", o.l2, "L2 promotion: NONE, 64B, 128B, 256B")->type_name("NAME")->capture_default_str();
+  sub.add_option("--oob", o.oob, "OOB fill: NONE, NAN_REQUEST_ZERO_FMA (nan)")->type_name("NAME")->capture_default_str();
+  sub.add_option("--address", o.address, "global address (decimal or 0x hex)")->type_name("N")->capture_default_str();
+  sub.add_option("--arch", o.arch, "target: sm_90, sm_100, sm_120")->type_name("ARCH")->capture_default_str();
+  sub.add_flag("--json", json, "print JSON");
+}
+
+TensorMapParams convert(MapKind kind, const RawOptions& o) {
+  TensorMapParams p;
+  p.kind = kind;
+  p.arch = enum_value<Arch>("--arch", o.arch);
+  p.dtype = enum_value<DataType>("--dtype", o.dtype);
+  const auto dims = list<std::uint64_t>("--dims", o.dims);
+  const std::size_t rank = dims.size();
+  p.rank = static_cast<std::uint32_t>(rank);
+  store(dims, p.dims);
+  p.address = number<std::uint64_t>("--address", o.address);
+
+  const std::size_t nstrides = rank > 0 ? rank - 1 : 0;
+  if (o.strides_opt->count() == 0 && nstrides > 0) {
+    throw UsageError{"--strides is required for rank " + std::to_string(rank) + " (" + plural(nstrides, "byte stride") +
+                     ", for dims 1.." + std::to_string(rank - 1) + ")"};
+  }
+  const auto strides = list<std::uint64_t>("--strides", o.strides);
+  expect_count("--strides", strides.size(), nstrides, "byte strides of dims 1..rank-1 for rank " + std::to_string(rank));
+  store(strides, p.strides);
+
+  if (o.elem_strides_opt->count() > 0) {
+    const auto es = list<std::uint32_t>("--elem-strides", o.elem_strides);
+    expect_count("--elem-strides", es.size(), rank, "one per dim for rank " + std::to_string(rank));
+    store(es, p.elem_strides);
+  }
+  p.interleave = enum_value<Interleave>("--interleave", o.interleave);
+  p.swizzle = enum_value<Swizzle>("--swizzle", o.swizzle);
+  p.l2 = enum_value<L2Promotion>("--l2", o.l2);
+  p.oob = enum_value<OobFill>("--oob", o.oob);
+
+  if (kind == MapKind::tiled) {
+    const auto box = list<std::uint32_t>("--box", o.box);
+    expect_count("--box", box.size(), rank, "one per dim for rank " + std::to_string(rank));
+    store(box, p.box);
+  } else {
+    p.channels = number<std::uint32_t>("--channels", o.channels);
+    p.pixels = number<std::uint32_t>("--pixels", o.pixels);
+    if (kind == MapKind::im2col) {
+      const std::size_t spatial = rank > 2 ? rank - 2 : 0;
+      const std::string why = "one per spatial dim (dims 1..rank-2) for rank " + std::to_string(rank);
+      for (auto [opt, raw, given, dst] : {std::tuple{"--lower", &o.lower, o.lower_opt->count(), p.lower},
+                                          std::tuple{"--upper", &o.upper, o.upper_opt->count(), p.upper}}) {
+        if (given == 0 && spatial > 0) throw UsageError{std::string(opt) + " is required (" + why + ")"};
+        const auto v = list<std::int32_t>(opt, *raw);
+        expect_count(opt, v.size(), spatial, why);
+        for (std::size_t i = 0; i < kMaxRank - 2; ++i) dst[i] = i < v.size() ? v[i] : 0;
+      }
+    } else {
+      p.lower[0] = number<std::int32_t>("--lower", o.lower);
+      p.upper[0] = number<std::int32_t>("--upper", o.upper);
+      p.wide_mode = enum_value<Im2colWideMode>("--mode", o.mode);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+bool parse_u64(std::string_view text, std::uint64_t& out) { return parse_magnitude(trim(text), out); }
+
+bool parse_i64(std::string_view text, std::int64_t& out) {
+  std::string_view t = trim(text);
+  const bool neg = !t.empty() && t[0] == '-';
+  if (neg) t.remove_prefix(1);
+  std::uint64_t m = 0;
+  if (!parse_magnitude(t, m)) return false;
+  constexpr std::uint64_t kMaxPos = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (neg) {
+    if (m > kMaxPos + 1) return false;
+    out = m == kMaxPos + 1 ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(m);
+  } else {
+    if (m > kMaxPos) return false;
+    out = static_cast<std::int64_t>(m);
+  }
+  return true;
+}
+
+ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
+  const bool is_encode = command == Command::encode;
+  const std::string name = is_encode ? "tmakit encode" : "tmakit check";
+  ParseResult r;
+  RawOptions raw[3];  // per map kind (option pointers differ per subcommand)
+  bool json = false;
+  std::string jsonl_path;
+
+  CLI::App app{is_encode ? "Encode tensor-map parameters into the 128-byte CUtensorMap (memory order, hex)."
+                         : "Check tensor-map parameters: print every violated rule, or \"ok\".",
+               name};
+  app.require_subcommand(0, 1);
+  app.add_flag("--json", json, "print JSON");
+  CLI::Option* jsonl_opt = nullptr;
+  if (is_encode) {
+    jsonl_opt = app.add_option("--jsonl", jsonl_path,
+                               "encode JSON lines from FILE ('-' = stdin); one result line per input line")
+                    ->type_name("FILE");
+  }
+  CLI::App* tiled = app.add_subcommand("tiled", "cuTensorMapEncodeTiled");
+  RawOptions& ot = raw[0];
+  add_common(*tiled, ot, json);
+  tiled->add_option("--box", ot.box, "box dims b0,b1,... (one per dim)")->required()->type_name("LIST");
+
+  CLI::App* im2col = app.add_subcommand("im2col", "cuTensorMapEncodeIm2col");
+  RawOptions& oi = raw[1];
+  add_common(*im2col, oi, json);
+  oi.lower_opt = im2col->add_option("--lower", oi.lower, "pixelBoxLowerCorner, one per spatial dim: a,b,...")
+                     ->type_name("LIST");
+  oi.upper_opt = im2col->add_option("--upper", oi.upper, "pixelBoxUpperCorner, one per spatial dim: a,b,...")
+                     ->type_name("LIST");
+  im2col->add_option("--channels", oi.channels, "channelsPerPixel")->required()->type_name("N");
+  im2col->add_option("--pixels", oi.pixels, "pixelsPerColumn")->required()->type_name("N");
+
+  CLI::App* wide = app.add_subcommand("im2col-wide", "cuTensorMapEncodeIm2colWide");
+  RawOptions& ow = raw[2];
+  add_common(*wide, ow, json);
+  ow.lower_opt = wide->add_option("--lower", ow.lower, "pixelBoxLowerCornerWidth (one value)")->required()->type_name("N");
+  ow.upper_opt = wide->add_option("--upper", ow.upper, "pixelBoxUpperCornerWidth (one value)")->required()->type_name("N");
+  wide->add_option("--channels", ow.channels, "channelsPerPixel")->required()->type_name("N");
+  wide->add_option("--pixels", ow.pixels, "pixelsPerColumn")->required()->type_name("N");
+  wide->add_option("--mode", ow.mode, "W or W128")->required()->type_name("MODE");
+
+  const auto usage = [&](const std::string& msg, const std::string& cmd) {
+    r.status = ParseResult::Status::usage_error;
+    r.message = cmd + ": " + msg + "\nRun '" + cmd + " --help' for usage.";
+    return r;
+  };
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    r.status = ParseResult::Status::help;
+    r.message = app.help();
+    return r;
+  } catch (const CLI::CallForAllHelp&) {
+    r.status = ParseResult::Status::help;
+    r.message = app.help("", CLI::AppFormatMode::All);
+    return r;
+  } catch (const CLI::ParseError& e) {
+    std::string cmd = name;
+    for (const CLI::App* sub : app.get_subcommands()) cmd += " " + sub->get_name();
+    return usage(e.what(), cmd);
+  } catch (const std::exception& e) {  // CLI11 may throw other exceptions on odd input; never escape
+    return usage(e.what(), name);
+  }
+
+  const auto subs = app.get_subcommands();
+  const bool want_jsonl = jsonl_opt && jsonl_opt->count() > 0;
+  if (want_jsonl) {
+    if (!subs.empty()) return usage("--jsonl takes no map kind (" + subs[0]->get_name() + ")", name);
+    r.status = ParseResult::Status::ok;
+    r.request.jsonl = true;
+    r.request.jsonl_path = jsonl_path;
+    r.request.json = json;
+    return r;
+  }
+  if (subs.empty()) {
+    return usage(std::string("a map kind is required: tiled, im2col or im2col-wide") +
+                     (is_encode ? " (or --jsonl FILE)" : ""),
+                 name);
+  }
+  const MapKind kind = subs[0] == tiled ? MapKind::tiled : subs[0] == im2col ? MapKind::im2col : MapKind::im2col_wide;
+  try {
+    r.request.params = convert(kind, raw[static_cast<int>(kind)]);
+  } catch (const UsageError& e) {
+    return usage(e.message, name + " " + subs[0]->get_name());
+  }
+  r.request.json = json;
+  r.status = ParseResult::Status::ok;
+  return r;
+}
+
+bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& hex, std::string& error) {
+  std::string text;
+  if (!arg.empty() && arg[0] == '@') {
+    const std::string path = arg.substr(1);
+    if (path == "-") {
+      text.assign(std::istreambuf_iterator<char>(stdin_stream), std::istreambuf_iterator<char>());
+    } else {
+      std::ifstream f(path, std::ios::binary);
+      if (!f) {
+        error = "cannot read " + shown(path);
+        return false;
+      }
+      std::ostringstream ss;
+      ss << f.rdbuf();
+      if (f.bad()) {
+        error = "cannot read " + shown(path);
+        return false;
+      }
+      text = ss.str();
+    }
+  } else {
+    text = arg;
+  }
+  hex.clear();
+  hex.reserve(256);
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c)) && c != ':' && c != '-')
+      hex += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (hex.size() >= 2 && hex[0] == '0' && hex[1] == 'x') hex.erase(0, 2);
+  for (std::size_t i = 0; i < hex.size(); ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(hex[i]))) {
+      error = "not a hex digit at position " + std::to_string(i) + " of the descriptor: " + shown(hex.substr(i, 1));
+      return false;
+    }
+  }
+  if (hex.size() != 256) {
+    error = "a descriptor is 128 bytes = 256 hex digits, got " + std::to_string(hex.size()) + " digits";
+    return false;
+  }
+  return true;
+}
+
+bool hex_to_bytes(std::string_view hex, TensorMapBytes& out, std::string& error) {
+  if (hex.size() != 256) {
+    error = "a descriptor is 128 bytes = 256 hex digits, got " + std::to_string(hex.size());
+    return false;
+  }
+  out = TensorMapBytes{};
+  for (int i = 0; i < 128; ++i) {
+    int v = 0;
+    for (int k = 0; k < 2; ++k) {
+      const char c = hex[static_cast<std::size_t>(2 * i + k)];
+      int d;
+      if (c >= '0' && c <= '9') d = c - '0';
+      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      else {
+        error = "not a hex digit at position " + std::to_string(2 * i + k);
+        return false;
+      }
+      v = v * 16 + d;
+    }
+    out.set_byte(i, static_cast<std::uint8_t>(v));
+  }
+  return true;
+}
+
+}  // namespace tmakit::cli
