@@ -33,7 +33,7 @@ __global__ void probe(const int4* src) {
   ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, buf, src, 512, &bar);  // 4: complete 512 bytes
   for (int i = 0; i < 100000; ++i) __nanosleep(10);
   snap(&bar);
-  ptx::mbarrier_expect_tx(ptx::sem_relaxed, ptx::scope_cta, ptx::space_shared, &bar, 1u << 20);  // 5: +1 MiB tx
+  ptx::mbarrier_expect_tx(ptx::sem_relaxed, ptx::scope_cta, ptx::space_shared, &bar, 500000);  // 5: +500000 tx (the tx-count limit is 2^20 - 1)
   snap(&bar);
   ptx::mbarrier_init(&bar, 1);                         // 6: re-init count 1
   snap(&bar);
@@ -57,7 +57,7 @@ int main() {
   cudaMemcpyFromSymbol(w, g_words, sizeof w);
   cudaMemcpyFromSymbol(&n, g_n, sizeof n);
   const char* what[] = {"init(3)", "arrive", "expect_tx(1000)", "arrive_expect_tx(24)", "bulk copy 512 B done",
-                        "expect_tx(1 MiB)", "init(1)", "arrive (phase 0 done)", "arrive (phase 1 done)",
+                        "expect_tx(500000)", "init(1)", "arrive (phase 0 done)", "arrive (phase 1 done)",
                         "init(1000)", "init(2^20-1)"};
   for (int i = 0; i < n; ++i) std::printf("%2d %-24s 0x%016llx\n", i, what[i], w[i]);
   return 0;

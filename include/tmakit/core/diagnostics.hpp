@@ -62,20 +62,21 @@ TMAKIT_HD constexpr const char* field_name(Field f) {
 // One violated rule. `Rule` is the enum of stable rule ids of the module that produced it.
 template <class Rule>
 struct Violation {
-  Rule rule{};
-  Field field = Field::none;
-  std::int32_t index = -1;  // array index, or -1 for a scalar field
-  std::int64_t value = 0;   // the offending value as given (unsigned values above 2^63 wrap)
+  Rule rule;
+  Field field;
+  std::int32_t index;  // array index, or -1 for a scalar field
+  std::int64_t value;  // the offending value as given (unsigned values above 2^63 wrap)
 };
 
 // A fixed-capacity list (no allocation: usable in constexpr and device code). When more than
 // Capacity violations occur, `truncated` is set and the first Capacity are kept.
 template <class Rule, int Capacity = 24>
 struct ViolationList {
-  // A user-provided constructor: g++ 12 rejects `return {};` for this aggregate.
+  // Slots past `count` are left uninitialized: filling 24 unused slots per call would cost more than
+  // validating. (The user-provided constructor also keeps g++ 12 accepting `return {};`.)
   TMAKIT_HD constexpr ViolationList() {}
 
-  Violation<Rule> items[Capacity] = {};
+  Violation<Rule> items[Capacity];
   int count = 0;
   bool truncated = false;
 

@@ -2,6 +2,9 @@
 // host and device.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/layout.hpp"
@@ -11,49 +14,86 @@
 namespace tmakit {
 
 // Writes all 128 bytes. Precondition: validate(p) is empty (otherwise the bytes mean nothing).
+namespace encode_detail {
+
+// Calls f(std::integral_constant<int, I>{}) for I = 0..N-1: each field position folds to a constant.
+template <class F, int... I>
+TMAKIT_HD constexpr void static_for_impl(F& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F>
+TMAKIT_HD constexpr void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
+// The words being built, in registers; fields are ORed into zeroed words. Every field lies below
+// bit 640 (static_assert below); words 10..15 stay zero.
+inline constexpr int kFieldWords = 10;
+static_assert(tmap_layout::kSmemAlignment.lo + tmap_layout::kSmemAlignment.width <= 64 * kFieldWords);
+struct Words {
+  std::uint64_t w[kFieldWords] = {};
+  TMAKIT_HD constexpr void put(tmap_layout::BitRange r, std::uint64_t v) {
+    if (r.width < 64) v &= (std::uint64_t{1} << r.width) - 1;
+    const int i = r.lo / 64, s = r.lo % 64;
+    w[i] |= v << s;
+    if (s + r.width > 64) w[i + 1] |= v >> (64 - s);
+  }
+};
+
+}  // namespace encode_detail
+
+// Writes all 128 bytes. Precondition: validate(p) is empty (otherwise the bytes mean nothing).
 TMAKIT_HD constexpr TensorMapBytes encode_unchecked(const TensorMapParams& p) {
   namespace L = tmap_layout;
-  TensorMapBytes m{};
-  auto put = [&m](L::BitRange r, std::uint64_t v) { m.set_bits(r.lo, r.width, v); };
+  encode_detail::Words m;
   const std::uint32_t rank = p.rank < 1 ? 1 : (p.rank > kMaxRank ? kMaxRank : p.rank);
   const bool im2col = p.kind != MapKind::tiled;
 
-  put(L::kAddress, p.address);
-  put(L::kIm2colFlag, im2col ? 1 : 0);
-  put(L::kRankMinus1, rank - 1);
-  put(L::kElemTypeCode, L::hw_elem_code(p.dtype));
-  put(L::kInterleave, static_cast<std::uint32_t>(p.interleave));
-  put(L::kSwizzle, L::hw_swizzle_mode(p.swizzle));
-  put(L::kSwizzleAtomicity, L::hw_swizzle_atomicity(p.swizzle));
-  put(L::kOobNan, p.oob == OobFill::nan_request_zero_fma ? 1 : 0);
-  put(L::kTf32Round, L::hw_tf32_round(p.dtype) ? 1 : 0);
-  put(L::kL2Promotion, static_cast<std::uint32_t>(p.l2));
-  for (std::uint32_t i = 0; i + 1 < rank; ++i) {
-    const std::uint64_t units = p.strides[i] >> 4;
-    put(L::stride_lo(int(i)), units & 0xffffffffu);
-    put(L::stride_hi(int(i)), units >> 32);
-  }
-  for (std::uint32_t i = 0; i < rank; ++i) {
-    put(L::dim_minus1(int(i)), p.dims[i] - 1);
-    put(L::elem_stride_minus1(int(i)), p.elem_strides[i] - 1);
-  }
-  if (!im2col) {
-    for (std::uint32_t i = 0; i < rank; ++i) put(L::box_minus1(int(i)), p.box[i] - 1);
-  } else {
-    put(L::kChannelsMinus1, p.channels - 1);
+  m.put(L::kAddress, p.address);
+  m.put(L::kIm2colFlag, im2col ? 1 : 0);
+  m.put(L::kRankMinus1, rank - 1);
+  m.put(L::kElemTypeCode, L::hw_elem_code(p.dtype));
+  m.put(L::kInterleave, static_cast<std::uint32_t>(p.interleave));
+  m.put(L::kSwizzle, L::hw_swizzle_mode(p.swizzle));
+  m.put(L::kSwizzleAtomicity, L::hw_swizzle_atomicity(p.swizzle));
+  m.put(L::kOobNan, p.oob == OobFill::nan_request_zero_fma ? 1 : 0);
+  m.put(L::kTf32Round, L::hw_tf32_round(p.dtype) ? 1 : 0);
+  m.put(L::kL2Promotion, static_cast<std::uint32_t>(p.l2));
+  // Entries past the rank contribute zero, whatever the arrays hold there.
+  encode_detail::static_for<kMaxRank - 1>([&](auto i) {
+    const std::uint64_t units = i + 1u < rank ? p.strides[i] >> 4 : 0;
+    m.put(L::stride_lo(i), units);
+    m.put(L::stride_hi(i), units >> 32);
+  });
+  encode_detail::static_for<kMaxRank>([&](auto i) {
+    const bool in = std::uint32_t{i} < rank;
+    m.put(L::dim_minus1(i), in ? p.dims[i] - 1 : 0);
+    m.put(L::elem_stride_minus1(i), in ? p.elem_strides[i] - 1 : 0);
+    if (!im2col) m.put(L::box_minus1(i), in ? p.box[i] - 1 : 0);
+  });
+  if (im2col) {
+    m.put(L::kChannelsMinus1, p.channels - 1);
     // im2col-wide keeps its W offsets in corner slot 0 (rank-dependent width), like an im2col
     // map whose other offsets are zero.
     const std::uint32_t spatial = rank >= 3 ? rank - 2 : 0;
     const std::uint32_t n = p.kind == MapKind::im2col_wide ? (spatial ? 1 : 0) : spatial;
+    // Corners packed within their blocks first, so that every write below has a fixed position.
+    std::uint64_t lower = 0, upper = 0;
+    const int bits = L::corner_bits(rank);
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
     for (std::uint32_t i = 0; i < n; ++i) {
-      put(L::lower_corner(rank, int(i)), static_cast<std::uint32_t>(p.lower[i]));
-      put(L::upper_corner(rank, int(i)), static_cast<std::uint32_t>(p.upper[i]));
+      lower |= (static_cast<std::uint32_t>(p.lower[i]) & mask) << (L::lower_corner(rank, int(i)).lo - L::kLowerCorners.lo);
+      upper |= (static_cast<std::uint32_t>(p.upper[i]) & mask) << (L::upper_corner(rank, int(i)).lo - L::kUpperCorners.lo);
     }
-    put(L::kPixelsMinus1, p.pixels - 1);
+    m.put(L::kLowerCorners, lower);
+    m.put(L::kUpperCorners, upper);
+    m.put(L::kPixelsMinus1, p.pixels - 1);
   }
-  put(L::kBoxBytes, box_bytes(p));
-  put(L::kSmemAlignment, smem_alignment(p.swizzle));
-  return m;
+  m.put(L::kBoxBytes, box_bytes(p));
+  m.put(L::kSmemAlignment, smem_alignment(p.swizzle));
+  TensorMapBytes out;
+  for (int i = 0; i < 16; ++i) out.words[i] = i < encode_detail::kFieldWords ? m.w[i] : 0;
+  return out;
 }
 
 struct EncodeResult {
@@ -65,9 +105,21 @@ struct EncodeResult {
 // Validates, then encodes. On refusal `map` is all zero and `violations` lists every violated rule.
 TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
   EncodeResult r;
-  r.violations = validate(p);
-  if (r.violations.empty()) r.map = encode_unchecked(p);
+  if (is_valid(p)) {
+    r.map = encode_unchecked(p);
+  } else {
+    r.violations = validate(p);
+  }
   return r;
+}
+
+// The lean form for hot paths (JITs encoding many maps, device code): writes `out` and returns true
+// when the parameters are valid; returns false and leaves `out` untouched otherwise (call
+// validate() for the reasons).
+TMAKIT_HD constexpr bool encode_into(const TensorMapParams& p, TensorMapBytes& out) {
+  if (!is_valid(p)) return false;
+  out = encode_unchecked(p);
+  return true;
 }
 
 }  // namespace tmakit

@@ -52,8 +52,14 @@ TMAKIT_HD constexpr BitRange box_minus1(int i) { return {440 + 8 * i, 8}; }
 // pixels per column minus one.
 inline constexpr BitRange kChannelsMinus1{440, 8};
 TMAKIT_HD constexpr int corner_bits(std::uint32_t rank) { return rank == 3 ? 16 : rank == 4 ? 8 : 5; }
-TMAKIT_HD constexpr BitRange lower_corner(std::uint32_t rank, int i) { return {448 + corner_bits(rank) * i, corner_bits(rank)}; }
-TMAKIT_HD constexpr BitRange upper_corner(std::uint32_t rank, int i) { return {464 + corner_bits(rank) * i, corner_bits(rank)}; }
+inline constexpr BitRange kLowerCorners{448, 16};  // the lower-corner block, every rank
+inline constexpr BitRange kUpperCorners{464, 16};  // the upper-corner block
+TMAKIT_HD constexpr BitRange lower_corner(std::uint32_t rank, int i) {
+  return {kLowerCorners.lo + corner_bits(rank) * i, corner_bits(rank)};
+}
+TMAKIT_HD constexpr BitRange upper_corner(std::uint32_t rank, int i) {
+  return {kUpperCorners.lo + corner_bits(rank) * i, corner_bits(rank)};
+}
 inline constexpr BitRange kPixelsMinus1{480, 10};
 // Derived fields the driver fills after byte 63.
 inline constexpr BitRange kBoxBytes{512, 64};        // bytes one copy delivers to shared memory

@@ -61,9 +61,12 @@ TMAKIT_HD constexpr std::int64_t as_i64(std::uint64_t v) { return static_cast<st
 
 }  // namespace validate_detail
 
-TMAKIT_HD constexpr Violations validate(const TensorMapParams& p) {
+// Runs every check, reporting each violation to `v.add(rule, field, index, value)`. The sink decides
+// what a violation costs: validate() lists them, is_valid() only notes that one occurred (and the
+// compiler then drops the bookkeeping), so the pass/fail path of encode builds no list.
+template <class Sink>
+TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
   namespace D = validate_detail;
-  Violations v;
 
   // --- enum values and the target
   const bool arch_ok = D::arch_known(p.arch);
@@ -253,7 +256,24 @@ TMAKIT_HD constexpr Violations validate(const TensorMapParams& p) {
     if (wide && static_cast<std::uint32_t>(p.wide_mode) > 1)
       v.add(Rule::wide_mode_range, Field::mode, -1, static_cast<std::int64_t>(p.wide_mode));
   }
+}
+
+// Every violated rule, at once.
+TMAKIT_HD constexpr Violations validate(const TensorMapParams& p) {
+  Violations v;
+  check_params(p, v);
   return v;
+}
+
+// True when validate(p) would be empty, without building the list.
+struct ValidityFlag {
+  bool ok = true;
+  TMAKIT_HD constexpr void add(Rule, Field, std::int32_t, std::int64_t) { ok = false; }
+};
+TMAKIT_HD constexpr bool is_valid(const TensorMapParams& p) {
+  ValidityFlag f;
+  check_params(p, f);
+  return f.ok;
 }
 
 }  // namespace tmakit

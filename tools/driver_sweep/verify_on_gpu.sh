@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Issue 2's GPU check, one command on the GPU machine: a FRESH randomized sweep (seeds never used for
+# tests/data) through the driver and through tmakit, compared line by line (decisions and bytes),
+# then the encode benchmark. Expects the binaries in $BIN (default .probe): driver_sweep, tmakit,
+# bench_encode. Logs go to $OUT (default ./gpu-out).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+BIN=${BIN:-.probe}
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+W=$(mktemp -d)
+G=tools/driver_sweep/gen_configs.py
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+date -u +%Y-%m-%dT%H:%M:%SZ | tee -a "$OUT/gpu.txt"
+{
+  for s in 1001 1002 1003; do python3 $G --seed $s --count 100000; done
+  python3 $G --family tiled --seed 1004 --count 100000
+  python3 $G --family im2col --seed 1005 --count 50000
+  python3 $G --family im2col_wide --seed 1006 --count 50000
+  python3 $G --family onefactor
+} > "$W/cfg.jsonl"
+"$BIN/driver_sweep" --meta "$OUT/meta.json" < "$W/cfg.jsonl" > "$W/driver.jsonl"
+t0=$(date +%s.%N)
+"$BIN/tmakit" encode --jsonl "$W/cfg.jsonl" > "$W/tmakit.jsonl"
+t1=$(date +%s.%N)
+echo "tmakit encode --jsonl: $(wc -l < "$W/cfg.jsonl") lines in $(echo "$t1 - $t0" | bc 2>/dev/null || python3 -c "print($t1-$t0)") s" | tee "$OUT/jsonl_time.txt"
+python3 tools/driver_sweep/compare.py "$W/driver.jsonl" "$W/tmakit.jsonl" --show 10 | tee "$OUT/compare.txt"
+"$BIN/bench_encode" | tee "$OUT/bench_encode.txt"
