@@ -19,27 +19,44 @@ TMAKIT_HD constexpr std::uint32_t smem_element_bits(DataType t) {
   }
 }
 
-// Bytes one copy with this map writes to shared memory, as the driver stores it (and so the
-// mbarrier transaction count of one copy): tiled: element bytes x prod(floor(box[i] /
-// elementStrides[i])); im2col: element bytes x channelsPerPixel x pixelsPerColumn. Note floor, not
-// the ceil the cuda.h text describes: read off the driver for every accepted configuration.
-// floor(b / e). For the values a valid map has (b <= 256, 1 <= e <= 8) a multiply by a rounded-up
-// reciprocal (exact there: b * (ceil(2^16 / e) * e - 2^16) < 2^16 for b < 8192), else a division.
-TMAKIT_HD constexpr std::uint64_t div_box(std::uint64_t b, std::uint64_t e) {
+// floor(b / e) for b <= 256 and 1 <= e <= 8 (what a valid map holds): a multiply by a rounded-up
+// reciprocal, exact there (b * (ceil(2^16 / e) * e - 2^16) < 2^16 for b < 8192).
+TMAKIT_HD constexpr std::uint64_t div_box_small(std::uint64_t b, std::uint32_t e) {
   constexpr std::uint32_t kRecip[9] = {0, 65536, 32768, 21846, 16384, 13108, 10923, 9363, 8192};
-  if (b <= 256 && e >= 1 && e <= 8) return (b * kRecip[e]) >> 16;
-  return e ? b / e : 0;
+  return (b * kRecip[e]) >> 16;
 }
 
-TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
+// box_bytes() for parameters whose box dims are 1..256 and element strides 1..8 (validate checks
+// both before it computes the footprint; encode_unchecked requires valid parameters).
+TMAKIT_HD constexpr std::uint64_t box_bytes_checked_ranges(const TensorMapParams& p) {
   const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;
   std::uint64_t bits = smem_element_bits(p.dtype);
   if (p.kind == MapKind::tiled) {
-    for (std::uint32_t i = 0; i < kMaxRank; ++i) bits *= i < rank ? div_box(p.box[i], p.elem_strides[i]) : 1;
+    for (std::uint32_t i = 0; i < kMaxRank; ++i) bits *= i < rank ? div_box_small(p.box[i], p.elem_strides[i]) : 1;
   } else {
     bits *= std::uint64_t{p.channels} * p.pixels;
   }
   return bits / 8;
+}
+
+// Bytes one copy with this map writes to shared memory, as the driver stores it (and so the
+// mbarrier transaction count of one copy): tiled: element bytes x prod(floor(box[i] /
+// elementStrides[i])); im2col: element bytes x channelsPerPixel x pixelsPerColumn. Note floor, not
+// the ceil the cuda.h text describes: read off the driver for every accepted configuration.
+// Any input is fine here (a zero element stride counts as a zero-sized dimension).
+TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
+  const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;
+  if (p.kind == MapKind::tiled) {
+    bool small = true;
+    for (std::uint32_t i = 0; i < rank; ++i)
+      small = small && p.box[i] <= 256 && p.elem_strides[i] >= 1 && p.elem_strides[i] <= 8;
+    if (!small) {
+      std::uint64_t bits = smem_element_bits(p.dtype);
+      for (std::uint32_t i = 0; i < rank; ++i) bits *= p.elem_strides[i] ? p.box[i] / p.elem_strides[i] : 0;
+      return bits / 8;
+    }
+  }
+  return box_bytes_checked_ranges(p);
 }
 
 // Shared-memory alignment (bytes) the destination buffer needs: 16 without swizzle, else the

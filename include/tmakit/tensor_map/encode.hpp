@@ -89,7 +89,7 @@ TMAKIT_HD constexpr TensorMapBytes encode_unchecked(const TensorMapParams& p) {
     m.put(L::kUpperCorners, upper);
     m.put(L::kPixelsMinus1, p.pixels - 1);
   }
-  m.put(L::kBoxBytes, box_bytes(p));
+  m.put(L::kBoxBytes, box_bytes_checked_ranges(p));
   m.put(L::kSmemAlignment, smem_alignment(p.swizzle));
   TensorMapBytes out;
   for (int i = 0; i < 16; ++i) out.words[i] = i < encode_detail::kFieldWords ? m.w[i] : 0;

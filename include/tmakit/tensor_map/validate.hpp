@@ -160,7 +160,7 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
       v.add(Rule::box_inner_bytes_multiple_of_16, Field::boxDim, 0, p.box[0]);
     }
     if (dtype_ok && box_ok && es_ok && arch_ok) {
-      const std::uint64_t bytes = box_bytes(p);
+      const std::uint64_t bytes = box_bytes_checked_ranges(p);  // box and element strides in range
       if (bytes > smem_limit_bytes(p.arch)) v.add(Rule::box_smem_footprint, Field::boxDim, -1, D::as_i64(bytes));
     }
     if (span_applies && dtype_ok && box0_ok && std::uint64_t{p.box[0]} * ebits > std::uint64_t{span} * 8)

@@ -1,0 +1,45 @@
+// box_bytes and its fast paths against the plain formula: element bits x prod(floor(box / es)) / 8.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "tmakit/tensor_map/derived.hpp"
+
+using namespace tmakit;
+
+namespace {
+
+std::uint64_t plain_box_bytes(const TensorMapParams& p) {
+  std::uint64_t bits = smem_element_bits(p.dtype);
+  if (p.kind != MapKind::tiled) return bits * p.channels * p.pixels / 8;
+  for (std::uint32_t i = 0; i < p.rank && i < kMaxRank; ++i) bits *= p.elem_strides[i] ? p.box[i] / p.elem_strides[i] : 0;
+  return bits / 8;
+}
+
+TEST(Derived, SmallDivisionIsExactOnEveryValidPair) {
+  for (std::uint64_t b = 0; b <= 256; ++b)
+    for (std::uint32_t e = 1; e <= 8; ++e) ASSERT_EQ(div_box_small(b, e), b / e) << b << "/" << e;
+}
+
+TEST(Derived, BoxBytesMatchesThePlainFormulaForAnyInput) {
+  std::mt19937_64 rng(3);
+  for (int t = 0; t < 200000; ++t) {
+    TensorMapParams p;
+    p.dtype = static_cast<DataType>(rng() % kDataTypeCount);
+    p.rank = 1 + rng() % 5;
+    for (int i = 0; i < 5; ++i) {
+      p.box[i] = rng() % 4 ? 1 + rng() % 256 : static_cast<std::uint32_t>(rng());  // some out of range
+      p.elem_strides[i] = rng() % 4 ? 1 + rng() % 8 : static_cast<std::uint32_t>(rng() % 20);
+    }
+    ASSERT_EQ(box_bytes(p), plain_box_bytes(p)) << "trial " << t;
+  }
+}
+
+TEST(Derived, SmemAlignmentFollowsTheSwizzle) {
+  EXPECT_EQ(smem_alignment(Swizzle::none), 16u);
+  EXPECT_EQ(smem_alignment(Swizzle::b32), 256u);
+  EXPECT_EQ(smem_alignment(Swizzle::b64), 512u);
+  EXPECT_EQ(smem_alignment(Swizzle::b128), 1024u);
+}
+
+}  // namespace
