@@ -13,8 +13,14 @@ namespace ptx = cuda::ptx;
 __device__ unsigned long long g_words[32];
 __device__ int g_n;
 
+// Two reads per step: a volatile generic load, and ld.shared.b64 on the shared-window address.
+__device__ unsigned long long g_words2[32];
 __device__ void snap(uint64_t* bar) {
-  g_words[g_n++] = *reinterpret_cast<volatile unsigned long long*>(bar);
+  g_words[g_n] = *reinterpret_cast<volatile unsigned long long*>(bar);
+  unsigned long long v;
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+  asm volatile("ld.shared.b64 %0, [%1];" : "=l"(v) : "r"(a) : "memory");
+  g_words2[g_n++] = v;
 }
 
 __global__ void probe(const int4* src) {
@@ -52,13 +58,14 @@ int main() {
   cudaMalloc(&src, 4096);
   probe<<<1, 32>>>(src);
   if (cudaDeviceSynchronize() != cudaSuccess) return std::printf("kernel failed\n"), 1;
-  unsigned long long w[32];
+  unsigned long long w[32], w2[32];
   int n;
   cudaMemcpyFromSymbol(w, g_words, sizeof w);
+  cudaMemcpyFromSymbol(w2, g_words2, sizeof w2);
   cudaMemcpyFromSymbol(&n, g_n, sizeof n);
   const char* what[] = {"init(3)", "arrive", "expect_tx(1000)", "arrive_expect_tx(24)", "bulk copy 512 B done",
                         "expect_tx(500000)", "init(1)", "arrive (phase 0 done)", "arrive (phase 1 done)",
                         "init(1000)", "init(2^20-1)"};
-  for (int i = 0; i < n; ++i) std::printf("%2d %-24s 0x%016llx\n", i, what[i], w[i]);
+  for (int i = 0; i < n; ++i) std::printf("%2d %-24s generic 0x%016llx  ld.shared 0x%016llx\n", i, what[i], w[i], w2[i]);
   return 0;
 }
