@@ -1,0 +1,11 @@
+// tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, and the TMA
+// copies (tma.cuh, when present).
+#pragma once
+
+#include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/watchdog.cuh"
+#include "tmakit/device/descriptor.cuh"
+#include "tmakit/device/ptx_raw.cuh"
+#if __has_include("tmakit/device/tma.cuh")
+#include "tmakit/device/tma.cuh"
+#endif

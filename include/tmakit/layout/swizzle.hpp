@@ -1,0 +1,83 @@
+// Shared-memory swizzles as functions on BYTE offsets (CuTe semantics), and the map from the
+// tensor-map swizzle modes to them.
+//
+// Swizzle<B, M, S>(o) = o ^ ((o >> S) & (((1 << B) - 1) << M)): the B "yyy" bits at
+// [M + S, M + S + B) are XORed into the B "zzz" bits at [M, M + B). Everything below bit M (the
+// 2^M-byte chunk) and above bit M + S + B is left alone. The pattern repeats every 2^(M+S+B) bytes,
+// and TMA applies it to the shared-memory ADDRESS, so a buffer must be aligned to base_alignment()
+// for offsets relative to the buffer to agree with the hardware.
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/tensor_map/params.hpp"
+
+namespace tmakit {
+
+template <int B, int M, int S>
+struct SwizzleFn {
+  static_assert(B >= 0 && M >= 0 && S >= B, "CuTe requires S >= B (yyy above zzz, no overlap)");
+  static constexpr int kBits = B, kBase = M, kShift = S;
+  static constexpr std::uint64_t kZzzMask = ((std::uint64_t{1} << B) - 1) << M;
+  static constexpr std::uint64_t kYyyMask = kZzzMask << S;
+  // Byte offset -> swizzled byte offset. An involution: applying it twice gives o back.
+  TMAKIT_HD constexpr std::uint64_t operator()(std::uint64_t byte_offset) const {
+    return byte_offset ^ ((byte_offset & kYyyMask) >> S);
+  }
+  // Alignment (bytes) the buffer base needs: one full repeat of the pattern.
+  static constexpr std::uint64_t base_alignment() { return B == 0 ? 1 : std::uint64_t{1} << (M + S + B); }
+  // Smallest unit that moves as a whole (bytes).
+  static constexpr std::uint64_t chunk_bytes() { return std::uint64_t{1} << M; }
+};
+
+// Runtime form, as selected by swizzle_for(). bits == 0 is the identity.
+struct SwizzleParams {
+  int bits = 0;   // B
+  int base = 4;   // M (bytes: 2^M-byte chunks)
+  int shift = 3;  // S
+  bool supported = true;   // false: no model (identity returned by apply)
+  bool verified = true;    // false: derived from cuda.h comments only, not checked on silicon
+  TMAKIT_HD constexpr std::uint64_t zzz_mask() const { return ((std::uint64_t{1} << bits) - 1) << base; }
+  TMAKIT_HD constexpr std::uint64_t operator()(std::uint64_t o) const {
+    return o ^ ((o & (zzz_mask() << shift)) >> shift);
+  }
+  TMAKIT_HD constexpr std::uint64_t base_alignment() const {
+    return bits == 0 ? 1 : std::uint64_t{1} << (base + shift + bits);
+  }
+};
+
+template <int B, int M, int S>
+TMAKIT_HD constexpr SwizzleParams to_params(SwizzleFn<B, M, S>) { return {B, M, S, true, true}; }
+
+// Element-offset form: the same permutation applied to element index `e` of elements of
+// `elem_bytes` bytes (a power of two <= the chunk size). Requires the buffer base aligned to
+// sw.base_alignment(); returns the swizzled element index.
+TMAKIT_HD constexpr std::uint64_t swizzle_element_offset(const SwizzleParams& sw, std::uint64_t e,
+                                                         std::uint64_t elem_bytes) {
+  return sw(e * elem_bytes) / elem_bytes;
+}
+
+// Tensor-map swizzle mode -> byte swizzle.
+//   32B  = Swizzle<1,4,3>: bit 7 into bit 4 (16 B chunks within 32 B, repeats every 256 B)
+//   64B  = Swizzle<2,4,3>: bits 7..8 into 4..5 (repeats every 512 B)
+//   128B = Swizzle<3,4,3>: bits 7..9 into 4..6 (repeats every 1024 B)
+// sm_100 modes, from the cuda.h comments only (UNVERIFIED on silicon):
+//   128B_ATOM_32B = Swizzle<2,5,2>: 32 B chunks within a 128 B row, bits 7..8 into 5..6
+//   128B_ATOM_64B = Swizzle<1,6,1>: 64 B chunks within a 128 B row, bit 7 into bit 6
+//   128B_ATOM_32B_FLIP_8B: Swizzle<2,5,2> plus "swap lower 8B with upper 8B within each 16B for
+//   every alternate row": not modelled (supported = false).
+TMAKIT_HD constexpr SwizzleParams swizzle_for(Swizzle s) {
+  switch (s) {
+    case Swizzle::none: return {0, 4, 3, true, true};
+    case Swizzle::b32: return {1, 4, 3, true, true};
+    case Swizzle::b64: return {2, 4, 3, true, true};
+    case Swizzle::b128: return {3, 4, 3, true, true};
+    case Swizzle::b128_atom_32b: return {2, 5, 2, true, false};
+    case Swizzle::b128_atom_64b: return {1, 6, 1, true, false};
+    case Swizzle::b128_atom_32b_flip_8b: return {2, 5, 2, false, false};
+  }
+  return {0, 4, 3, false, false};
+}
+
+}  // namespace tmakit

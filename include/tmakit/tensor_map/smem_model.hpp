@@ -1,0 +1,198 @@
+// Host reference model of the bytes a TILED TMA load (cp.async.bulk.tensor ... .tile) writes into
+// shared memory. Used by tests/gpu/test_tma_load.cu to check the model against silicon.
+//
+// Model (each choice that is not documented fact is an option, so the GPU test can tell which
+// one the hardware follows):
+//  * Box element k_i in dim i reads global coordinate start_i + k_i * elementStrides[i].
+//    count_i = ceil(box_i / es_i) (cuda.h text; ceil_counts) or floor (what the driver's box_bytes
+//    counts). Without interleave, cuda.h says elementStrides[0] is ignored (es0_without_interleave
+//    = false: dim 0 counts box[0] elements at stride 1).
+//  * Shared memory is written densely, dim 0 fastest (row = count_0 * element bytes), then the
+//    swizzle of layout/swizzle.hpp is applied to the byte offset (the buffer is assumed aligned to
+//    the swizzle repeat, as TMA requires). pad_rows_to_span (default on): a dim-0 row shorter than
+//    the swizzle span is padded to the span before the swizzle applies, which is what the H200
+//    does (measured 2026-11-22); off gives the dense alternative, kept for comparison.
+//  * Interleave 16B / 32B: same addressing through globalStrides (the map describes the
+//    interleaved tensor with dim 0 = the interleaved chunk), es[0] honoured, dense shared layout.
+//    UNVERIFIED.
+//  * An element with any coordinate outside [0, dims_i) is filled: zero, or with oobFill =
+//    NAN_REQUEST_ZERO_FMA and a floating type, the 16-bit pattern 0x7ff7 repeated over the
+//    element (measured on the H200 for every floating type).
+//  * No value conversion (tf32 rounding of the tfloat32 types is not modelled: tf32_round option
+//    rounds to nearest even on the low 13 mantissa bits when set).
+// Packed sub-byte types and im2col maps are not modelled (the functions return false).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "tmakit/core/dtype.hpp"
+#include "tmakit/layout/swizzle.hpp"
+#include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/params.hpp"
+
+namespace tmakit {
+
+struct SmemModelOptions {
+  bool ceil_counts = true;
+  bool es0_without_interleave = false;
+  bool pad_rows_to_span = true;  // measured on the H200: rows shorter than the swizzle span are padded to it
+  bool tf32_round = false;
+};
+
+// Elements per dim the model writes (unused dims: 1).
+inline void smem_model_counts(const TensorMapParams& p, const SmemModelOptions& o, std::uint32_t out[kMaxRank]) {
+  for (std::uint32_t i = 0; i < kMaxRank; ++i) {
+    if (i >= p.rank) { out[i] = 1; continue; }
+    std::uint32_t es = p.elem_strides[i] ? p.elem_strides[i] : 1;
+    if (i == 0 && p.interleave == Interleave::none && !o.es0_without_interleave) es = 1;
+    out[i] = o.ceil_counts ? (p.box[i] + es - 1) / es : p.box[i] / es;
+  }
+}
+
+inline std::uint32_t smem_model_element_bytes(const TensorMapParams& p) { return element_bits(p.dtype) / 8; }
+
+// Row pitch (bytes) of dim 0 in shared memory under the model.
+inline std::uint64_t smem_model_row_pitch(const TensorMapParams& p, const SmemModelOptions& o) {
+  std::uint32_t n[kMaxRank];
+  smem_model_counts(p, o, n);
+  std::uint64_t row = std::uint64_t{n[0]} * smem_model_element_bytes(p);
+  const std::uint64_t span = swizzle_span_bytes(p.swizzle);
+  if (o.pad_rows_to_span && span && p.interleave == Interleave::none && row < span) row = span;
+  return row;
+}
+
+// Bytes the model writes (equals box_bytes(p) when every box_i is a multiple of the stride used
+// and rows are not padded).
+inline std::uint64_t smem_model_bytes(const TensorMapParams& p, const SmemModelOptions& o = {}) {
+  std::uint32_t n[kMaxRank];
+  smem_model_counts(p, o, n);
+  std::uint64_t b = smem_model_row_pitch(p, o);
+  for (std::uint32_t i = 1; i < kMaxRank; ++i) b *= n[i];
+  return b;
+}
+
+// Extent of shared memory the image spans: smem_model_bytes, rounded up to the swizzle repeat
+// when a swizzle is on and the dense image is not a whole number of repeats (then swizzled
+// offsets of the last partial repeat can land past the dense size, e.g. 32 B rows with 128B
+// swizzle: whether the hardware really writes there is one of the questions the GPU test answers).
+inline std::uint64_t smem_model_footprint(const TensorMapParams& p, const SmemModelOptions& o = {}) {
+  const std::uint64_t b = smem_model_bytes(p, o);
+  const std::uint64_t rep = swizzle_for(p.swizzle).base_alignment();
+  return (b + rep - 1) / rep * rep;
+}
+
+// The fill pattern of one out-of-bounds element (elem_bytes bytes, little-endian) into out.
+inline void smem_model_oob_fill(const TensorMapParams& p, unsigned char* out) {
+  const std::uint32_t eb = smem_model_element_bytes(p);
+  std::memset(out, 0, eb);
+  if (p.oob != OobFill::nan_request_zero_fma || !is_floating_point(p.dtype)) return;
+  // Measured on the H200 (2026-11-22) for every floating type: the 16-bit pattern 0x7ff7 repeated
+  // (f16/bf16 0x7ff7, f32 0x7ff77ff7, f64 0x7ff77ff77ff77ff7: a NaN in each format).
+  for (std::uint32_t i = 0; i < eb; ++i) out[i] = i % 2 ? 0x7f : 0xf7;
+}
+
+// Produces the shared-memory image of one tiled load. `global` holds the whole global allocation
+// with params.address mapped to offset 0; `start` holds p.rank box-start coordinates. Bytes the
+// model does not write (row padding, the unused part of a partial swizzle repeat) are left as
+// `pad_byte`; out.size() is smem_model_footprint(). Returns false when the configuration is
+// outside the model (im2col, packed types, a read past the end of `global`).
+inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsigned char> global,
+                                  const std::int32_t* start, std::vector<unsigned char>& out,
+                                  const SmemModelOptions& o = {}, unsigned char pad_byte = 0) {
+  if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
+  const std::uint32_t eb = smem_model_element_bytes(p);
+  if (eb == 0) return false;
+  const SwizzleParams sw = swizzle_for(p.swizzle);
+  if (!sw.supported) return false;
+  std::uint32_t n[kMaxRank];
+  smem_model_counts(p, o, n);
+  const std::uint64_t pitch = smem_model_row_pitch(p, o);
+  out.assign(smem_model_footprint(p, o), pad_byte);
+  unsigned char fill[8];
+  smem_model_oob_fill(p, fill);
+  std::uint32_t es[kMaxRank];
+  for (std::uint32_t i = 0; i < kMaxRank; ++i) {
+    es[i] = i < p.rank && p.elem_strides[i] ? p.elem_strides[i] : 1;
+    if (i == 0 && p.interleave == Interleave::none && !o.es0_without_interleave) es[i] = 1;
+  }
+  std::uint32_t k[kMaxRank] = {};
+  for (k[4] = 0; k[4] < n[4]; ++k[4])
+    for (k[3] = 0; k[3] < n[3]; ++k[3])
+      for (k[2] = 0; k[2] < n[2]; ++k[2])
+        for (k[1] = 0; k[1] < n[1]; ++k[1]) {
+          std::uint64_t row = 0;
+          for (int i = 4; i >= 1; --i) row = row * n[i] + k[i];
+          for (k[0] = 0; k[0] < n[0]; ++k[0]) {
+            const std::uint64_t dense = row * pitch + std::uint64_t{k[0]} * eb;
+            const std::uint64_t dst = sw(dense);
+            if (dst + eb > out.size()) return false;
+            bool in = true;
+            std::uint64_t src = 0;
+            for (std::uint32_t i = 0; i < p.rank; ++i) {
+              const std::int64_t c = std::int64_t{start[i]} + std::int64_t{k[i]} * es[i];
+              if (c < 0 || static_cast<std::uint64_t>(c) >= p.dims[i]) { in = false; break; }
+              src += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
+            }
+            if (!in) { std::memcpy(&out[dst], fill, eb); continue; }
+            if (src + eb > global.size()) return false;
+            std::memcpy(&out[dst], &global[src], eb);
+            if (o.tf32_round && eb == 4 && (p.dtype == DataType::tfloat32 || p.dtype == DataType::tfloat32_ftz)) {
+              std::uint32_t v;
+              std::memcpy(&v, &out[dst], 4);
+              if ((v & 0x7f800000u) != 0x7f800000u) {
+                const std::uint32_t lsb = (v >> 13) & 1u;
+                v = (v + 0x0fffu + lsb) & ~0x1fffu;
+              }
+              std::memcpy(&out[dst], &v, 4);
+            }
+          }
+        }
+  return true;
+}
+
+// Inverse direction, for stores / reductions: the global bytes after a tiled store of `smem`
+// (the shared image, laid out as the load model lays it out) at `start`. Out-of-bounds elements
+// are not written. `global` is updated in place; `op` combines (old, new) element bytes
+// (nullptr: plain store).
+using SmemModelCombine = void (*)(const TensorMapParams&, unsigned char* dst, const unsigned char* src);
+inline bool smem_model_tiled_store(const TensorMapParams& p, std::span<unsigned char> global,
+                                   const std::int32_t* start, std::span<const unsigned char> smem,
+                                   SmemModelCombine op = nullptr) {
+  if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
+  const std::uint32_t eb = smem_model_element_bytes(p);
+  const SwizzleParams sw = swizzle_for(p.swizzle);
+  if (!sw.supported || eb == 0) return false;
+  SmemModelOptions o;
+  std::uint32_t n[kMaxRank];
+  smem_model_counts(p, o, n);
+  const std::uint64_t pitch = smem_model_row_pitch(p, o);
+  std::uint32_t k[kMaxRank] = {};
+  for (k[4] = 0; k[4] < n[4]; ++k[4])
+    for (k[3] = 0; k[3] < n[3]; ++k[3])
+      for (k[2] = 0; k[2] < n[2]; ++k[2])
+        for (k[1] = 0; k[1] < n[1]; ++k[1]) {
+          std::uint64_t row = 0;
+          for (int i = 4; i >= 1; --i) row = row * n[i] + k[i];
+          for (k[0] = 0; k[0] < n[0]; ++k[0]) {
+            const std::uint64_t srco = sw(row * pitch + std::uint64_t{k[0]} * eb);
+            if (srco + eb > smem.size()) return false;
+            bool in = true;
+            std::uint64_t dst = 0;
+            for (std::uint32_t i = 0; i < p.rank; ++i) {
+              const std::int64_t c = std::int64_t{start[i]} + std::int64_t{k[i]};
+              if (c < 0 || static_cast<std::uint64_t>(c) >= p.dims[i]) { in = false; break; }
+              dst += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
+            }
+            if (!in) continue;
+            if (dst + eb > global.size()) return false;
+            if (op) op(p, &global[dst], &smem[srco]);
+            else std::memcpy(&global[dst], &smem[srco], eb);
+          }
+        }
+  return true;
+}
+
+}  // namespace tmakit

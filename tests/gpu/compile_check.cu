@@ -1,0 +1,54 @@
+// Compile-only check of the device layer for sm_90a, sm_100a and sm_120a (tests/CMakeLists.txt,
+// target tmakit_device_compile_check, part of the default build). Blackwell is compile-only: no
+// Blackwell GPU has run this code. Every public device API is instantiated, with the watchdog on
+// (its larger form); test_mbarrier.cu covers the watchdog-off form for sm_90a.
+#define TMAKIT_WATCHDOG 1
+#include "tmakit/device.cuh"
+
+namespace td = tmakit::device;
+
+__global__ void __cluster_dims__(2, 1, 1)
+    tmakit_compile_check_kernel(const std::uint8_t* src, td::TensorMap* maps, tmakit::TensorMapParams p, int* out) {
+  __shared__ td::Barrier bar, cbar;
+  __shared__ alignas(128) std::uint8_t buf[256];
+  __shared__ alignas(128) td::TensorMap staging;
+  td::Phase phase, cphase;
+  const unsigned rank = cooperative_groups::this_cluster().block_rank();
+  if (threadIdx.x == 0) {
+    td::init(bar, 1);
+    td::init(cbar, 2);
+    td::fence_init_cluster();
+  }
+  cooperative_groups::this_cluster().sync();
+  if (threadIdx.x == 0) {
+    td::expect_tx(bar, 128);
+    td::arrive_expect_tx(bar, 128);
+    td::watchdog::expect_bulk_copy(bar, src, 256);
+    td::watchdog::expect_tma_load(bar, maps, 256, "u8", 16, 16);
+    td::watchdog::expect_note(bar, "compile check");
+    cuda::ptx::cp_async_bulk(cuda::ptx::space_shared, cuda::ptx::space_global, buf, src, 256u, td::raw(bar));
+    td::arrive(cbar);
+    td::arrive_remote(cbar, rank ^ 1u);
+  }
+  out[0] = td::test_wait(bar, 0) + td::try_wait(bar, 0);
+  td::wait(bar, phase);
+  td::wait(cbar, cphase, 1000000ull);
+  if (threadIdx.x == 0) td::arrive_expect_tx_remote(cbar, rank ^ 1u, 0);  // (a second phase, not awaited)
+  bool ok = false;
+  const td::AcquiredTensorMap a = td::acquire(td::encode_and_publish(p, &maps[0], &ok));
+  if (threadIdx.x < 32) {
+    td::TensorMapEdit edit(staging, maps[0]);
+    edit.set_global_address(src);
+    edit.set_global_dim(1, 64);
+    edit.set_global_stride(1, 256);
+    const td::AcquiredTensorMap b = td::acquire(edit.publish(&maps[1]));
+    out[1] = static_cast<int>(reinterpret_cast<std::uintptr_t>(b.get()));
+  }
+  out[2] = static_cast<int>(reinterpret_cast<std::uintptr_t>(td::acquire(&maps[0]).get())) + ok + buf[threadIdx.x] +
+           static_cast<int>(reinterpret_cast<std::uintptr_t>(a.get())) +
+           static_cast<int>(td::ptx_raw::ld_shared_volatile_b64(td::smem_address(bar)));
+  cooperative_groups::this_cluster().sync();
+}
+
+// Host side of the watchdog API.
+[[maybe_unused]] static cudaError_t tmakit_compile_check_host() { return td::watchdog::set_bound_ns(200000000ull); }

@@ -1,0 +1,66 @@
+#include "tmakit/layout/swizzle.hpp"
+#include "tmakit/tensor_map/derived.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace tmakit;
+
+static_assert(SwizzleFn<3, 4, 3>{}(0) == 0);
+static_assert(SwizzleFn<3, 4, 3>{}(128) == 128 + 16);       // row 1: chunk 0 -> chunk 1
+static_assert(SwizzleFn<3, 4, 3>{}(7 * 128 + 16) == 7 * 128 + 6 * 16);  // row 7: chunk 1 -> 1^7 = 6
+static_assert(SwizzleFn<3, 4, 3>::base_alignment() == 1024);
+static_assert(SwizzleFn<2, 4, 3>::base_alignment() == 512);
+static_assert(SwizzleFn<1, 4, 3>::base_alignment() == 256);
+
+TEST(Swizzle, ModesMatchCuTe) {
+  EXPECT_EQ(swizzle_for(Swizzle::none)(12345), 12345u);
+  const SwizzleParams s32 = swizzle_for(Swizzle::b32), s64 = swizzle_for(Swizzle::b64), s128 = swizzle_for(Swizzle::b128);
+  for (std::uint64_t o = 0; o < 4096; ++o) {
+    EXPECT_EQ(s32(o), (SwizzleFn<1, 4, 3>{}(o)));
+    EXPECT_EQ(s64(o), (SwizzleFn<2, 4, 3>{}(o)));
+    EXPECT_EQ(s128(o), (SwizzleFn<3, 4, 3>{}(o)));
+    // explicit bit formula
+    EXPECT_EQ(s128(o), o ^ (((o >> 7) & 7) << 4));
+    EXPECT_EQ(s64(o), o ^ (((o >> 7) & 3) << 4));
+    EXPECT_EQ(s32(o), o ^ (((o >> 7) & 1) << 4));
+  }
+  EXPECT_EQ(s32.base_alignment(), smem_alignment(Swizzle::b32));
+  EXPECT_EQ(s64.base_alignment(), smem_alignment(Swizzle::b64));
+  EXPECT_EQ(s128.base_alignment(), smem_alignment(Swizzle::b128));
+}
+
+TEST(Swizzle, PermutationAndInvolutionWithinRepeat) {
+  for (Swizzle m : {Swizzle::b32, Swizzle::b64, Swizzle::b128, Swizzle::b128_atom_32b, Swizzle::b128_atom_64b}) {
+    const SwizzleParams s = swizzle_for(m);
+    const std::uint64_t rep = s.base_alignment();
+    std::set<std::uint64_t> seen;
+    for (std::uint64_t o = 0; o < rep; ++o) {
+      const std::uint64_t t = s(o);
+      EXPECT_LT(t, rep);
+      EXPECT_EQ(s(t), o);
+      EXPECT_EQ(t & ((std::uint64_t{1} << s.base) - 1), o & ((std::uint64_t{1} << s.base) - 1));  // chunk kept
+      seen.insert(t);
+    }
+    EXPECT_EQ(seen.size(), rep);
+  }
+}
+
+TEST(Swizzle, ElementOffsets) {
+  const SwizzleParams s = swizzle_for(Swizzle::b128);
+  // bf16 (2 B): element 64 is byte 128 (row 1, chunk 0) -> byte 144 -> element 72.
+  EXPECT_EQ(swizzle_element_offset(s, 64, 2), 72u);
+  EXPECT_EQ(swizzle_element_offset(s, 65, 2), 73u);
+  // f32: element 32*7 + 5 (row 7, chunk 1, word 1) -> chunk 6
+  EXPECT_EQ(swizzle_element_offset(s, 7 * 32 + 5, 4), 7u * 32 + 6 * 4 + 1);
+}
+
+TEST(Swizzle, Sm100ModesMarkedUnverified) {
+  EXPECT_FALSE(swizzle_for(Swizzle::b128_atom_32b).verified);
+  EXPECT_FALSE(swizzle_for(Swizzle::b128_atom_64b).verified);
+  EXPECT_FALSE(swizzle_for(Swizzle::b128_atom_32b_flip_8b).supported);
+  // 32 B atoms: row 1 (bit 7) moves 32 B chunk 0 to chunk 1.
+  EXPECT_EQ(swizzle_for(Swizzle::b128_atom_32b)(128), 128u + 32);
+  EXPECT_EQ(swizzle_for(Swizzle::b128_atom_64b)(128), 128u + 64);
+}
