@@ -179,6 +179,7 @@ std::vector<std::string> notes(const DecodedTensorMap& d) {
                 "its W/W128 mode leaves no trace on sm_90)");
   if (!d.dtype_known) n.push_back("the element-type bits name no CUtensorMapDataType");
   if (!d.swizzle_known) n.push_back("the swizzle bits name no CUtensorMapSwizzle");
+  if (!d.interleave_known) n.push_back("the interleave bits hold 3, which no CUtensorMapInterleave has");
   if (!d.derived_consistent)
     n.push_back("stored boxBytes/smemAlignment differ from what the fields imply (" +
                 std::to_string(box_bytes(d.params)) + " B, " + std::to_string(smem_alignment(d.params.swizzle)) +

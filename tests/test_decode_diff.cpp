@@ -111,6 +111,19 @@ TEST(Decode, UnknownElementTypeCodeIsReportedNotGuessed) {
   EXPECT_FALSE(d.round_trips());
 }
 
+TEST(Decode, InterleaveThreeIsReportedNotNamed) {
+  // Found by fuzz_decode: interleave bits = 3 (no CUtensorMapInterleave) used to abort decode_text.
+  auto m = driver_bytes();
+  m.set_bits(75, 2, 3);
+  const auto d = decode(m);
+  EXPECT_FALSE(d.interleave_known);
+  EXPECT_FALSE(d.round_trips());
+  const std::string text = decode_text(m);
+  EXPECT_NE(text.find("unknown value 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("encode(decode(x)) == x: no"), std::string::npos) << text;
+  EXPECT_FALSE(diff(driver_bytes(), m).empty());
+}
+
 TEST(Decode, BlackwellOnlyFieldsDecodeAndAreMarkedUnverified) {
   auto p = base_params();
   p.arch = Arch::sm_100;

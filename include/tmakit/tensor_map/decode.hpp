@@ -23,6 +23,7 @@ struct DecodedTensorMap {
   bool tf32_round = false;
   bool dtype_known = true;  // false: elem_code/tf32_round name no CUtensorMapDataType
   bool swizzle_known = true;  // false: swizzle bits name no CUtensorMapSwizzle (e.g. PTX's 96B)
+  bool interleave_known = true;  // false: interleave bits hold 3, which no CUtensorMapInterleave has
   // The derived fields as stored, and whether they equal what the parameters imply.
   std::uint64_t stored_box_bytes = 0;
   std::uint64_t stored_smem_alignment = 0;
@@ -38,7 +39,7 @@ struct DecodedTensorMap {
     return false;
   }
   TMAKIT_HD constexpr bool round_trips() const {
-    return dtype_known && swizzle_known && derived_consistent && !has_unexplained_bits();
+    return dtype_known && swizzle_known && interleave_known && derived_consistent && !has_unexplained_bits();
   }
 };
 
@@ -65,6 +66,7 @@ TMAKIT_HD constexpr DecodedTensorMap decode(const TensorMapBytes& m) {
   d.dtype_known = L::data_type_from_hw(d.elem_code, d.tf32_round, p.dtype);
   if (!d.dtype_known) p.dtype = static_cast<DataType>(kDataTypeCount);  // an invalid value on purpose
   p.interleave = static_cast<Interleave>(get(L::kInterleave));
+  d.interleave_known = get(L::kInterleave) <= 2;
   const auto sw = static_cast<std::uint32_t>(get(L::kSwizzle));
   const auto atom = static_cast<std::uint32_t>(get(L::kSwizzleAtomicity));
   d.swizzle_known = get(L::kSwizzleMode96B) == 0 && (atom == 0 || (sw == 3 && atom <= 3));
