@@ -1,6 +1,6 @@
 // TMA tensor copies and 1-D bulk copies (sm_90+), as thin wrappers over cuda::ptx (CCCL) and, where
 // CCCL has no wrapper (L2 cache hints, im2col, L2 prefetch of a tile, descriptor prefetch), over
-// inline PTX with the exact instruction spelled out.
+// ptx_raw.cuh's inline PTX (one function per instruction form, the exact instruction spelled out).
 //
 // Descriptors (MapRef below) are `const CUtensorMap*`: the address of a `const __grid_constant__
 // CUtensorMap` kernel parameter, or of a descriptor in global memory (written before the launch,
@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/params.hpp"
@@ -73,27 +74,15 @@ __device__ inline void acquire_tensor_map(MapRef map) {
 
 // Prefetch the descriptor into the descriptor cache (generic address).
 __device__ inline void prefetch_tensor_map(MapRef map) {
-  asm volatile("prefetch.tensormap [%0];" : : "l"(reinterpret_cast<std::uint64_t>(map.p)) : "memory");
+  ptx_raw::prefetch_tensormap(reinterpret_cast<std::uint64_t>(map.p));
 }
 
 // ---------------------------------------------------------------------------------------------
 // L2 cache policies (for the *_hint overloads).
 
-__device__ inline std::uint64_t policy_evict_first() {
-  std::uint64_t p;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ inline std::uint64_t policy_evict_last() {
-  std::uint64_t p;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ inline std::uint64_t policy_evict_normal() {
-  std::uint64_t p;
-  asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
+__device__ inline std::uint64_t policy_evict_first() { return ptx_raw::createpolicy_fractional_evict_first(); }
+__device__ inline std::uint64_t policy_evict_last() { return ptx_raw::createpolicy_fractional_evict_last(); }
+__device__ inline std::uint64_t policy_evict_normal() { return ptx_raw::createpolicy_fractional_evict_normal(); }
 
 namespace detail {
 
@@ -106,13 +95,6 @@ __device__ inline std::uint32_t smem_u32(const void* p) {
 __device__ inline std::uint64_t gen_u64(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
 
 }  // namespace detail
-
-// Coordinate lists for inline PTX, operands numbered from %K.
-#define TMAKIT_OPS1(c) "r"(c[0])
-#define TMAKIT_OPS2(c) TMAKIT_OPS1(c), "r"(c[1])
-#define TMAKIT_OPS3(c) TMAKIT_OPS2(c), "r"(c[2])
-#define TMAKIT_OPS4(c) TMAKIT_OPS3(c), "r"(c[3])
-#define TMAKIT_OPS5(c) TMAKIT_OPS4(c), "r"(c[4])
 
 // ---------------------------------------------------------------------------------------------
 // Tiled load global -> shared (this CTA), ranks 1..5. coords: innermost first, int32, may be
@@ -136,13 +118,6 @@ __device__ inline void load_multicast(MapRef map, void* smem_dst, Barrier& bar, 
                                   cta_mask);
 }
 
-#define TMAKIT_LOAD_HINT(N, CS)                                                                               \
-  asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"          \
-               ".L2::cache_hint [%0], [%1, {" CS "}], [%2], %3;"                                              \
-               :                                                                                              \
-               : "r"(d), "l"(m), "r"(b), "l"(cache_policy), TMAKIT_OPS##N(c)                                  \
-               : "memory")
-
 // Load with an L2 cache policy (from policy_evict_*() or createpolicy).
 template <class... C>
 __device__ inline void load_hint(MapRef map, void* smem_dst, Barrier& bar, std::uint64_t cache_policy,
@@ -152,20 +127,8 @@ __device__ inline void load_hint(MapRef map, void* smem_dst, Barrier& bar, std::
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
-  if constexpr (N == 1) TMAKIT_LOAD_HINT(1, "%4");
-  else if constexpr (N == 2) TMAKIT_LOAD_HINT(2, "%4, %5");
-  else if constexpr (N == 3) TMAKIT_LOAD_HINT(3, "%4, %5, %6");
-  else if constexpr (N == 4) TMAKIT_LOAD_HINT(4, "%4, %5, %6, %7");
-  else TMAKIT_LOAD_HINT(5, "%4, %5, %6, %7, %8");
+  ptx_raw::cp_async_bulk_tensor_tile_g2s_hint(d, m, b, cache_policy, c);
 }
-#undef TMAKIT_LOAD_HINT
-
-#define TMAKIT_MC_HINT(N, CS)                                                                                 \
-  asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"          \
-               ".multicast::cluster.L2::cache_hint [%0], [%1, {" CS "}], [%2], %3, %4;"                       \
-               :                                                                                              \
-               : "r"(d), "l"(m), "r"(b), "h"(cta_mask), "l"(cache_policy), TMAKIT_OPS##N(c)                  \
-               : "memory")
 
 template <class... C>
 __device__ inline void load_multicast_hint(MapRef map, void* smem_dst, Barrier& bar, std::uint16_t cta_mask,
@@ -175,44 +138,31 @@ __device__ inline void load_multicast_hint(MapRef map, void* smem_dst, Barrier& 
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
-  if constexpr (N == 1) TMAKIT_MC_HINT(1, "%5");
-  else if constexpr (N == 2) TMAKIT_MC_HINT(2, "%5, %6");
-  else if constexpr (N == 3) TMAKIT_MC_HINT(3, "%5, %6, %7");
-  else if constexpr (N == 4) TMAKIT_MC_HINT(4, "%5, %6, %7, %8");
-  else TMAKIT_MC_HINT(5, "%5, %6, %7, %8, %9");
+  ptx_raw::cp_async_bulk_tensor_tile_g2s_multicast_hint(d, m, b, cta_mask, cache_policy, c);
 }
-#undef TMAKIT_MC_HINT
 
 // ---------------------------------------------------------------------------------------------
 // im2col load (ranks 3..5): coords are the full rank (C, W[, H[, D]], N) of the first pixel's
 // base; offsets are the rank-2 16-bit kernel-position offsets (W[, H[, D]]).
 
-#define TMAKIT_IM2COL(N, CS, OS, ...)                                                                         \
-  asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"        \
-               " [%0], [%1, {" CS "}], [%2], {" OS "};"                                                       \
-               :                                                                                              \
-               : "r"(d), "l"(m), "r"(b), TMAKIT_OPS##N(c), __VA_ARGS__                                        \
-               : "memory")
-
 __device__ inline void load_im2col(MapRef map, void* smem_dst, Barrier& bar, const std::int32_t (&c)[3],
                                    std::uint16_t off_w) {
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
-  TMAKIT_IM2COL(3, "%3, %4, %5", "%6", "h"(off_w));
+  ptx_raw::cp_async_bulk_tensor_im2col_g2s(d, m, b, c, off_w);
 }
 __device__ inline void load_im2col(MapRef map, void* smem_dst, Barrier& bar, const std::int32_t (&c)[4],
                                    std::uint16_t off_w, std::uint16_t off_h) {
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
-  TMAKIT_IM2COL(4, "%3, %4, %5, %6", "%7, %8", "h"(off_w), "h"(off_h));
+  ptx_raw::cp_async_bulk_tensor_im2col_g2s(d, m, b, c, off_w, off_h);
 }
 __device__ inline void load_im2col(MapRef map, void* smem_dst, Barrier& bar, const std::int32_t (&c)[5],
                                    std::uint16_t off_w, std::uint16_t off_h, std::uint16_t off_d) {
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
-  TMAKIT_IM2COL(5, "%3, %4, %5, %6, %7", "%8, %9, %10", "h"(off_w), "h"(off_h), "h"(off_d));
+  ptx_raw::cp_async_bulk_tensor_im2col_g2s(d, m, b, c, off_w, off_h, off_d);
 }
-#undef TMAKIT_IM2COL
 
 // ---------------------------------------------------------------------------------------------
 // Store shared (this CTA) -> global, tiled, ranks 1..5; completes through the bulk group
@@ -225,13 +175,6 @@ __device__ inline void store(MapRef map, const void* smem_src, C... coords) {
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map.p, c, smem_src);
 }
 
-#define TMAKIT_STORE_HINT(N, CS)                                                                              \
-  asm volatile("cp.async.bulk.tensor." #N "d.global.shared::cta.tile.bulk_group.L2::cache_hint"                 \
-               " [%0, {" CS "}], [%1], %2;"                                                                   \
-               :                                                                                              \
-               : "l"(m), "r"(s), "l"(cache_policy), TMAKIT_OPS##N(c)                                          \
-               : "memory")
-
 template <class... C>
 __device__ inline void store_hint(MapRef map, const void* smem_src, std::uint64_t cache_policy,
                                   C... coords) {
@@ -240,13 +183,8 @@ __device__ inline void store_hint(MapRef map, const void* smem_src, std::uint64_
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint32_t s = detail::smem_u32(smem_src);
   const std::uint64_t m = detail::gen_u64(map.p);
-  if constexpr (N == 1) TMAKIT_STORE_HINT(1, "%3");
-  else if constexpr (N == 2) TMAKIT_STORE_HINT(2, "%3, %4");
-  else if constexpr (N == 3) TMAKIT_STORE_HINT(3, "%3, %4, %5");
-  else if constexpr (N == 4) TMAKIT_STORE_HINT(4, "%3, %4, %5, %6");
-  else TMAKIT_STORE_HINT(5, "%3, %4, %5, %6, %7");
+  ptx_raw::cp_async_bulk_tensor_tile_s2g_hint(m, s, cache_policy, c);
 }
-#undef TMAKIT_STORE_HINT
 
 // ---------------------------------------------------------------------------------------------
 // Reduce shared -> global. Type rules (PTX ISA): add: u32 s32 u64 f32 f16 bf16 (f64 not);
@@ -279,28 +217,13 @@ __device__ inline void reduce(MapRef map, const void* smem_src, C... coords) {
 // ---------------------------------------------------------------------------------------------
 // L2 prefetch of a tile (no shared memory, no completion).
 
-#define TMAKIT_PREFETCH(N, CS)                                                                                \
-  asm volatile("cp.async.bulk.prefetch.tensor." #N "d.L2.global.tile [%0, {" CS "}];"                         \
-               :                                                                                              \
-               : "l"(m), TMAKIT_OPS##N(c)                                                                     \
-               : "memory")
-#define TMAKIT_PREFETCH_HINT(N, CS)                                                                           \
-  asm volatile("cp.async.bulk.prefetch.tensor." #N "d.L2.global.tile.L2::cache_hint [%0, {" CS "}], %1;"      \
-               :                                                                                              \
-               : "l"(m), "l"(cache_policy), TMAKIT_OPS##N(c)                                                  \
-               : "memory")
-
 template <class... C>
 __device__ inline void prefetch_tile(MapRef map, C... coords) {
   constexpr int N = sizeof...(C);
   static_assert(N >= 1 && N <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint64_t m = detail::gen_u64(map.p);
-  if constexpr (N == 1) TMAKIT_PREFETCH(1, "%1");
-  else if constexpr (N == 2) TMAKIT_PREFETCH(2, "%1, %2");
-  else if constexpr (N == 3) TMAKIT_PREFETCH(3, "%1, %2, %3");
-  else if constexpr (N == 4) TMAKIT_PREFETCH(4, "%1, %2, %3, %4");
-  else TMAKIT_PREFETCH(5, "%1, %2, %3, %4, %5");
+  ptx_raw::cp_async_bulk_prefetch_tensor_tile_l2(m, c);
 }
 template <class... C>
 __device__ inline void prefetch_tile_hint(MapRef map, std::uint64_t cache_policy, C... coords) {
@@ -308,20 +231,8 @@ __device__ inline void prefetch_tile_hint(MapRef map, std::uint64_t cache_policy
   static_assert(N >= 1 && N <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint64_t m = detail::gen_u64(map.p);
-  if constexpr (N == 1) TMAKIT_PREFETCH_HINT(1, "%2");
-  else if constexpr (N == 2) TMAKIT_PREFETCH_HINT(2, "%2, %3");
-  else if constexpr (N == 3) TMAKIT_PREFETCH_HINT(3, "%2, %3, %4");
-  else if constexpr (N == 4) TMAKIT_PREFETCH_HINT(4, "%2, %3, %4, %5");
-  else TMAKIT_PREFETCH_HINT(5, "%2, %3, %4, %5, %6");
+  ptx_raw::cp_async_bulk_prefetch_tensor_tile_l2_hint(m, cache_policy, c);
 }
-#undef TMAKIT_PREFETCH
-#undef TMAKIT_PREFETCH_HINT
-
-#undef TMAKIT_OPS1
-#undef TMAKIT_OPS2
-#undef TMAKIT_OPS3
-#undef TMAKIT_OPS4
-#undef TMAKIT_OPS5
 
 // ---------------------------------------------------------------------------------------------
 // 1-D bulk copies (non-tensor). bytes: a multiple of 16; both addresses 16-byte aligned.
@@ -331,22 +242,15 @@ __device__ inline void bulk_load(void* smem_dst, const void* gmem_src, std::uint
 }
 __device__ inline void bulk_load_hint(void* smem_dst, const void* gmem_src, std::uint32_t bytes, Barrier& bar,
                                       std::uint64_t cache_policy) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;"
-      :
-      : "r"(detail::smem_u32(smem_dst)), "l"(detail::gen_u64(gmem_src)), "r"(bytes), "r"(detail::smem_u32(raw(bar))),
-        "l"(cache_policy)
-      : "memory");
+  ptx_raw::cp_async_bulk_g2s_hint(detail::smem_u32(smem_dst), detail::gen_u64(gmem_src), bytes,
+                                  detail::smem_u32(raw(bar)), cache_policy);
 }
 __device__ inline void bulk_store(void* gmem_dst, const void* smem_src, std::uint32_t bytes) {
   cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, gmem_dst, smem_src, bytes);
 }
 __device__ inline void bulk_store_hint(void* gmem_dst, const void* smem_src, std::uint32_t bytes,
                                        std::uint64_t cache_policy) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;"
-               :
-               : "l"(detail::gen_u64(gmem_dst)), "r"(detail::smem_u32(smem_src)), "r"(bytes), "l"(cache_policy)
-               : "memory");
+  ptx_raw::cp_async_bulk_s2g_hint(detail::gen_u64(gmem_dst), detail::smem_u32(smem_src), bytes, cache_policy);
 }
 
 // ---------------------------------------------------------------------------------------------
