@@ -6,7 +6,8 @@
 # needs: GoogleTest, nlohmann-json, CLI11). Runs each GPU test executable directly (CTest files hold
 # the building machine's absolute paths), then each under compute-sanitizer --tool memcheck,
 # racecheck and synccheck. Under the sanitizer the planted-bug tests that trap on purpose are
-# excluded (gtest filter below: Watchdog.ExpectTx*, Watchdog.MissingArrive, Watchdog.WrongParity
+# excluded (gtest filter below: Watchdog.ExpectTx*, Watchdog.MissingArrive, Watchdog.WrongParity,
+# Watchdog.MisalignedSwizzleBuffer
 # and the WatchdogChild.* they spawn); Watchdog.CorrectKernelPasses still runs.
 # Prints a table (binary, tool, passed, failed, skipped, exit status) and exits 1 on any failure.
 # Environment: TIMEOUT (seconds per run, default 900), TOOLS (default "memcheck racecheck synccheck").
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 TIMEOUT=${TIMEOUT:-900}
 TOOLS=${TOOLS:-"memcheck racecheck synccheck"}
-SAN_FILTER='-Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:WatchdogChild.*'
+SAN_FILTER='-Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*'
 
 shopt -s nullglob
 bins=("$BUILD"/tests/tmakit_gpu_test_*)

@@ -35,6 +35,21 @@ TEST(Derived, BoxBytesMatchesThePlainFormulaForAnyInput) {
   }
 }
 
+TEST(Derived, TransactionBytesFollowTheHardwareNotTheStoredField) {
+  // Cases measured on the H200 (u16, non-interleaved): bytes delivered vs the driver's stored field.
+  struct M { std::uint32_t box0, box1, es0, es1; std::uint64_t stored, delivered; };
+  const M cases[] = {{32, 8, 1, 2, 256, 256}, {32, 8, 1, 3, 128, 192}, {32, 4, 2, 1, 128, 256}, {32, 4, 2, 2, 64, 128}};
+  for (const auto& c : cases) {
+    TensorMapParams p;
+    p.dtype = DataType::uint16;
+    p.rank = 2;
+    p.box[0] = c.box0, p.box[1] = c.box1;
+    p.elem_strides[0] = c.es0, p.elem_strides[1] = c.es1;
+    EXPECT_EQ(box_bytes(p), c.stored) << c.es0 << "," << c.es1;
+    EXPECT_EQ(transaction_bytes(p), c.delivered) << c.es0 << "," << c.es1;
+  }
+}
+
 TEST(Derived, SmemAlignmentFollowsTheSwizzle) {
   EXPECT_EQ(smem_alignment(Swizzle::none), 16u);
   EXPECT_EQ(smem_alignment(Swizzle::b32), 256u);

@@ -4,10 +4,15 @@
 // ended within kChildSeconds (the bound is 200 ms; the rest is CUDA start-up and the 1 s grace the
 // non-reporting threads give the reporting one). WatchdogChild.* skip unless run as a child.
 // compute-sanitizer runs exclude Watchdog.* and WatchdogChild.* (a trapping kernel is their point).
+// The fifth planted bug is not an mbarrier one: a 128B-swizzled TMA load into a buffer 512 B past a
+// 1024 B boundary, caught by tma.cuh's alignment check before the copy is issued.
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/tma.cuh"
 #include "tmakit/device/watchdog.cuh"
+#include "tmakit/tensor_map/encode.hpp"
 
+#include <cuda.h>
 #include <unistd.h>
 
 #include <array>
@@ -15,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,6 +73,77 @@ cudaError_t run_planted(Bug bug, unsigned* mismatches) {
   cudaError_t e = td::watchdog::set_bound_ns(kBoundNs);
   if (e != cudaSuccess) return e;
   planted_kernel<<<1, 64>>>(src, static_cast<int>(bug), out);
+  e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) {
+    cudaMemcpy(mismatches, out, sizeof(unsigned), cudaMemcpyDeviceToHost);
+    cudaFree(src);
+    cudaFree(out);
+  }
+  return e;
+}
+
+// The misaligned-swizzle bug: a 2-D u8 tensor 128 x 64, box 128 x 32 (4096 B), 128B swizzle,
+// descriptor as a __grid_constant__ parameter. Thread 0 loads the box at (0, 0) into
+// base + offset, base a 1024 B-aligned point of a static buffer; everyone waits. offset 0 is the
+// correct kernel (bytes checked against the 128B swizzle pattern: 16 B chunk c of row r lands at
+// chunk c ^ (r % 8)); offset 512 is the planted bug.
+constexpr std::uint32_t kSwzRowBytes = 128, kSwzRows = 32, kSwzTileBytes = kSwzRowBytes * kSwzRows;
+constexpr std::uint32_t kMisalignOffset = 512;
+
+__global__ void swizzled_load_kernel(const __grid_constant__ CUtensorMap map, std::uint32_t offset,
+                                     const std::uint8_t* src, unsigned* out) {
+  __shared__ td::Barrier bar;
+  __shared__ alignas(1024) std::uint8_t raw_buf[1024 + kMisalignOffset + kSwzTileBytes];
+  // (alignas on __shared__ is honored, but round up explicitly so the offset is exact either way)
+  const std::uint32_t a = static_cast<std::uint32_t>(__cvta_generic_to_shared(raw_buf));
+  std::uint8_t* dst = raw_buf + (1024u - a % 1024u) % 1024u + offset;
+  td::Phase phase;
+  if (threadIdx.x == 0) td::init(bar, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    td::arrive_expect_tx(bar, kSwzTileBytes);
+    td::watchdog::expect_tma_load(bar, &map, kSwzTileBytes, "u8", kSwzRowBytes, kSwzRows);
+    td::load(&map, dst, bar, 0, 0);
+  }
+  td::wait(bar, phase);
+  unsigned bad = 0;
+  for (unsigned i = threadIdx.x; i < kSwzTileBytes; i += blockDim.x) {
+    const unsigned r = i / kSwzRowBytes, chunk = (i % kSwzRowBytes) / 16u, byte = i % 16u;
+    bad += dst[r * kSwzRowBytes + ((chunk ^ (r % 8u)) * 16u) + byte] != src[i];
+  }
+  atomicAdd(out, bad);
+}
+
+// Runs the swizzled load with the buffer at `offset` past a 1024 B boundary; returns the error of
+// the synchronization.
+cudaError_t run_swizzled(std::uint32_t offset, unsigned* mismatches) {
+  const std::uint32_t total = kSwzRowBytes * 64;
+  std::vector<std::uint8_t> host(total);
+  for (std::uint32_t i = 0; i < total; ++i) host[i] = static_cast<std::uint8_t>(i * 11u + 3u);
+  std::uint8_t* src = nullptr;
+  unsigned* out = nullptr;
+  if (cudaMalloc(&src, total) != cudaSuccess || cudaMalloc(&out, sizeof(unsigned)) != cudaSuccess)
+    return cudaErrorMemoryAllocation;
+  cudaMemcpy(src, host.data(), total, cudaMemcpyHostToDevice);
+  cudaMemset(out, 0, sizeof(unsigned));
+  tmakit::TensorMapParams p;
+  p.dtype = tmakit::DataType::uint8;
+  p.rank = 2;
+  p.address = reinterpret_cast<std::uint64_t>(src);
+  p.dims[0] = kSwzRowBytes;
+  p.dims[1] = 64;
+  p.strides[0] = kSwzRowBytes;
+  p.box[0] = kSwzRowBytes;
+  p.box[1] = kSwzRows;
+  p.swizzle = tmakit::Swizzle::b128;
+  tmakit::TensorMapBytes bytes{};
+  if (!tmakit::encode_into(p, bytes)) return cudaErrorInvalidValue;
+  CUtensorMap map;
+  std::memcpy(&map, &bytes, sizeof map);
+  cudaError_t e = td::watchdog::set_bound_ns(kBoundNs);
+  if (e != cudaSuccess) return e;
+  swizzled_load_kernel<<<1, 64>>>(map, offset, src, out);
   e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e == cudaSuccess) {
@@ -131,6 +208,14 @@ TEST(WatchdogChild, TxTooSmall) { TMAKIT_CHILD_ONLY(); child_body(Bug::tx_too_sm
 TEST(WatchdogChild, TxTooLarge) { TMAKIT_CHILD_ONLY(); child_body(Bug::tx_too_large); }
 TEST(WatchdogChild, MissingArrive) { TMAKIT_CHILD_ONLY(); child_body(Bug::missing_arrive); }
 TEST(WatchdogChild, WrongParity) { TMAKIT_CHILD_ONLY(); child_body(Bug::wrong_parity); }
+TEST(WatchdogChild, MisalignedSwizzle) {
+  TMAKIT_CHILD_ONLY();
+  unsigned mismatches = 0;
+  const cudaError_t e = run_swizzled(kMisalignOffset, &mismatches);
+  std::printf("child: cudaDeviceSynchronize -> %s (%s)\n", cudaGetErrorName(e), cudaGetErrorString(e));
+  std::fflush(stdout);
+  EXPECT_EQ(e, cudaSuccess);  // fails: the alignment check traps before the copy is issued
+}
 
 // The same kernel without a bug: completes, copies every byte, no report (the watchdog's
 // completed-phase check gives no false positive).
@@ -179,4 +264,24 @@ TEST(Watchdog, WrongParity) {
                     "1 arrival(s) per phase, 1 arrival(s) made, 4096 B tx armed, 4096 B registered by copies",
                     "diagnosis: wrong parity (or a phase nobody arrives on): the ledger shows 1 complete phase(s) "
                     "and nothing armed for the awaited one (parity 1)"});
+}
+
+// The swizzled load into a 1024 B-aligned buffer: the alignment check (which reads the descriptor
+// from the __grid_constant__ parameter) lets it through, and the bytes land in the 128B pattern.
+TEST(Watchdog, AlignedSwizzledLoadPasses) {
+  TMAKIT_REQUIRE_GPU();
+  unsigned mismatches = 1;
+  ASSERT_EQ(cudaSuccess, run_swizzled(0, &mismatches));
+  EXPECT_EQ(mismatches, 0u);
+}
+
+// A 128B-swizzled tiled load into base + 512 (base 1024 B-aligned): reported before the copy is
+// issued, named, and the kernel ends (trap) instead of writing a wrongly swizzled tile.
+TEST(Watchdog, MisalignedSwizzleBuffer) {
+  TMAKIT_REQUIRE_GPU();
+  expect_diagnosis(run_child("MisalignedSwizzle"),
+                   {"tmakit watchdog: block (0,0,0) thread (0,0,0): TMA load into shared address 0x",
+                    "not aligned to the 1024 B its 128B swizzle needs (descriptor at 0x",
+                    "diagnosis: misaligned TMA buffer: shared 0x", "is 512 B past a 1024 B boundary; align the buffer "
+                    "(__align__(1024) / round the dynamic smem offset up)"});
 }

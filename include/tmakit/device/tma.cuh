@@ -8,10 +8,16 @@
 // or descriptor.cuh's AcquiredTensorMap.
 //
 // Loads complete on a Barrier (mbarrier.cuh); one producer thread does
-//   arrive_expect_box(bar, params)  (bytes from the encoder's box_bytes, never by hand)
+//   arrive_expect_box(bar, params)  (bytes from transaction_bytes(params), never by hand)
 //   load(map, smem, bar, x, y, ...)
 // and everyone waits on the barrier. Stores and reductions complete through bulk groups:
 //   store(...); commit_group(); wait_group_read<0>();   (smem reusable)  / wait_group<0>() (done)
+//
+// Watchdog (TMAKIT_WATCHDOG on, see watchdog.cuh): every tensor copy that touches shared memory
+// (load*, load_multicast*, load_im2col, store*, reduce) first checks that the shared address is a
+// multiple of the alignment the descriptor stores for its swizzle (16 / 256 / 512 / 1024 B) and
+// otherwise reports "TMA load into shared address 0x... not aligned to the 1024 B its 128B swizzle
+// needs" and traps. With the switch off nothing of it is compiled.
 //
 // Ordering of ordinary shared-memory writes before a store (the async proxy reads shared memory):
 // every thread that wrote the source must execute fence.proxy.async.shared::cta after its writes
@@ -52,7 +58,7 @@ struct MapRef {
 // Byte counts from the encoder.
 
 // Transaction bytes one tiled/im2col load with this map delivers (the value the driver stores).
-TMAKIT_HD constexpr std::uint32_t tx_bytes(const TensorMapParams& p) { return static_cast<std::uint32_t>(box_bytes(p)); }
+TMAKIT_HD constexpr std::uint32_t tx_bytes(const TensorMapParams& p) { return static_cast<std::uint32_t>(transaction_bytes(p)); }
 
 // arrive + expect the bytes of `copies` loads with this map.
 __device__ inline void arrive_expect_box(Barrier& b, const TensorMapParams& p, std::uint32_t copies = 1) {
@@ -94,6 +100,15 @@ __device__ inline std::uint32_t smem_u32(const void* p) {
 }
 __device__ inline std::uint64_t gen_u64(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
 
+// Watchdog (TMAKIT_WATCHDOG on): traps with a named diagnosis when the shared buffer is not aligned
+// to what the descriptor's swizzle needs (watchdog.cuh, check_tma_smem_alignment). Off: no code.
+__device__ inline void check_smem_alignment([[maybe_unused]] const char* what, [[maybe_unused]] const void* map,
+                                           [[maybe_unused]] const void* smem) {
+#if TMAKIT_WATCHDOG
+  watchdog::check_tma_smem_alignment(what, map, smem_u32(smem));
+#endif
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
@@ -104,6 +119,7 @@ template <class... C>
 __device__ inline void load(MapRef map, void* smem_dst, Barrier& bar, C... coords) {
   static_assert(sizeof...(C) >= 1 && sizeof...(C) <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[sizeof...(C)] = {static_cast<std::int32_t>(coords)...};
+  detail::check_smem_alignment("load into", map.p, smem_dst);
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map.p, c, raw(bar));
 }
 
@@ -114,6 +130,7 @@ __device__ inline void load_multicast(MapRef map, void* smem_dst, Barrier& bar, 
                                       C... coords) {
   static_assert(sizeof...(C) >= 1 && sizeof...(C) <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[sizeof...(C)] = {static_cast<std::int32_t>(coords)...};
+  detail::check_smem_alignment("multicast load into", map.p, smem_dst);
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map.p, c, raw(bar),
                                   cta_mask);
 }
@@ -127,6 +144,7 @@ __device__ inline void load_hint(MapRef map, void* smem_dst, Barrier& bar, std::
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
+  detail::check_smem_alignment("load into", map.p, smem_dst);
   ptx_raw::cp_async_bulk_tensor_tile_g2s_hint(d, m, b, cache_policy, c);
 }
 
@@ -138,6 +156,7 @@ __device__ inline void load_multicast_hint(MapRef map, void* smem_dst, Barrier& 
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
+  detail::check_smem_alignment("multicast load into", map.p, smem_dst);
   ptx_raw::cp_async_bulk_tensor_tile_g2s_multicast_hint(d, m, b, cta_mask, cache_policy, c);
 }
 
@@ -149,18 +168,21 @@ __device__ inline void load_im2col(MapRef map, void* smem_dst, Barrier& bar, con
                                    std::uint16_t off_w) {
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
+  detail::check_smem_alignment("im2col load into", map.p, smem_dst);
   ptx_raw::cp_async_bulk_tensor_im2col_g2s(d, m, b, c, off_w);
 }
 __device__ inline void load_im2col(MapRef map, void* smem_dst, Barrier& bar, const std::int32_t (&c)[4],
                                    std::uint16_t off_w, std::uint16_t off_h) {
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
+  detail::check_smem_alignment("im2col load into", map.p, smem_dst);
   ptx_raw::cp_async_bulk_tensor_im2col_g2s(d, m, b, c, off_w, off_h);
 }
 __device__ inline void load_im2col(MapRef map, void* smem_dst, Barrier& bar, const std::int32_t (&c)[5],
                                    std::uint16_t off_w, std::uint16_t off_h, std::uint16_t off_d) {
   const std::uint32_t d = detail::smem_u32(smem_dst), b = detail::smem_u32(raw(bar));
   const std::uint64_t m = detail::gen_u64(map.p);
+  detail::check_smem_alignment("im2col load into", map.p, smem_dst);
   ptx_raw::cp_async_bulk_tensor_im2col_g2s(d, m, b, c, off_w, off_h, off_d);
 }
 
@@ -172,6 +194,7 @@ template <class... C>
 __device__ inline void store(MapRef map, const void* smem_src, C... coords) {
   static_assert(sizeof...(C) >= 1 && sizeof...(C) <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[sizeof...(C)] = {static_cast<std::int32_t>(coords)...};
+  detail::check_smem_alignment("store from", map.p, smem_src);
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map.p, c, smem_src);
 }
 
@@ -183,6 +206,7 @@ __device__ inline void store_hint(MapRef map, const void* smem_src, std::uint64_
   const std::int32_t c[N] = {static_cast<std::int32_t>(coords)...};
   const std::uint32_t s = detail::smem_u32(smem_src);
   const std::uint64_t m = detail::gen_u64(map.p);
+  detail::check_smem_alignment("store from", map.p, smem_src);
   ptx_raw::cp_async_bulk_tensor_tile_s2g_hint(m, s, cache_policy, c);
 }
 
@@ -210,6 +234,7 @@ template <ReduceOp Op, class... C>
 __device__ inline void reduce(MapRef map, const void* smem_src, C... coords) {
   static_assert(sizeof...(C) >= 1 && sizeof...(C) <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[sizeof...(C)] = {static_cast<std::int32_t>(coords)...};
+  detail::check_smem_alignment("reduce from", map.p, smem_src);
   cuda::ptx::cp_reduce_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, detail::ptx_op<Op>(), map.p,
                                          c, smem_src);
 }

@@ -19,10 +19,22 @@
 // arrive/expect_tx must go through tmakit's wrappers, and every copy registered with expect_*().
 // A wait that completes while copies registered more bytes than were armed (expect_tx too small:
 // the phase completed before all bytes landed) is reported the same way, without waiting.
+//
+// TMA shared-memory alignment (tma.cuh's load / load_hint / load_multicast* / load_im2col / store /
+// store_hint / reduce, with the switch on): before issuing, the calling thread reads the alignment
+// the descriptor stores for its swizzle (tmap_layout::kSmemAlignment, bytes 72..79: 16, 256, 512
+// or 1024, written by the driver and by tmakit's encoder) and, when the shared address is not a
+// multiple of it, reports and traps instead of issuing:
+//   tmakit watchdog: block (bx,by,bz) thread (tx,ty,tz): TMA load into shared address 0x410 not aligned to the 1024 B its 128B swizzle needs (descriptor at 0x...)
+//   tmakit watchdog: diagnosis: misaligned TMA buffer: shared 0x410 is 16 B past a 1024 B boundary; align the buffer (__align__(1024) / round the dynamic smem offset up)
+// The word is read with a plain generic load (valid for descriptors in global, __constant__ and
+// __grid_constant__ parameter memory, the only places a TMA copy takes them from). A word of 0
+// (not a driver/tmakit-encoded map) skips the check.
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/ptx_raw.cuh"
+#include "tmakit/tensor_map/layout.hpp"
 
 #include <cuda_runtime.h>
 
@@ -116,7 +128,50 @@ __device__ __noinline__ inline void report_and_trap(Barrier& b, std::uint32_t pa
   __threadfence_system();
   __trap();
 }
+
+// One field of a descriptor, read with plain generic 64-bit loads (fields within one word).
+__device__ inline std::uint64_t descriptor_field(const void* map, tmap_layout::BitRange r) {
+  const std::uint64_t w = static_cast<const std::uint64_t*>(map)[r.lo / 64];
+  const int shift = r.lo % 64;
+  return r.width >= 64 ? w : (w >> shift) & ((1ull << r.width) - 1ull);
+}
+
+// Prints the misaligned-TMA-buffer report and traps (one reporter per grid, as above).
+__device__ __noinline__ inline void report_misaligned_and_trap(const char* what, const void* map,
+                                                               std::uint32_t smem_addr, std::uint64_t align) {
+  if (atomicCAS(&reporting, 0u, 1u) != 0u) {
+    const unsigned long long t0 = cuda::ptx::get_sreg_globaltimer();
+    while (cuda::ptx::get_sreg_globaltimer() - t0 < 1000000000ull) __nanosleep(1000);
+    __trap();
+  }
+  const std::uint64_t mode = descriptor_field(map, tmap_layout::kSwizzle);
+  const bool b96 = descriptor_field(map, tmap_layout::kSwizzleMode96B) != 0;
+  const char* swizzle = b96 ? "96B" : mode == 3 ? "128B" : mode == 2 ? "64B" : mode == 1 ? "32B" : nullptr;
+  if (swizzle)
+    printf("tmakit watchdog: block (%u,%u,%u) thread (%u,%u,%u): TMA %s shared address 0x%x not aligned to the %llu B "
+           "its %s swizzle needs (descriptor at %p)\n",
+           blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, what, smem_addr,
+           static_cast<unsigned long long>(align), swizzle, map);
+  else
+    printf("tmakit watchdog: block (%u,%u,%u) thread (%u,%u,%u): TMA %s shared address 0x%x not aligned to the %llu B "
+           "an unswizzled TMA copy needs (descriptor at %p)\n",
+           blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, what, smem_addr,
+           static_cast<unsigned long long>(align), map);
+  printf("tmakit watchdog: diagnosis: misaligned TMA buffer: shared 0x%x is %llu B past a %llu B boundary; align the "
+         "buffer (__align__(%llu) / round the dynamic smem offset up)\n",
+         smem_addr, static_cast<unsigned long long>(smem_addr % align), static_cast<unsigned long long>(align),
+         static_cast<unsigned long long>(align));
+  __threadfence_system();
+  __trap();
+}
 }  // namespace detail
+
+// The check behind tma.cuh's tensor copies: `what` is "load into" / "store from" (a literal),
+// `map` the descriptor's generic address, `smem_addr` the shared-window address of the buffer.
+__device__ inline void check_tma_smem_alignment(const char* what, const void* map, std::uint32_t smem_addr) {
+  const std::uint64_t align = detail::descriptor_field(map, tmap_layout::kSmemAlignment);
+  if (align != 0 && smem_addr % align != 0) detail::report_misaligned_and_trap(what, map, smem_addr, align);
+}
 
 // Sets the bound wait() uses in kernels of this translation unit (host; before the launch).
 static inline cudaError_t set_bound_ns(unsigned long long ns) {
@@ -183,6 +238,7 @@ __device__ inline void expect_tma_load(Barrier&, const void*, std::uint32_t, con
                                        std::uint32_t = 0, std::uint32_t = 0) {}
 __device__ inline void expect_bulk_copy(Barrier&, const void*, std::uint32_t) {}
 __device__ inline void expect_note(Barrier&, const char*) {}
+__device__ inline void check_tma_smem_alignment(const char*, const void*, std::uint32_t) {}
 __device__ inline void wait_parity(Barrier& b, std::uint32_t parity, unsigned long long) {
   while (!try_wait(b, parity)) {
   }

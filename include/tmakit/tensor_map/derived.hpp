@@ -59,6 +59,25 @@ TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
   return box_bytes_checked_ranges(p);
 }
 
+// Bytes a copy with this map actually delivers to shared memory: the mbarrier transaction count
+// to expect. Measured on the H200 (2026-11-22, tools/driver_sweep/tma_layout_probe.cu): dim i
+// delivers ceil(box[i] / elementStrides[i]) elements, except dim 0 of a non-interleaved map, where
+// elementStrides[0] is ignored (box[0] elements). This differs from box_bytes() -- the field the
+// driver stores, floor(box / stride) with elementStrides[0] honoured -- whenever a stride does not
+// divide its box dimension or elementStrides[0] != 1, and then arming a barrier with box_bytes()
+// hangs it or lets it complete early. For interleaved maps the cuda.h reading (elementStrides[0]
+// honoured) is used: UNVERIFIED, interleaved copies are not understood yet (docs/results.md).
+TMAKIT_HD constexpr std::uint64_t transaction_bytes(const TensorMapParams& p) {
+  if (p.kind != MapKind::tiled) return box_bytes(p);
+  const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;
+  std::uint64_t bits = smem_element_bits(p.dtype);
+  for (std::uint32_t i = 0; i < rank; ++i) {
+    const std::uint64_t es = (i == 0 && p.interleave == Interleave::none) ? 1 : p.elem_strides[i];
+    bits *= es ? (std::uint64_t{p.box[i]} + es - 1) / es : 0;
+  }
+  return bits / 8;
+}
+
 // Shared-memory alignment (bytes) the destination buffer needs: 16 without swizzle, else the
 // swizzle pattern's repeat (8 rows of the span): 256, 512 or 1024 bytes.
 TMAKIT_HD constexpr std::uint64_t smem_alignment(Swizzle s) {

@@ -10,6 +10,7 @@
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/core/dtype.hpp"
+#include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit::tmap_layout {
 
