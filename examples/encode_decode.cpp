@@ -26,7 +26,7 @@ constexpr tmakit::TensorMapParams gemm_a_tile() {
 constexpr auto kResult = tmakit::encode(gemm_a_tile());
 static_assert(kResult.ok(), "the tile is valid");
 static_assert(tmakit::decode(kResult.map).params.box[1] == 128);
-static_assert(tmakit::box_bytes(gemm_a_tile()) == 64 * 128 * 2, "bytes one copy delivers (expect_tx)");
+static_assert(tmakit::transaction_bytes(gemm_a_tile()) == 64 * 128 * 2, "bytes one copy delivers (expect_tx)");
 
 int main() {
   std::printf("descriptor: ");

@@ -205,6 +205,14 @@ std::string decode_text(const TensorMapBytes& m) {
     l.erase(l.find_last_not_of(' ') + 1);
     os << l << "\n";
   }
+  if (d.dtype_known && d.params.rank >= 1 && d.params.rank <= kMaxRank) {
+    const auto tx = transaction_bytes(d.params);
+    os << "a copy delivers " << tx << " B to shared memory (the mbarrier expect_tx per copy)";
+    if (tx != d.stored_box_bytes)
+      os << "; note: not the boxBytes field (" << d.stored_box_bytes
+         << " B): element strides that do not divide the box, or elementStrides[0] != 1";
+    os << "\n";
+  }
   if (d.has_unexplained_bits()) {
     os << "unexplained bits (set, but no field of a " << (d.params.kind == MapKind::tiled ? "tiled" : "im2col")
        << " rank-" << d.params.rank << " map holds them): bytes " << join(set_bytes(d.unexplained)) << "\n";
@@ -252,6 +260,7 @@ std::string decode_json(const TensorMapBytes& m) {
     params["pixels"] = p.pixels;
   }
   j["params"] = params;  // the schema of `tmakit encode --jsonl`, so a decode can be re-encoded
+  if (d.dtype_known && p.rank >= 1 && p.rank <= kMaxRank) j["transaction_bytes"] = transaction_bytes(p);
   j["unexplained_bytes"] = set_bytes(d.unexplained);
   std::vector<std::string> masks;
   for (int w = 0; w < 16; ++w) masks.push_back(hex_u64(d.unexplained.words[w]));

@@ -111,6 +111,15 @@ TEST(Decode, UnknownElementTypeCodeIsReportedNotGuessed) {
   EXPECT_FALSE(d.round_trips());
 }
 
+TEST(Decode, SaysWhatACopyDelivers) {
+  auto p = base_params();
+  EXPECT_NE(decode_text(encode_unchecked(p)).find("a copy delivers 8192 B"), std::string::npos);
+  p.elem_strides[1] = 3;  // 32 rows at stride 3: 11 rows delivered, the stored field says 10
+  const std::string text = decode_text(encode_unchecked(p));
+  EXPECT_NE(text.find("a copy delivers " + std::to_string(64 * 2 * 11 * 2) + " B"), std::string::npos) << text;
+  EXPECT_NE(text.find("not the boxBytes field (" + std::to_string(64 * 2 * 10 * 2) + " B)"), std::string::npos) << text;
+}
+
 TEST(Decode, InterleaveThreeIsReportedNotNamed) {
   // Found by fuzz_decode: interleave bits = 3 (no CUtensorMapInterleave) used to abort decode_text.
   auto m = driver_bytes();

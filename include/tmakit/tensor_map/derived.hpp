@@ -39,10 +39,11 @@ TMAKIT_HD constexpr std::uint64_t box_bytes_checked_ranges(const TensorMapParams
   return bits / 8;
 }
 
-// Bytes one copy with this map writes to shared memory, as the driver stores it (and so the
-// mbarrier transaction count of one copy): tiled: element bytes x prod(floor(box[i] /
-// elementStrides[i])); im2col: element bytes x channelsPerPixel x pixelsPerColumn. Note floor, not
-// the ceil the cuda.h text describes: read off the driver for every accepted configuration.
+// The box size the driver computes and stores in the descriptor (its boxBytes field), which it
+// also checks against the shared-memory limit: tiled: element bytes x prod(floor(box[i] /
+// elementStrides[i])); im2col: element bytes x channelsPerPixel x pixelsPerColumn (read off the
+// driver for every accepted configuration). NOT the mbarrier transaction count when element
+// strides do not divide the box or elementStrides[0] != 1: use transaction_bytes() for that.
 // Any input is fine here (a zero element stride counts as a zero-sized dimension).
 TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
   const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;

@@ -63,7 +63,7 @@ TMAKIT_HD constexpr BitRange upper_corner(std::uint32_t rank, int i) {
 }
 inline constexpr BitRange kPixelsMinus1{480, 10};
 // Derived fields the driver fills after byte 63.
-inline constexpr BitRange kBoxBytes{512, 64};        // bytes one copy delivers to shared memory
+inline constexpr BitRange kBoxBytes{512, 64};        // box bytes as the driver counts them (derived.hpp)
 inline constexpr BitRange kSmemAlignment{576, 64};   // shared-memory alignment the swizzle needs
 
 // The hardware element-type code in kElemTypeCode, and whether kTf32Round is set. Codes 0..10 and
