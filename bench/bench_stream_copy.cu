@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -30,7 +31,9 @@ __host__ __device__ constexpr std::uint64_t min_u64(std::uint64_t a, std::uint64
 // Persistent TMA copy: chunks of kChunk bytes, CTA b takes chunks b, b + grid, ... One thread
 // issues everything; the data never enters registers. Stage s: load -> (full[s]) -> store; the
 // stage is refilled once the store that read it has finished reading (wait_group_read).
-template <std::uint32_t kStages, std::uint32_t kChunk>
+// kContiguous: CTA b takes one contiguous run of chunks instead of chunks b, b + grid, ...
+// kEvictFirst: loads and stores carry an L2 evict_first cache policy (the data is touched once).
+template <std::uint32_t kStages, std::uint32_t kChunk, bool kContiguous = false, bool kEvictFirst = false>
 __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                                                std::uint64_t bytes) {
   extern __shared__ __align__(128) unsigned char smem[];
@@ -38,17 +41,23 @@ __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__
   if (threadIdx.x != 0) return;
   const std::uint64_t nchunks = (bytes + kChunk - 1) / kChunk;
   if (blockIdx.x >= nchunks) return;
-  const std::uint64_t mine = (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x;
+  const std::uint64_t per = (nchunks + gridDim.x - 1) / gridDim.x;  // contiguous runs
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * per;
+  if (kContiguous && first >= nchunks) return;
+  const std::uint64_t mine =
+      kContiguous ? min_u64(per, nchunks - first) : (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x;
   for (std::uint32_t s = 0; s < kStages; ++s) td::init(full[s], 1);
   td::fence_smem_writes_for_async();  // barrier init visible to the async proxy
   std::uint32_t parity_bits = 0;      // phase parity per stage
-  auto chunk_of = [&](std::uint64_t k) { return blockIdx.x + k * gridDim.x; };
+  const std::uint64_t policy = kEvictFirst ? td::policy_evict_first() : 0;
+  auto chunk_of = [&](std::uint64_t k) { return kContiguous ? first + k : blockIdx.x + k * gridDim.x; };
   auto issue_load = [&](std::uint64_t k) {
     const std::uint32_t s = static_cast<std::uint32_t>(k % kStages);
     const std::uint64_t off = chunk_of(k) * kChunk;
     const auto n = static_cast<std::uint32_t>(min_u64(kChunk, bytes - off));
     td::arrive_expect_tx(full[s], n);
-    td::bulk_load(smem + s * kChunk, src + off, n, full[s]);
+    if constexpr (kEvictFirst) td::bulk_load_hint(smem + s * kChunk, src + off, n, full[s], policy);
+    else td::bulk_load(smem + s * kChunk, src + off, n, full[s]);
   };
   const std::uint64_t pro = min_u64(kStages, mine);
   for (std::uint64_t k = 0; k < pro; ++k) issue_load(k);
@@ -60,7 +69,8 @@ __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__
     td::fence_smem_writes_for_async();  // conservative: order the observed completion before the async read
     const std::uint64_t off = chunk_of(k) * kChunk;
     const auto n = static_cast<std::uint32_t>(min_u64(kChunk, bytes - off));
-    td::bulk_store(dst + off, smem + s * kChunk, n);
+    if constexpr (kEvictFirst) td::bulk_store_hint(dst + off, smem + s * kChunk, n, policy);
+    else td::bulk_store(dst + off, smem + s * kChunk, n);
     td::commit_group();
     // Refill the stage used one iteration ago, once its store has read it (the store just issued
     // may still be reading).
@@ -126,6 +136,32 @@ void run_memcpy(const unsigned char* s, unsigned char* d, std::uint64_t bytes, c
 
 using Runner = void (*)(const unsigned char*, unsigned char*, std::uint64_t, cudaStream_t);
 
+// Pipeline shapes for the sweep (argv[3] = "sweep"): stages x chunk bytes, CTAs per SM.
+template <std::uint32_t S, std::uint32_t C, int PerSm, bool Contig = false, bool Evict = false>
+void run_tma_v(const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st) {
+  static const bool attr_set =
+      cudaFuncSetAttribute(tma_copy<S, C, Contig, Evict>, cudaFuncAttributeMaxDynamicSharedMemorySize, S * C) == cudaSuccess;
+  (void)attr_set;
+  const std::uint64_t nchunks = (bytes + C - 1) / C;
+  const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(nchunks, static_cast<std::uint64_t>(g_sms) * PerSm));
+  tma_copy<S, C, Contig, Evict><<<grid, 32, S * C, st>>>(s, d, bytes);
+}
+struct Variant {
+  const char* name;
+  Runner run;
+};
+const Variant kVariants[] = {
+    {"4 x 48 KiB, 1 CTA/SM", run_tma_v<4, 48 * 1024, 1>},  {"8 x 24 KiB, 1 CTA/SM", run_tma_v<8, 24 * 1024, 1>},
+    {"16 x 12 KiB, 1 CTA/SM", run_tma_v<16, 12 * 1024, 1>}, {"4 x 24 KiB, 2 CTA/SM", run_tma_v<4, 24 * 1024, 2>},
+    {"8 x 12 KiB, 2 CTA/SM", run_tma_v<8, 12 * 1024, 2>},  {"6 x 16 KiB, 2 CTA/SM", run_tma_v<6, 16 * 1024, 2>},
+    {"4 x 12 KiB, 4 CTA/SM", run_tma_v<4, 12 * 1024, 4>},  {"8 x 8 KiB, 3 CTA/SM", run_tma_v<8, 8 * 1024, 3>},
+    {"contig 4 x 48 KiB, 1/SM", run_tma_v<4, 48 * 1024, 1, true>},
+    {"contig 8 x 12 KiB, 2/SM", run_tma_v<8, 12 * 1024, 2, true>},
+    {"contig 4 x 12 KiB, 4/SM", run_tma_v<4, 12 * 1024, 4, true>},
+    {"evict_first 4 x 48 KiB, 1/SM", run_tma_v<4, 48 * 1024, 1, false, true>},
+    {"evict_first 8 x 12 KiB, 2/SM", run_tma_v<8, 12 * 1024, 2, false, true>},
+};
+
 double median_ms(Runner r, const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st, int reps) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -189,6 +225,23 @@ int main(int argc, char** argv) {
   fill<<<g_sms * 8, 256, 0, st>>>(reinterpret_cast<uint4*>(src), max_bytes / 16, 0x1234567u);
   CK(cudaStreamSynchronize(st));
 
+  if (argc > 3 && std::strcmp(argv[3], "sweep") == 0) {
+    // Pipeline shapes side by side with cudaMemcpyAsync, at the two largest sizes.
+    std::printf("device %s, %d SMs; sweep of TMA pipeline shapes; GB/s = (read + write) / time\n", prop.name, g_sms);
+    std::printf("%-26s %10s %14s %14s %10s %s\n", "variant", "MiB", "memcpy GB/s", "tma GB/s", "tma/memcpy", "check");
+    for (const Variant& v : kVariants) {
+      for (std::uint64_t mib : {max_mib / 4, max_mib}) {
+        const std::uint64_t bytes = mib << 20;
+        const bool ok = verify(v.run, src, dst, bytes, st, bad);
+        const double m = median_ms(run_memcpy, src, dst, bytes, st, 9);
+        const double t = median_ms(v.run, src, dst, bytes, st, 9);
+        auto gbps = [&](double ms) { return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9; };
+        std::printf("%-26s %10llu %14.1f %14.1f %10.3f %s\n", v.name, static_cast<unsigned long long>(mib), gbps(m),
+                    gbps(t), m / t, ok ? "ok" : "MISMATCH");
+      }
+    }
+    return 0;
+  }
   std::printf("device %s, %d SMs; TMA: %u stages x %u KiB bulk chunks, 1 CTA/SM; GB/s = (read + write) / time\n",
               prop.name, g_sms, kStages, kChunk / 1024);
   std::printf("%10s %14s %14s %14s %10s %10s %s\n", "MiB", "memcpy GB/s", "tma GB/s", "vec16 GB/s", "tma/memcpy",
