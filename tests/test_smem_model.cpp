@@ -194,3 +194,21 @@ TEST(SmemModel, ShortRowsUnder128BSwizzle) {
   for (std::size_t i = 0; i < out.size(); ++i) written += out[i] == out2[i];
   EXPECT_EQ(written, 224u);
 }
+
+TEST(SmemModel, StorePastDim0EndWritesUpToTheNext16ByteBoundary) {
+  // Measured on the H200: u8 dims {18}, a 16-element box stored at x = 16 writes bytes 16..31,
+  // i.e. also 18..31, past globalDim[0], up to the 16-byte boundary; byte 32 stays.
+  TensorMapParams p;
+  p.dtype = DataType::uint8;
+  p.rank = 1;
+  p.dims[0] = 18;
+  p.box[0] = 16;
+  ASSERT_TRUE(is_valid(p));
+  std::vector<unsigned char> g(64, 0xEE), img(16);
+  for (int i = 0; i < 16; ++i) img[i] = static_cast<unsigned char>(0x40 + i);
+  std::int32_t start[1] = {16};
+  ASSERT_TRUE(smem_model_tiled_store(p, g, start, img));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(g[i], 0xEE) << i;
+  for (int i = 16; i < 32; ++i) EXPECT_EQ(g[i], 0x40 + (i - 16)) << i;
+  for (int i = 32; i < 64; ++i) EXPECT_EQ(g[i], 0xEE) << i;
+}

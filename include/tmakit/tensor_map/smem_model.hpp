@@ -155,7 +155,8 @@ inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsi
 
 // Inverse direction, for stores / reductions: the global bytes after a tiled store of `smem`
 // (the shared image, laid out as the load model lays it out) at `start`. Out-of-bounds elements
-// are not written. `global` is updated in place; `op` combines (old, new) element bytes
+// are not written, except along dim 0 up to the next 16-byte boundary (measured; see below).
+// Negative coordinates make a store an illegal instruction on the H200: not modelled. `global` is updated in place; `op` combines (old, new) element bytes
 // (nullptr: plain store).
 using SmemModelCombine = void (*)(const TensorMapParams&, unsigned char* dst, const unsigned char* src);
 inline bool smem_model_tiled_store(const TensorMapParams& p, std::span<unsigned char> global,
@@ -183,7 +184,11 @@ inline bool smem_model_tiled_store(const TensorMapParams& p, std::span<unsigned 
             std::uint64_t dst = 0;
             for (std::uint32_t i = 0; i < p.rank; ++i) {
               const std::int64_t c = std::int64_t{start[i]} + std::int64_t{k[i]};
-              if (c < 0 || static_cast<std::uint64_t>(c) >= p.dims[i]) { in = false; break; }
+              // Measured on the H200 (2026-11-22): along dim 0 a store clips at the 16-byte granule
+              // that holds the tensor's last element, not at the element: it also writes the bytes
+              // between globalDim[0] and the next 16-byte boundary of the row.
+              const std::uint64_t limit = i == 0 ? (p.dims[0] * eb + 15) / 16 * 16 / eb : p.dims[i];
+              if (c < 0 || static_cast<std::uint64_t>(c) >= limit) { in = false; break; }
               dst += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
             }
             if (!in) continue;
