@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
+#include <string>
 #include <vector>
 
 namespace ptx = cuda::ptx;
@@ -51,7 +53,7 @@ __global__ void probe(const __grid_constant__ CUtensorMap map, int rank, unsigne
   if (threadIdx.x == 0) g_done = done;
 }
 
-int main() {
+int main(int argc, char** argv) {
   cudaFree(nullptr);
   std::vector<uint16_t> host(1 << 16);
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<uint16_t>(i);
@@ -69,7 +71,20 @@ int main() {
       {"il32 box{16,4,2}", 3, {16, 6, 4}, {32, 192}, {16, 4, 2}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_32B},
       {"il16 es{2,2,1} box{8,4,2}", 3, {8, 6, 4}, {16, 96}, {8, 4, 2}, {2, 2, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
   };
-  for (const Case& k : cases) {
+  // `tma_layout_probe il`: interleave 16B cases that vary one box dimension at a time.
+  const Case il_cases[] = {
+      {"il16 dims{8,16,4} box{8,2,1}", 3, {8, 16, 4}, {16, 256}, {8, 2, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{8,16,4} box{8,4,1}", 3, {8, 16, 4}, {16, 256}, {8, 4, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{8,16,4} box{8,8,1}", 3, {8, 16, 4}, {16, 256}, {8, 8, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{8,16,4} box{8,4,2}", 3, {8, 16, 4}, {16, 256}, {8, 4, 2}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{8,16,4} box{16,4,1}", 3, {8, 16, 4}, {16, 256}, {16, 4, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{8,3,4} box{8,4,1}", 3, {8, 3, 4}, {16, 48}, {8, 4, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{16,16,4} box{8,4,1}", 3, {16, 16, 4}, {32, 512}, {8, 4, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+      {"il16 dims{4,16,4} box{8,4,1}", 3, {4, 16, 4}, {16, 256}, {8, 4, 1}, {1, 1, 1}, CU_TENSOR_MAP_INTERLEAVE_16B},
+  };
+  const bool il_mode = argc > 1 && std::string(argv[1]) == "il";
+  for (const Case& k : il_mode ? std::vector<Case>(std::begin(il_cases), std::end(il_cases))
+                               : std::vector<Case>(std::begin(cases), std::end(cases))) {
     CUtensorMap m;
     CUresult r = cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_UINT16, k.rank, d, k.dims, k.strides, k.box, k.es,
                                         k.il, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
