@@ -24,12 +24,6 @@ using nlohmann::json;
 
 namespace {
 
-bool validation_landed() {
-  TensorMapParams p;
-  p.rank = 0;
-  return !validate(p).empty();
-}
-
 bool is_hex256(const std::string& s) {
   if (s.size() != 256) return false;
   for (char c : s)
@@ -373,7 +367,6 @@ TEST(RunCli, CheckOk) {
 }
 
 TEST(RunCli, RefusalExitsOneWithEveryViolation) {
-  if (!validation_landed()) GTEST_SKIP() << "validate() is still a stub";
   CliRun r = run_inprocess(split("encode " + kMisaligned));
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "");
@@ -462,7 +455,6 @@ TEST(Binary, BadUsageExitsTwoWithAMessage) {
 }
 
 TEST(Binary, RefusalExitsOneWithViolationsOnStderr) {
-  if (!validation_landed()) GTEST_SKIP() << "validate() is still a stub";
   const CliRun r = run_binary("encode " + kMisaligned);
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "");

@@ -2,6 +2,8 @@
 // attributed to a field or named reserved, and the constexpr path.
 #include <gtest/gtest.h>
 
+#include "test_configs.hpp"
+
 #include <set>
 
 #include "tmakit/tensor_map/decode.hpp"
@@ -19,18 +21,8 @@ constexpr const char* kDriverHex =
     "000000000000003f1f010000000000000020000000000000000400000000000000000000000000000000000000000000"
     "0000000000000000000000000000000000000000000000000000000000000000";
 
-constexpr TensorMapParams base_params() {
-  TensorMapParams p;
-  p.dtype = DataType::bfloat16;
-  p.rank = 3;
-  p.address = 0x7f0000000000;
-  p.dims[0] = 64, p.dims[1] = 100, p.dims[2] = 7;
-  p.strides[0] = 128, p.strides[1] = 12800;
-  p.box[0] = 64, p.box[1] = 32, p.box[2] = 2;
-  p.swizzle = Swizzle::b128;
-  p.l2 = L2Promotion::b128;
-  return p;
-}
+// The configuration kDriverHex was encoded from.
+constexpr TensorMapParams base_params() { return test::tiled_bf16(); }
 
 TensorMapBytes driver_bytes() {
   TensorMapBytes m;
