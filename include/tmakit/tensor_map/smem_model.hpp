@@ -99,20 +99,20 @@ inline void smem_model_oob_fill(const TensorMapParams& p, unsigned char* out) {
 // model does not write (row padding, the unused part of a partial swizzle repeat) are left as
 // `pad_byte`; out.size() is smem_model_footprint(). Returns false when the configuration is
 // outside the model (im2col, packed types, a read past the end of `global`).
-inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsigned char> global,
-                                  const std::int32_t* start, std::vector<unsigned char>& out,
-                                  const SmemModelOptions& o = {}, unsigned char pad_byte = 0) {
-  if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
+namespace smem_model_detail {
+
+// Visits every element of the box in shared-memory order and calls
+// f(shared_offset (swizzled), in_bounds, global_offset) -- global_offset only meaningful when
+// in_bounds. Dim 0 is in bounds below `dim0_limit` elements, the others below their globalDim.
+// Stops and returns false as soon as f does.
+template <class F>
+inline bool for_each_box_element(const TensorMapParams& p, const std::int32_t* start, const SmemModelOptions& o,
+                                 std::uint64_t dim0_limit, F&& f) {
   const std::uint32_t eb = smem_model_element_bytes(p);
-  if (eb == 0) return false;
   const SwizzleParams sw = swizzle_for(p.swizzle);
-  if (!sw.supported) return false;
   std::uint32_t n[kMaxRank];
   smem_model_counts(p, o, n);
   const std::uint64_t pitch = smem_model_row_pitch(p, o);
-  out.assign(smem_model_footprint(p, o), pad_byte);
-  unsigned char fill[8];
-  smem_model_oob_fill(p, fill);
   std::uint32_t es[kMaxRank];
   for (std::uint32_t i = 0; i < kMaxRank; ++i) {
     es[i] = i < p.rank && p.elem_strides[i] ? p.elem_strides[i] : 1;
@@ -126,78 +126,82 @@ inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsi
           std::uint64_t row = 0;
           for (int i = 4; i >= 1; --i) row = row * n[i] + k[i];
           for (k[0] = 0; k[0] < n[0]; ++k[0]) {
-            const std::uint64_t dense = row * pitch + std::uint64_t{k[0]} * eb;
-            const std::uint64_t dst = sw(dense);
-            if (dst + eb > out.size()) return false;
+            const std::uint64_t shared = sw(row * pitch + std::uint64_t{k[0]} * eb);
             bool in = true;
-            std::uint64_t src = 0;
+            std::uint64_t global = 0;
             for (std::uint32_t i = 0; i < p.rank; ++i) {
               const std::int64_t c = std::int64_t{start[i]} + std::int64_t{k[i]} * es[i];
-              if (c < 0 || static_cast<std::uint64_t>(c) >= p.dims[i]) { in = false; break; }
-              src += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
-            }
-            if (!in) { std::memcpy(&out[dst], fill, eb); continue; }
-            if (src + eb > global.size()) return false;
-            std::memcpy(&out[dst], &global[src], eb);
-            if (o.tf32_round && eb == 4 && (p.dtype == DataType::tfloat32 || p.dtype == DataType::tfloat32_ftz)) {
-              std::uint32_t v;
-              std::memcpy(&v, &out[dst], 4);
-              if ((v & 0x7f800000u) != 0x7f800000u) {
-                const std::uint32_t lsb = (v >> 13) & 1u;
-                v = (v + 0x0fffu + lsb) & ~0x1fffu;
+              const std::uint64_t limit = i == 0 ? dim0_limit : p.dims[i];
+              if (c < 0 || static_cast<std::uint64_t>(c) >= limit) {
+                in = false;
+                break;
               }
-              std::memcpy(&out[dst], &v, 4);
+              global += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
             }
+            if (!f(shared, in, global)) return false;
           }
         }
   return true;
 }
 
+}  // namespace smem_model_detail
+
+inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsigned char> global,
+                                  const std::int32_t* start, std::vector<unsigned char>& out,
+                                  const SmemModelOptions& o = {}, unsigned char pad_byte = 0) {
+  if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
+  const std::uint32_t eb = smem_model_element_bytes(p);
+  if (eb == 0 || !swizzle_for(p.swizzle).supported) return false;
+  out.assign(smem_model_footprint(p, o), pad_byte);
+  unsigned char fill[8];
+  smem_model_oob_fill(p, fill);
+  return smem_model_detail::for_each_box_element(
+      p, start, o, p.dims[0], [&](std::uint64_t dst, bool in, std::uint64_t src) {
+        if (dst + eb > out.size()) return false;
+        if (!in) {
+          std::memcpy(&out[dst], fill, eb);
+          return true;
+        }
+        if (src + eb > global.size()) return false;
+        std::memcpy(&out[dst], &global[src], eb);
+        if (o.tf32_round && eb == 4 && (p.dtype == DataType::tfloat32 || p.dtype == DataType::tfloat32_ftz)) {
+          std::uint32_t v;
+          std::memcpy(&v, &out[dst], 4);
+          if ((v & 0x7f800000u) != 0x7f800000u) {
+            const std::uint32_t lsb = (v >> 13) & 1u;
+            v = (v + 0x0fffu + lsb) & ~0x1fffu;
+          }
+          std::memcpy(&out[dst], &v, 4);
+        }
+        return true;
+      });
+}
+
 // Inverse direction, for stores / reductions: the global bytes after a tiled store of `smem`
-// (the shared image, laid out as the load model lays it out) at `start`. Out-of-bounds elements
-// are not written, except along dim 0 up to the next 16-byte boundary (measured; see below).
-// Negative coordinates make a store an illegal instruction on the H200: not modelled. `global` is updated in place; `op` combines (old, new) element bytes
-// (nullptr: plain store).
+// (the shared image, laid out as the load model lays it out) at `start`. `global` is updated in
+// place; `op` combines (old, new) element bytes (nullptr: plain store). Out-of-bounds elements are
+// not written, except along dim 0 up to the next 16-byte boundary (measured, below). Negative
+// coordinates make a store an illegal instruction on the H200: not modelled.
 using SmemModelCombine = void (*)(const TensorMapParams&, unsigned char* dst, const unsigned char* src);
 inline bool smem_model_tiled_store(const TensorMapParams& p, std::span<unsigned char> global,
                                    const std::int32_t* start, std::span<const unsigned char> smem,
                                    SmemModelCombine op = nullptr) {
   if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
   const std::uint32_t eb = smem_model_element_bytes(p);
-  const SwizzleParams sw = swizzle_for(p.swizzle);
-  if (!sw.supported || eb == 0) return false;
-  SmemModelOptions o;
-  std::uint32_t n[kMaxRank];
-  smem_model_counts(p, o, n);
-  const std::uint64_t pitch = smem_model_row_pitch(p, o);
-  std::uint32_t k[kMaxRank] = {};
-  for (k[4] = 0; k[4] < n[4]; ++k[4])
-    for (k[3] = 0; k[3] < n[3]; ++k[3])
-      for (k[2] = 0; k[2] < n[2]; ++k[2])
-        for (k[1] = 0; k[1] < n[1]; ++k[1]) {
-          std::uint64_t row = 0;
-          for (int i = 4; i >= 1; --i) row = row * n[i] + k[i];
-          for (k[0] = 0; k[0] < n[0]; ++k[0]) {
-            const std::uint64_t srco = sw(row * pitch + std::uint64_t{k[0]} * eb);
-            if (srco + eb > smem.size()) return false;
-            bool in = true;
-            std::uint64_t dst = 0;
-            for (std::uint32_t i = 0; i < p.rank; ++i) {
-              const std::int64_t c = std::int64_t{start[i]} + std::int64_t{k[i]};
-              // Measured on the H200 (2026-11-22): along dim 0 a store clips at the 16-byte granule
-              // that holds the tensor's last element, not at the element: it also writes the bytes
-              // between globalDim[0] and the next 16-byte boundary of the row.
-              const std::uint64_t limit = i == 0 ? (p.dims[0] * eb + 15) / 16 * 16 / eb : p.dims[i];
-              if (c < 0 || static_cast<std::uint64_t>(c) >= limit) { in = false; break; }
-              dst += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
-            }
-            if (!in) continue;
-            if (dst + eb > global.size()) return false;
-            if (op) op(p, &global[dst], &smem[srco]);
-            else std::memcpy(&global[dst], &smem[srco], eb);
-          }
-        }
-  return true;
+  if (eb == 0 || !swizzle_for(p.swizzle).supported) return false;
+  // Measured on the H200 (2026-11-22): along dim 0 a store clips at the 16-byte granule that holds
+  // the tensor's last element, not at the element: it also writes the bytes between globalDim[0]
+  // and the next 16-byte boundary of the row.
+  const std::uint64_t dim0_limit = (p.dims[0] * eb + 15) / 16 * 16 / eb;
+  return smem_model_detail::for_each_box_element(
+      p, start, SmemModelOptions{}, dim0_limit, [&](std::uint64_t srco, bool in, std::uint64_t dst) {
+        if (srco + eb > smem.size()) return false;
+        if (!in) return true;
+        if (dst + eb > global.size()) return false;
+        if (op) op(p, &global[dst], &smem[srco]);
+        else std::memcpy(&global[dst], &smem[srco], eb);
+        return true;
+      });
 }
 
 }  // namespace tmakit
