@@ -43,4 +43,23 @@ constexpr TensorMapParams im2col_bf16() {
   return p;
 }
 
+// Wrong in as many ways as possible at once (sm_100 target): more violations than a
+// ViolationList holds, to test truncation.
+constexpr TensorMapParams everything_wrong() {
+  TensorMapParams p = im2col_bf16();
+  p.arch = Arch::sm_100;
+  p.rank = 5;
+  p.address = 8;
+  p.dtype = DataType::u6x16_align16b;
+  p.interleave = Interleave::b16;
+  p.swizzle = Swizzle::b64;
+  p.oob = OobFill::nan_request_zero_fma;
+  p.l2 = L2Promotion(7);
+  p.channels = 0;
+  p.pixels = 0;
+  for (int i = 0; i < 5; ++i) p.dims[i] = 0, p.elem_strides[i] = 0;
+  for (int i = 0; i < 4; ++i) p.strides[i] = (std::uint64_t{1} << 41) + 8;
+  return p;
+}
+
 }  // namespace tmakit::test

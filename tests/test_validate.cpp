@@ -629,19 +629,7 @@ TEST(Validate, ReportsEveryBadIndex) {
 }
 
 TEST(Validate, TruncatesBeyondCapacity) {
-  TensorMapParams p = im2col_bf16();
-  p.arch = Arch::sm_100;
-  p.rank = 5;
-  p.address = 8;
-  p.dtype = DataType::u6x16_align16b;
-  p.interleave = Interleave::b16;
-  p.swizzle = Swizzle::b64;
-  p.oob = OobFill::nan_request_zero_fma;
-  p.l2 = L2Promotion(7);
-  p.channels = 0;
-  p.pixels = 0;
-  for (int i = 0; i < 5; ++i) p.dims[i] = 0, p.elem_strides[i] = 0;
-  for (int i = 0; i < 4; ++i) p.strides[i] = (std::uint64_t{1} << 41) + 8;
+  TensorMapParams p = test::everything_wrong();
   for (int i = 0; i < 3; ++i) p.lower[i] = 100, p.upper[i] = -100;
   const Violations v = validate(p);
   EXPECT_EQ(v.count, 24);

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "gpu_test_util.cuh"
+
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -61,22 +63,6 @@ __global__ void tmakit_tma_api_compile_only(const __grid_constant__ CUtensorMap 
 
 namespace {
 
-bool have_sm90() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return false;
-  return prop.major >= 9;
-}
-
-__device__ bool bounded_wait(td::Barrier& b, td::Phase& ph) {
-  const long long t0 = clock64();
-  while (!td::try_wait(b, ph.parity))
-    if (clock64() - t0 > 400'000'000) return false;
-  ph.advance();
-  return true;
-}
-
 constexpr std::uint32_t kBytes = 4096;
 
 // gmem in -> smem (bulk, with/without hint) -> gmem out (bulk, with/without hint).
@@ -92,7 +78,7 @@ __global__ void bulk_roundtrip(const unsigned char* in, unsigned char* out, int 
     else td::bulk_load(s, in, kBytes, bar);
   }
   td::Phase ph;
-  const bool done = bounded_wait(bar, ph);
+  const bool done = tmakit_test::bounded_wait(bar, ph);
   __syncthreads();
   if (threadIdx.x == 0) {
     if (hint) td::bulk_store_hint(out, s, kBytes, td::policy_evict_last());
@@ -121,7 +107,7 @@ __global__ void tile_increment(const __grid_constant__ CUtensorMap map, int x, i
     td::load_hint(&map, s, bar, td::policy_evict_first(), x, y);
   }
   td::Phase ph;
-  const bool done = bounded_wait(bar, ph);
+  const bool done = tmakit_test::bounded_wait(bar, ph);
   for (int i = threadIdx.x; i < 32 * 8; i += blockDim.x) s[i] += 1;
   td::publish_smem_writes();
   if (threadIdx.x == 0) {
@@ -148,7 +134,7 @@ __global__ void __cluster_dims__(2, 1, 1) multicast_kernel(const __grid_constant
   cluster.sync();  // both barriers initialized and expecting before the copy is issued
   if (threadIdx.x == 0 && cluster.block_rank() == 0) td::load_multicast(&map, s, bar, std::uint16_t{0x3}, 0, 8);
   td::Phase ph;
-  const bool done = bounded_wait(bar, ph);
+  const bool done = tmakit_test::bounded_wait(bar, ph);
   __syncthreads();
   const unsigned r = cluster.block_rank();
   for (int i = threadIdx.x; i < 32 * 8; i += blockDim.x) out[r * 256 + i] = s[i];
@@ -177,7 +163,7 @@ CUtensorMap make_map(void* base) {
 }  // namespace
 
 TEST(TmaApi, BulkCopies) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   std::vector<unsigned char> h(kBytes);
   for (std::uint32_t i = 0; i < kBytes; ++i) h[i] = static_cast<unsigned char>(i * 13 + 5);
   unsigned char *in, *out;
@@ -201,7 +187,7 @@ TEST(TmaApi, BulkCopies) {
 }
 
 TEST(TmaApi, TileLoadModifyStoreWithHints) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   std::vector<std::uint32_t> h(64 * 64);
   for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = i * 3;
   std::uint32_t *g, *ok;
@@ -224,7 +210,7 @@ TEST(TmaApi, TileLoadModifyStoreWithHints) {
 }
 
 TEST(TmaApi, MulticastToClusterOfTwo) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   std::vector<std::uint32_t> h(64 * 64);
   for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = i ^ 0x5a5a;
   std::uint32_t *g, *out, *ok;

@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "gpu_test_util.cuh"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -39,25 +41,6 @@ namespace {
 
 constexpr std::uint32_t kSmemCap = 16 * 1024;  // capture bytes per CTA (max over configs)
 constexpr unsigned char kSentinel = 0xA5;
-constexpr long long kWaitCycles = 400'000'000;  // ~0.2 s: a copy that never completes is reported
-
-bool have_sm90() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return false;
-  return prop.major >= 9;
-}
-
-// Bounded wait (the watchdog wait() of mbarrier.cuh may not be linked into this test).
-__device__ bool bounded_wait(td::Barrier& b, td::Phase& ph) {
-  const long long t0 = clock64();
-  while (!td::try_wait(b, ph.parity)) {
-    if (clock64() - t0 > kWaitCycles) return false;
-  }
-  ph.advance();
-  return true;
-}
 
 __device__ unsigned char* align1024(unsigned char* p) {
   const std::uint32_t s = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -98,7 +81,7 @@ __global__ void load_kernel(const CUtensorMap* descs, const LoadJob* jobs, unsig
     }
   }
   td::Phase ph;
-  const bool ok = bounded_wait(bar, ph);
+  const bool ok = tmakit_test::bounded_wait(bar, ph);
   if (j.settle) __nanosleep(20000);
   __syncthreads();
   for (std::uint32_t i = threadIdx.x * 16; i < j.cap; i += blockDim.x * 16)
@@ -526,7 +509,7 @@ void run_tiled_sweep(std::initializer_list<Interleave> interleaves) {
 
 // Non-interleaved maps: every combination above.
 TEST(TmaLoad, TiledMatchesModelEverywhere) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   run_tiled_sweep({Interleave::none});
 }
 
@@ -535,14 +518,14 @@ TEST(TmaLoad, TiledMatchesModelEverywhere) {
 // faulting access is not yet explained, so the sweep is disabled rather than weakened; run it with
 // --gtest_also_run_disabled_tests while working on it.
 TEST(TmaLoad, DISABLED_InterleavedMatchesModel) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   run_tiled_sweep({Interleave::b16, Interleave::b32});
 }
 
 // Element strides: the barrier is armed with transaction_bytes() (ceil per dim, elementStrides[0]
 // ignored without interleave, as measured), not with the driver's stored box_bytes (floor).
 TEST(TmaLoad, ElementStrides) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   std::vector<Config> cfgs = element_stride_configs();
   Stats st;
   long mismatches = 0, timeouts = 0;
@@ -757,17 +740,17 @@ void run_store_sweep(bool reduce_add, bool edges) {
 }  // namespace
 
 TEST(TmaStore, TiledMatchesModel) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   run_store_sweep(false, false);
 }
 
 TEST(TmaStore, ReduceAddMatchesModel) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   run_store_sweep(true, false);
 }
 
 // Stores of boxes hanging past the high edge of a dimension (see run_store_sweep).
 TEST(TmaStore, PastTheEndMatchesModel) {
-  if (!have_sm90()) GTEST_SKIP() << "no GPU of compute capability >= 9.0";
+  TMAKIT_REQUIRE_GPU();
   run_store_sweep(false, true);
 }
