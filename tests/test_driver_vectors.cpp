@@ -3,11 +3,11 @@
 // accepted line the driver's 128 bytes. Refusals compare by decision only (the driver leaves
 // half-written bytes behind).
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 #include <vector>
 
+#include "test_data.hpp"
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
@@ -18,27 +18,7 @@
 
 namespace {
 
-std::vector<std::string> read_gz_lines(const std::string& path) {
-  std::vector<std::string> lines;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) return lines;
-  std::string cur;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) {
-    for (int i = 0; i < n; ++i) {
-      if (buf[i] == '\n') {
-        lines.push_back(cur);
-        cur.clear();
-      } else {
-        cur.push_back(buf[i]);
-      }
-    }
-  }
-  if (!cur.empty()) lines.push_back(cur);
-  gzclose(f);
-  return lines;
-}
+using tmakit_test::read_gz_lines;
 
 // The "result" and "bytes" the driver gave, read from the line without a JSON library.
 int driver_result(const std::string& line) {

@@ -164,6 +164,8 @@ bool make_config(DataType t, std::uint32_t rank, Swizzle sw, Interleave il, OobF
   if (variant == 2 && inner == max_inner) return false;  // same as variant 0
   p.box[0] = inner / eb;
   p.dims[0] = p.box[0] + 1 + static_cast<std::uint32_t>(variant);
+  // Interleaved maps count dim 0 in 16 / 32-byte chunks (measured: derived.hpp dim0_unit_bytes).
+  const std::uint32_t ub = tmakit::dim0_unit_bytes(p);
   static const std::uint32_t kDim[4] = {5, 4, 3, 3};
   static const std::uint32_t kBox[4] = {2, 3, 2, 2};
   for (std::uint32_t i = 1; i < rank; ++i) {
@@ -173,12 +175,12 @@ bool make_config(DataType t, std::uint32_t rank, Swizzle sw, Interleave il, OobF
   }
   for (std::uint32_t i = 0; i < rank; ++i) p.elem_strides[i] = es[i];
   const std::uint64_t align = il == Interleave::b32 ? 32 : 16;
-  std::uint64_t pitch = round_up(p.dims[0] * eb, align) + align * static_cast<std::uint64_t>(variant);
+  std::uint64_t pitch = round_up(p.dims[0] * ub, align) + align * static_cast<std::uint64_t>(variant);
   for (std::uint32_t i = 1; i < rank; ++i) {
     p.strides[i - 1] = pitch;
     pitch *= p.dims[i];
   }
-  cfg.gbytes = round_up(rank == 1 ? p.dims[0] * eb : pitch, 256);
+  cfg.gbytes = round_up(rank == 1 ? p.dims[0] * ub : pitch, 256);
   if (!tmakit::is_valid(p)) return false;
   if (tmakit::smem_model_footprint(p, pad_rows()) + 256 > kSmemCap || tmakit::box_bytes(p) + 256 > kSmemCap) return false;
   // Box positions: inside, hanging off the low and the high edge of each dim, wholly outside one
@@ -188,8 +190,8 @@ bool make_config(DataType t, std::uint32_t rank, Swizzle sw, Interleave il, OobF
   cfg.starts.push_back(z);
   // The innermost start coordinate must be a multiple of 16 bytes: any other value makes the load
   // an illegal instruction on the H200 (measured 2026-11-22, docs/results.md). So positions along
-  // dim 0 move in steps of q = 16 bytes of elements.
-  const auto q = static_cast<std::int32_t>(16 / eb);
+  // dim 0 move in steps of q = 16 bytes of elements (of units: one chunk, for interleaved maps).
+  const auto q = static_cast<std::int32_t>(ub >= 16 && p.interleave != Interleave::none ? 1 : 16 / eb);
   auto up = [](std::int32_t v, std::int32_t m) { return (v + m - 1) / m * m; };
   for (std::uint32_t i = 0; i < rank; ++i) {
     const auto b = static_cast<std::int32_t>(p.box[i]), d = static_cast<std::int32_t>(p.dims[i]);
@@ -241,13 +243,14 @@ void run_loads(std::vector<Config>& cfgs, std::vector<LoadJob>& jobs, std::vecto
   host_global.assign(gtotal, 0xEE);
   for (auto& c : cfgs) {
     const std::uint32_t eb = tmakit::element_bits(c.p.dtype) / 8;
+    const std::uint64_t row_elems = c.p.dims[0] * (tmakit::dim0_unit_bytes(c.p) / eb);  // chunks when interleaved
     std::uint64_t n = 0;
     std::uint64_t idx[5] = {};
     for (idx[4] = 0; idx[4] < (c.p.rank > 4 ? c.p.dims[4] : 1); ++idx[4])
       for (idx[3] = 0; idx[3] < (c.p.rank > 3 ? c.p.dims[3] : 1); ++idx[3])
         for (idx[2] = 0; idx[2] < (c.p.rank > 2 ? c.p.dims[2] : 1); ++idx[2])
           for (idx[1] = 0; idx[1] < (c.p.rank > 1 ? c.p.dims[1] : 1); ++idx[1])
-            for (idx[0] = 0; idx[0] < c.p.dims[0]; ++idx[0]) {
+            for (idx[0] = 0; idx[0] < row_elems; ++idx[0]) {
               std::uint64_t off = idx[0] * eb;
               for (std::uint32_t i = 1; i < c.p.rank; ++i) off += idx[i] * c.p.strides[i - 1];
               put_pattern(c.p.dtype, n++, &host_global[c.goff + off]);
@@ -425,7 +428,7 @@ std::vector<Config> element_stride_configs() {
   const std::uint32_t choices[][5] = {{1, 2, 1, 1, 1}, {1, 3, 2, 1, 1}, {2, 2, 1, 1, 1}, {1, 1, 3, 1, 1}, {4, 1, 2, 1, 1}};
   for (DataType t : {DataType::uint8, DataType::uint16, DataType::float32, DataType::float64})
     for (std::uint32_t rank = 2; rank <= 4; ++rank)
-      for (Interleave il : {Interleave::none})  // interleaved maps: see DISABLED_InterleavedMatchesModel
+      for (Interleave il : {Interleave::none, Interleave::b16, Interleave::b32})
         for (Swizzle sw : {Swizzle::none, Swizzle::b64})
           for (const auto& es : choices)
             for (int v = 0; v < 2; ++v) {
@@ -457,7 +460,8 @@ TEST(TmaLoad, SweepIsCoveredByModel) {
                 ASSERT_TRUE(tmakit::smem_model_tiled_load(c.p, g, s.data(), out)) << describe(c.p, s.data());
                 tmakit::SmemModelOptions dense;
                 dense.pad_rows_to_span = false;  // data bytes, without the padding to the swizzle span
-                EXPECT_EQ(tmakit::smem_model_bytes(c.p, dense), tmakit::box_bytes(c.p)) << describe(c.p, s.data());
+                // With unit element strides the bytes written are the barrier's transaction count.
+                EXPECT_EQ(tmakit::smem_model_bytes(c.p, dense), tmakit::transaction_bytes(c.p)) << describe(c.p, s.data());
                 EXPECT_EQ(out.size(), tmakit::smem_model_footprint(c.p));
               }
             }
@@ -513,11 +517,11 @@ TEST(TmaLoad, TiledMatchesModelEverywhere) {
   run_tiled_sweep({Interleave::none});
 }
 
-// OPEN (2026-11-22, H200): with interleave 16B/32B this sweep ends in "an illegal memory access"
-// (found by bisection; see docs/results.md). The model's interleaved layout is a guess and the
-// faulting access is not yet explained, so the sweep is disabled rather than weakened; run it with
-// --gtest_also_run_disabled_tests while working on it.
-TEST(TmaLoad, DISABLED_InterleavedMatchesModel) {
+// Interleaved maps (16B / 32B): dim 0 counts whole chunks and dimension rank - 2 is not traversed
+// (measured on the H100, 2026-11-22: tools/driver_sweep/interleave_probe.cu, docs/results.md).
+// The earlier "illegal memory access" in this sweep was the test's own shared buffer overflowing
+// under the old element-sized model.
+TEST(TmaLoad, InterleavedMatchesModel) {
   TMAKIT_REQUIRE_GPU();
   run_tiled_sweep({Interleave::b16, Interleave::b32});
 }
@@ -551,8 +555,19 @@ struct StoreJob {
   std::int32_t c[5];
   std::uint32_t bytes;   // image bytes
   std::uint64_t src_off;  // in the image buffer
-  std::uint32_t op;      // 0 store, 1 reduce-add
+  std::uint32_t op;      // 0 store, else 1 + td::ReduceOp (1 add, 2 min, 3 max, 4 inc, 5 dec, 6 and, 7 or, 8 xor)
 };
+
+template <td::ReduceOp Op>
+__device__ void reduce_rank(const CUtensorMap* m, const void* s, const std::int32_t* c, std::uint32_t rank) {
+  switch (rank) {
+    case 1: td::reduce<Op>(m, s, c[0]); break;
+    case 2: td::reduce<Op>(m, s, c[0], c[1]); break;
+    case 3: td::reduce<Op>(m, s, c[0], c[1], c[2]); break;
+    case 4: td::reduce<Op>(m, s, c[0], c[1], c[2], c[3]); break;
+    default: td::reduce<Op>(m, s, c[0], c[1], c[2], c[3], c[4]); break;
+  }
+}
 
 __global__ void store_kernel(const CUtensorMap* descs, const StoreJob* jobs, const unsigned char* images) {
   extern __shared__ unsigned char dyn[];
@@ -573,12 +588,15 @@ __global__ void store_kernel(const CUtensorMap* descs, const StoreJob* jobs, con
         default: td::store_and_commit(m, s, j.c[0], j.c[1], j.c[2], j.c[3], j.c[4]); break;
       }
     } else {
-      switch (j.rank) {
-        case 1: td::reduce<td::ReduceOp::add>(m, s, j.c[0]); break;
-        case 2: td::reduce<td::ReduceOp::add>(m, s, j.c[0], j.c[1]); break;
-        case 3: td::reduce<td::ReduceOp::add>(m, s, j.c[0], j.c[1], j.c[2]); break;
-        case 4: td::reduce<td::ReduceOp::add>(m, s, j.c[0], j.c[1], j.c[2], j.c[3]); break;
-        default: td::reduce<td::ReduceOp::add>(m, s, j.c[0], j.c[1], j.c[2], j.c[3], j.c[4]); break;
+      switch (static_cast<td::ReduceOp>(j.op - 1)) {
+        case td::ReduceOp::add: reduce_rank<td::ReduceOp::add>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::min: reduce_rank<td::ReduceOp::min>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::max: reduce_rank<td::ReduceOp::max>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::inc: reduce_rank<td::ReduceOp::inc>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::dec: reduce_rank<td::ReduceOp::dec>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::and_: reduce_rank<td::ReduceOp::and_>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::or_: reduce_rank<td::ReduceOp::or_>(m, s, j.c, j.rank); break;
+        case td::ReduceOp::xor_: reduce_rank<td::ReduceOp::xor_>(m, s, j.c, j.rank); break;
       }
       td::commit_group();
     }
@@ -616,6 +634,54 @@ void add_elements(const TensorMapParams& p, unsigned char* dst, const unsigned c
   }
 }
 
+// The other reduction ops on the integer types (PTX cp.reduce.async.bulk.tensor semantics:
+// inc: old >= src ? 0 : old + 1; dec: old == 0 || old > src ? src : old - 1; min/max signed for
+// s32, unsigned otherwise).
+td::ReduceOp g_host_op = td::ReduceOp::add;
+template <class T>
+T combine_int(td::ReduceOp op, T a, T b) {
+  switch (op) {
+    case td::ReduceOp::add: return static_cast<T>(a + b);
+    case td::ReduceOp::min: return a < b ? a : b;
+    case td::ReduceOp::max: return a > b ? a : b;
+    case td::ReduceOp::inc: return a >= b ? T(0) : static_cast<T>(a + 1);
+    case td::ReduceOp::dec: return (a == 0 || a > b) ? b : static_cast<T>(a - 1);
+    case td::ReduceOp::and_: return a & b;
+    case td::ReduceOp::or_: return a | b;
+    case td::ReduceOp::xor_: return a ^ b;
+  }
+  return a;
+}
+void combine_elements(const TensorMapParams& p, unsigned char* dst, const unsigned char* src) {
+  switch (p.dtype) {
+    case DataType::uint32: {
+      std::uint32_t a, b;
+      std::memcpy(&a, dst, 4);
+      std::memcpy(&b, src, 4);
+      a = combine_int(g_host_op, a, b);
+      std::memcpy(dst, &a, 4);
+      break;
+    }
+    case DataType::int32: {
+      std::int32_t a, b;
+      std::memcpy(&a, dst, 4);
+      std::memcpy(&b, src, 4);
+      a = combine_int(g_host_op, a, b);
+      std::memcpy(dst, &a, 4);
+      break;
+    }
+    case DataType::uint64: {
+      std::uint64_t a, b;
+      std::memcpy(&a, dst, 8);
+      std::memcpy(&b, src, 8);
+      a = combine_int(g_host_op, a, b);
+      std::memcpy(dst, &a, 8);
+      break;
+    }
+    default: break;
+  }
+}
+
 void put_value(DataType t, std::uint64_t idx, bool for_add, unsigned char* dst) {
   if (for_add && t == DataType::float32) {
     const float f = static_cast<float>(idx % 1000) - 300.0f;  // exact sums
@@ -629,18 +695,26 @@ void put_value(DataType t, std::uint64_t idx, bool for_add, unsigned char* dst) 
 // 2026-11-22, docs/results.md), so positions with one are left out. edges = false keeps boxes wholly
 // inside the tensor or wholly past its end; edges = true adds boxes hanging past the high edge of
 // any dimension (along dim 0 the hardware writes up to the next 16-byte boundary: in the model).
-void run_store_sweep(bool reduce_add, bool edges) {
+// op: 0 store, 1 reduce-add (every type add supports here), 2.. the other ReduceOps + 1 on the
+// integer types each supports (min/max: u32 s32; inc/dec: u32; and/or/xor: u32 s32 u64).
+void run_store_sweep(int op, bool edges, std::initializer_list<Interleave> interleaves = {Interleave::none}) {
+  const bool reduce_add = op == 1;
+  if (op >= 2) g_host_op = static_cast<td::ReduceOp>(op - 1);
   std::vector<Config> cfgs;
   const std::uint32_t es1[5] = {1, 1, 1, 1, 1};
   std::vector<DataType> types(std::begin(kTypes), std::end(kTypes));
   if (reduce_add) types = {DataType::uint32, DataType::int32, DataType::uint64, DataType::float32};
+  if (op == 2 || op == 3) types = {DataType::uint32, DataType::int32};
+  if (op == 4 || op == 5) types = {DataType::uint32};
+  if (op >= 6) types = {DataType::uint32, DataType::int32, DataType::uint64};
   for (DataType t : types)
     for (std::uint32_t rank = 1; rank <= 5; ++rank)
       for (Swizzle sw : {Swizzle::none, Swizzle::b32, Swizzle::b64, Swizzle::b128})
-        for (int v = 0; v < 2; ++v) {
-          Config c;
-          if (make_config(t, rank, sw, Interleave::none, OobFill::none, v, es1, c)) cfgs.push_back(std::move(c));
-        }
+        for (Interleave il : interleaves)
+          for (int v = 0; v < 2; ++v) {
+            Config c;
+            if (make_config(t, rank, sw, il, OobFill::none, v, es1, c)) cfgs.push_back(std::move(c));
+          }
   // One job per (config, start), each with its own copy of the tensor.
   struct Item {
     std::size_t cfg;
@@ -691,7 +765,7 @@ void run_store_sweep(bool reduce_add, bool edges) {
     for (int i = 0; i < 5; ++i) jobs[k].c[i] = items[k].start[i];
     jobs[k].bytes = static_cast<std::uint32_t>(round_up(tmakit::smem_model_footprint(p), 16));
     jobs[k].src_off = items[k].ioff;
-    jobs[k].op = reduce_add ? 1 : 0;
+    jobs[k].op = static_cast<std::uint32_t>(op);
   }
   CUDA_OK(cudaMalloc(&d_desc, descs.size() * sizeof(CUtensorMap)));
   CUDA_OK(cudaMemcpy(d_desc, descs.data(), descs.size() * sizeof(CUtensorMap), cudaMemcpyHostToDevice));
@@ -715,12 +789,12 @@ void run_store_sweep(bool reduce_add, bool edges) {
     std::vector<unsigned char> want(g.begin() + it.goff, g.begin() + it.goff + c.gbytes);
     const std::span<const unsigned char> image(img.data() + it.ioff, tmakit::smem_model_footprint(c.p));
     ASSERT_TRUE(tmakit::smem_model_tiled_store(c.p, want, it.start.data(), image,
-                                               reduce_add ? &add_elements : nullptr));
+                                               op == 0 ? nullptr : op == 1 ? &add_elements : &combine_elements));
     bool pass = true;
     for (std::uint64_t i = 0; i < c.gbytes; ++i)
       if (got[it.goff + i] != want[i]) {
         if (bad < 25)
-          std::printf("MISMATCH %s %s: global byte %llu got 0x%02x want 0x%02x\n", reduce_add ? "reduce-add" : "store",
+          std::printf("MISMATCH op %d %s: global byte %llu got 0x%02x want 0x%02x\n", op,
                       describe(c.p, it.start.data()).c_str(), static_cast<unsigned long long>(i), got[it.goff + i],
                       want[i]);
         pass = false;
@@ -730,10 +804,12 @@ void run_store_sweep(bool reduce_add, bool edges) {
     st.add("dtype " + tmakit::to_name(c.p.dtype), pass);
     st.add("rank " + std::to_string(c.p.rank), pass);
     st.add("swizzle " + tmakit::to_name(c.p.swizzle), pass);
+    st.add("interleave " + tmakit::to_name(c.p.interleave), pass);
     st.add(edge_kind(c, it.start.data()), pass);
     st.add("all", pass);
   }
-  st.print(reduce_add ? "reduce-add per category:" : "store per category:");
+  std::printf("op %d (0 store, 1 add, 2 min, 3 max, 4 inc, 5 dec, 6 and, 7 or, 8 xor):\n", op);
+  st.print(reduce_add ? "reduce-add per category:" : op ? "reduce per category:" : "store per category:");
   EXPECT_EQ(bad, 0);
 }
 
@@ -741,16 +817,34 @@ void run_store_sweep(bool reduce_add, bool edges) {
 
 TEST(TmaStore, TiledMatchesModel) {
   TMAKIT_REQUIRE_GPU();
-  run_store_sweep(false, false);
+  run_store_sweep(0, false);
 }
 
 TEST(TmaStore, ReduceAddMatchesModel) {
   TMAKIT_REQUIRE_GPU();
-  run_store_sweep(true, false);
+  run_store_sweep(1, false);
+}
+
+// min, max, inc, dec, and, or, xor on the integer types that take them.
+TEST(TmaStore, ReduceOtherOpsMatchModel) {
+  TMAKIT_REQUIRE_GPU();
+  for (int op = 2; op <= 8; ++op) {
+    run_store_sweep(op, false);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 // Stores of boxes hanging past the high edge of a dimension (see run_store_sweep).
 TEST(TmaStore, PastTheEndMatchesModel) {
   TMAKIT_REQUIRE_GPU();
-  run_store_sweep(false, true);
+  run_store_sweep(0, true);
+}
+
+// Interleaved stores and reductions (16B / 32B), boxes inside, past the end and hanging off the high
+// edge, against the same interleaved model as the loads. Last in the file: a store the model gets
+// wrong could fault, and a fault ends the process.
+TEST(TmaStore, InterleavedMatchesModel) {
+  TMAKIT_REQUIRE_GPU();
+  run_store_sweep(0, true, {Interleave::b16, Interleave::b32});
+  run_store_sweep(1, false, {Interleave::b16, Interleave::b32});
 }

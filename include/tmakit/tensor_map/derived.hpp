@@ -60,23 +60,52 @@ TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
   return box_bytes_checked_ranges(p);
 }
 
+// Bytes of one dim-0 unit in shared and global memory: the element for non-interleaved maps; the
+// whole interleave chunk (16 or 32 bytes, whatever the element type) for interleaved ones.
+// Measured on the H100 (2026-11-22, tools/driver_sweep/interleave_probe.cu, 575 driver-made maps):
+// with interleave, globalDim[0], boxDim[0] and the dim-0 coordinate count 16 B / 32 B chunks.
+TMAKIT_HD constexpr std::uint32_t dim0_unit_bytes(const TensorMapParams& p) {
+  switch (p.interleave) {
+    case Interleave::b16: return 16;
+    case Interleave::b32: return 32;
+    default: return smem_element_bits(p.dtype) / 8;
+  }
+}
+
+// The dimension an interleaved copy does not traverse: measured on the H100 (2026-11-22, same
+// probe), an interleaved map (rank >= 3) copies ONE slice along dimension rank - 2, at the given
+// coordinate, whatever boxDim[rank - 2] says. -1 for non-interleaved maps.
+TMAKIT_HD constexpr int interleave_untraversed_dim(const TensorMapParams& p) {
+  return p.interleave == Interleave::none || p.rank < 3 ? -1 : static_cast<int>(p.rank) - 2;
+}
+
+// Units one copy delivers along dim i (1 for dims past the rank): ceil(box[i] / elementStrides[i]),
+// except dim 0 of a non-interleaved map, where elementStrides[0] is ignored (box[0] elements), and
+// the untraversed dim of an interleaved map (1). Measured on the H200 and H100 (docs/results.md).
+TMAKIT_HD constexpr std::uint64_t delivered_count(const TensorMapParams& p, std::uint32_t i) {
+  if (i >= p.rank || static_cast<int>(i) == interleave_untraversed_dim(p)) return 1;
+  const std::uint64_t es = (i == 0 && p.interleave == Interleave::none) ? 1 : p.elem_strides[i];
+  return es ? (std::uint64_t{p.box[i]} + es - 1) / es : 0;
+}
+
 // Bytes a copy with this map actually delivers to shared memory: the mbarrier transaction count
-// to expect. Measured on the H200 (2026-11-22, tools/driver_sweep/tma_layout_probe.cu): dim i
-// delivers ceil(box[i] / elementStrides[i]) elements, except dim 0 of a non-interleaved map, where
-// elementStrides[0] is ignored (box[0] elements). This differs from box_bytes() -- the field the
-// driver stores, floor(box / stride) with elementStrides[0] honoured -- whenever a stride does not
-// divide its box dimension or elementStrides[0] != 1, and then arming a barrier with box_bytes()
-// hangs it or lets it complete early. For interleaved maps the cuda.h reading (elementStrides[0]
-// honoured) is used: UNVERIFIED, interleaved copies are not understood yet (docs/results.md).
+// to expect: dim0_unit_bytes x prod_i delivered_count(i). Measured on the H200 (2026-11-22,
+// tools/driver_sweep/tma_layout_probe.cu) for non-interleaved maps; this differs from box_bytes()
+// -- the field the driver stores, floor(box / stride) with elementStrides[0] honoured -- whenever a
+// stride does not divide its box dimension or elementStrides[0] != 1, and then arming a barrier
+// with box_bytes() hangs it or lets it complete early. Interleaved maps deliver whole chunks and
+// skip one dimension (dim0_unit_bytes, interleave_untraversed_dim), checked by the GPU suite.
 TMAKIT_HD constexpr std::uint64_t transaction_bytes(const TensorMapParams& p) {
   if (p.kind != MapKind::tiled) return box_bytes(p);
   const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;
-  std::uint64_t bits = smem_element_bits(p.dtype);
-  for (std::uint32_t i = 0; i < rank; ++i) {
-    const std::uint64_t es = (i == 0 && p.interleave == Interleave::none) ? 1 : p.elem_strides[i];
-    bits *= es ? (std::uint64_t{p.box[i]} + es - 1) / es : 0;
+  if (p.interleave == Interleave::none) {
+    std::uint64_t bits = smem_element_bits(p.dtype);
+    for (std::uint32_t i = 0; i < rank; ++i) bits *= delivered_count(p, i);
+    return bits / 8;
   }
-  return bits / 8;
+  std::uint64_t bytes = dim0_unit_bytes(p);
+  for (std::uint32_t i = 0; i < rank; ++i) bytes *= delivered_count(p, i);
+  return bytes;
 }
 
 // Shared-memory alignment (bytes) the destination buffer needs: 16 without swizzle, else the

@@ -12,9 +12,12 @@
 //    the swizzle repeat, as TMA requires). pad_rows_to_span (default on): a dim-0 row shorter than
 //    the swizzle span is padded to the span before the swizzle applies, which is what the H200
 //    does (measured 2026-11-22); off gives the dense alternative, kept for comparison.
-//  * Interleave 16B / 32B: same addressing through globalStrides (the map describes the
-//    interleaved tensor with dim 0 = the interleaved chunk), es[0] honoured, dense shared layout.
-//    UNVERIFIED.
+//  * Interleave 16B / 32B (measured on the H100, 2026-11-22, 575 driver-made maps fitted exactly by
+//    tools/driver_sweep/interleave_probe.cu): dim 0 counts whole chunks of 16 / 32 bytes whatever
+//    the element type (globalDim[0], boxDim[0] and the coordinate; chunk c at byte c x chunk),
+//    elementStrides[0] honoured, and dimension rank - 2 is not traversed: one slice at its
+//    coordinate (bounds-checked) is copied whatever boxDim[rank - 2] says (derived.hpp:
+//    dim0_unit_bytes, interleave_untraversed_dim). Dense shared layout, no row padding.
 //  * An element with any coordinate outside [0, dims_i) is filled: zero, or with oobFill =
 //    NAN_REQUEST_ZERO_FMA and a floating type, the 16-bit pattern 0x7ff7 repeated over the
 //    element (measured on the H200 for every floating type).
@@ -42,10 +45,11 @@ struct SmemModelOptions {
   bool tf32_round = false;
 };
 
-// Elements per dim the model writes (unused dims: 1).
+// Dim-0 units per dim the model writes (unused dims and the untraversed dim of an interleaved
+// map: 1). A unit is an element, or an interleave chunk (smem_model_unit_bytes).
 inline void smem_model_counts(const TensorMapParams& p, const SmemModelOptions& o, std::uint32_t out[kMaxRank]) {
   for (std::uint32_t i = 0; i < kMaxRank; ++i) {
-    if (i >= p.rank) { out[i] = 1; continue; }
+    if (i >= p.rank || static_cast<int>(i) == interleave_untraversed_dim(p)) { out[i] = 1; continue; }
     std::uint32_t es = p.elem_strides[i] ? p.elem_strides[i] : 1;
     if (i == 0 && p.interleave == Interleave::none && !o.es0_without_interleave) es = 1;
     out[i] = o.ceil_counts ? (p.box[i] + es - 1) / es : p.box[i] / es;
@@ -53,12 +57,20 @@ inline void smem_model_counts(const TensorMapParams& p, const SmemModelOptions& 
 }
 
 inline std::uint32_t smem_model_element_bytes(const TensorMapParams& p) { return element_bits(p.dtype) / 8; }
+// Bytes of one dim-0 unit: the element, or the 16 / 32-byte chunk of an interleaved map.
+inline std::uint32_t smem_model_unit_bytes(const TensorMapParams& p) { return dim0_unit_bytes(p); }
+// Bytes the walker hands over at once: a unit, cut into 16-byte pieces (the swizzle's granule: a
+// 32-byte interleave chunk is two pieces that the swizzle can send to different places).
+inline std::uint32_t smem_model_piece_bytes(const TensorMapParams& p) {
+  const std::uint32_t u = smem_model_unit_bytes(p);
+  return u > 16 ? 16 : u;
+}
 
 // Row pitch (bytes) of dim 0 in shared memory under the model.
 inline std::uint64_t smem_model_row_pitch(const TensorMapParams& p, const SmemModelOptions& o) {
   std::uint32_t n[kMaxRank];
   smem_model_counts(p, o, n);
-  std::uint64_t row = std::uint64_t{n[0]} * smem_model_element_bytes(p);
+  std::uint64_t row = std::uint64_t{n[0]} * smem_model_unit_bytes(p);
   const std::uint64_t span = swizzle_span_bytes(p.swizzle);
   if (o.pad_rows_to_span && span && p.interleave == Interleave::none && row < span) row = span;
   return row;
@@ -84,14 +96,14 @@ inline std::uint64_t smem_model_footprint(const TensorMapParams& p, const SmemMo
   return (b + rep - 1) / rep * rep;
 }
 
-// The fill pattern of one out-of-bounds element (elem_bytes bytes, little-endian) into out.
+// The fill pattern of one out-of-bounds unit (smem_model_unit_bytes bytes, little-endian) into out.
 inline void smem_model_oob_fill(const TensorMapParams& p, unsigned char* out) {
-  const std::uint32_t eb = smem_model_element_bytes(p);
-  std::memset(out, 0, eb);
+  const std::uint32_t ub = smem_model_unit_bytes(p);
+  std::memset(out, 0, ub);
   if (p.oob != OobFill::nan_request_zero_fma || !is_floating_point(p.dtype)) return;
   // Measured on the H200 (2026-11-22) for every floating type: the 16-bit pattern 0x7ff7 repeated
   // (f16/bf16 0x7ff7, f32 0x7ff77ff7, f64 0x7ff77ff77ff77ff7: a NaN in each format).
-  for (std::uint32_t i = 0; i < eb; ++i) out[i] = i % 2 ? 0x7f : 0xf7;
+  for (std::uint32_t i = 0; i < ub; ++i) out[i] = i % 2 ? 0x7f : 0xf7;
 }
 
 // Produces the shared-memory image of one tiled load. `global` holds the whole global allocation
@@ -101,14 +113,16 @@ inline void smem_model_oob_fill(const TensorMapParams& p, unsigned char* out) {
 // outside the model (im2col, packed types, a read past the end of `global`).
 namespace smem_model_detail {
 
-// Visits every element of the box in shared-memory order and calls
-// f(shared_offset (swizzled), in_bounds, global_offset) -- global_offset only meaningful when
-// in_bounds. Dim 0 is in bounds below `dim0_limit` elements, the others below their globalDim.
+// Visits every dim-0 unit (element, or interleave chunk) of the box in shared-memory order, in
+// pieces of smem_model_piece_bytes, and calls f(shared_offset (swizzled), in_bounds, global_offset)
+// per piece -- global_offset only meaningful when in_bounds. Dim 0 is in bounds below `dim0_limit`
+// units, the others below their globalDim.
 // Stops and returns false as soon as f does.
 template <class F>
 inline bool for_each_box_element(const TensorMapParams& p, const std::int32_t* start, const SmemModelOptions& o,
                                  std::uint64_t dim0_limit, F&& f) {
-  const std::uint32_t eb = smem_model_element_bytes(p);
+  const std::uint32_t eb = smem_model_unit_bytes(p);
+  const std::uint32_t piece = smem_model_piece_bytes(p);
   const SwizzleParams sw = swizzle_for(p.swizzle);
   std::uint32_t n[kMaxRank];
   smem_model_counts(p, o, n);
@@ -126,7 +140,7 @@ inline bool for_each_box_element(const TensorMapParams& p, const std::int32_t* s
           std::uint64_t row = 0;
           for (int i = 4; i >= 1; --i) row = row * n[i] + k[i];
           for (k[0] = 0; k[0] < n[0]; ++k[0]) {
-            const std::uint64_t shared = sw(row * pitch + std::uint64_t{k[0]} * eb);
+            const std::uint64_t unit_off = row * pitch + std::uint64_t{k[0]} * eb;
             bool in = true;
             std::uint64_t global = 0;
             for (std::uint32_t i = 0; i < p.rank; ++i) {
@@ -138,7 +152,8 @@ inline bool for_each_box_element(const TensorMapParams& p, const std::int32_t* s
               }
               global += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
             }
-            if (!f(shared, in, global)) return false;
+            for (std::uint32_t q = 0; q < eb; q += piece)
+              if (!f(sw(unit_off + q), in, global + q)) return false;
           }
         }
   return true;
@@ -150,10 +165,10 @@ inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsi
                                   const std::int32_t* start, std::vector<unsigned char>& out,
                                   const SmemModelOptions& o = {}, unsigned char pad_byte = 0) {
   if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
-  const std::uint32_t eb = smem_model_element_bytes(p);
+  const std::uint32_t eb = smem_model_piece_bytes(p);
   if (eb == 0 || !swizzle_for(p.swizzle).supported) return false;
   out.assign(smem_model_footprint(p, o), pad_byte);
-  unsigned char fill[8];
+  unsigned char fill[32];
   smem_model_oob_fill(p, fill);
   return smem_model_detail::for_each_box_element(
       p, start, o, p.dims[0], [&](std::uint64_t dst, bool in, std::uint64_t src) {
@@ -164,14 +179,16 @@ inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsi
         }
         if (src + eb > global.size()) return false;
         std::memcpy(&out[dst], &global[src], eb);
-        if (o.tf32_round && eb == 4 && (p.dtype == DataType::tfloat32 || p.dtype == DataType::tfloat32_ftz)) {
-          std::uint32_t v;
-          std::memcpy(&v, &out[dst], 4);
-          if ((v & 0x7f800000u) != 0x7f800000u) {
-            const std::uint32_t lsb = (v >> 13) & 1u;
-            v = (v + 0x0fffu + lsb) & ~0x1fffu;
+        if (o.tf32_round && (p.dtype == DataType::tfloat32 || p.dtype == DataType::tfloat32_ftz)) {
+          for (std::uint32_t w = 0; w + 4 <= eb; w += 4) {
+            std::uint32_t v;
+            std::memcpy(&v, &out[dst + w], 4);
+            if ((v & 0x7f800000u) != 0x7f800000u) {
+              const std::uint32_t lsb = (v >> 13) & 1u;
+              v = (v + 0x0fffu + lsb) & ~0x1fffu;
+            }
+            std::memcpy(&out[dst + w], &v, 4);
           }
-          std::memcpy(&out[dst], &v, 4);
         }
         return true;
       });
@@ -187,19 +204,24 @@ inline bool smem_model_tiled_store(const TensorMapParams& p, std::span<unsigned 
                                    const std::int32_t* start, std::span<const unsigned char> smem,
                                    SmemModelCombine op = nullptr) {
   if (p.kind != MapKind::tiled || is_packed(p.dtype) || p.rank < 1 || p.rank > kMaxRank) return false;
-  const std::uint32_t eb = smem_model_element_bytes(p);
+  const std::uint32_t eb = smem_model_piece_bytes(p);
+  const std::uint32_t ub = smem_model_unit_bytes(p);
   if (eb == 0 || !swizzle_for(p.swizzle).supported) return false;
   // Measured on the H200 (2026-11-22): along dim 0 a store clips at the 16-byte granule that holds
   // the tensor's last element, not at the element: it also writes the bytes between globalDim[0]
-  // and the next 16-byte boundary of the row.
-  const std::uint64_t dim0_limit = (p.dims[0] * eb + 15) / 16 * 16 / eb;
+  // and the next 16-byte boundary of the row. (Interleaved units are whole 16 / 32-byte chunks.)
+  const std::uint64_t dim0_limit = (p.dims[0] * ub + 15) / 16 * 16 / ub;
   return smem_model_detail::for_each_box_element(
       p, start, SmemModelOptions{}, dim0_limit, [&](std::uint64_t srco, bool in, std::uint64_t dst) {
         if (srco + eb > smem.size()) return false;
         if (!in) return true;
         if (dst + eb > global.size()) return false;
-        if (op) op(p, &global[dst], &smem[srco]);
-        else std::memcpy(&global[dst], &smem[srco], eb);
+        if (op) {
+          const std::uint32_t elem = smem_model_element_bytes(p);  // op combines one element
+          for (std::uint32_t w = 0; w + elem <= eb; w += elem) op(p, &global[dst + w], &smem[srco + w]);
+        } else {
+          std::memcpy(&global[dst], &smem[srco], eb);
+        }
         return true;
       });
 }

@@ -1,0 +1,141 @@
+// The shared-memory model of interleaved (16B / 32B) tiled loads against what an H100 wrote.
+// tests/data/interleave_h100.txt.gz was recorded by tools/driver_sweep/interleave_probe.cu
+// (2026-11-22, NVIDIA H100 80GB HBM3, driver 580.159.04; docs/results.md): each line is one
+// driver-made map and box position, and the shared memory the hardware wrote, as runs of 32-bit
+// words. Global memory held word k = k + 1 at byte 4k, so each shared word names its source
+// (0 = out-of-bounds fill).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_data.hpp"
+#include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/smem_model.hpp"
+#include "tmakit/tensor_map/validate.hpp"
+
+namespace {
+
+using tmakit::TensorMapParams;
+
+struct Recorded {
+  TensorMapParams p;
+  std::int32_t start[5] = {};
+  bool encoded = false;
+  bool kernel_error = false;
+  std::map<std::uint32_t, std::uint32_t> words;  // shared word index -> value (written words only)
+};
+
+bool parse(const std::string& line, Recorded& r) {
+  if (line.rfind("case ", 0) != 0) return false;
+  const auto arrow = line.find(" -> enc ");
+  if (arrow == std::string::npos) return false;
+  std::istringstream in(line.substr(5, arrow - 5));
+  int dt, il, sw, rank;
+  in >> dt >> il >> sw >> rank;
+  if (!in || rank < 1 || rank > 5) return false;
+  TensorMapParams& p = r.p;
+  p = TensorMapParams{};
+  p.dtype = static_cast<tmakit::DataType>(dt);
+  p.interleave = static_cast<tmakit::Interleave>(il);
+  p.swizzle = static_cast<tmakit::Swizzle>(sw);
+  p.rank = static_cast<std::uint32_t>(rank);
+  p.address = 1u << 20;
+  for (int i = 0; i < rank; ++i) in >> p.dims[i];
+  for (int i = 0; i < rank - 1; ++i) in >> p.strides[i];
+  for (int i = 0; i < rank; ++i) in >> p.box[i];
+  for (int i = 0; i < rank; ++i) in >> p.elem_strides[i];
+  for (int i = 0; i < rank; ++i) in >> r.start[i];
+  if (!in) return false;
+  r.encoded = line.compare(arrow + 8, 2, "0 ") == 0;
+  r.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
+  const auto colon = line.find(" : ");
+  if (!r.encoded || r.kernel_error || colon == std::string::npos) return true;
+  std::istringstream runs(line.substr(colon + 3));
+  std::string tok;
+  while (runs >> tok) {
+    unsigned a = 0, n = 0, g = 0;
+    if (std::sscanf(tok.c_str(), "%u+%u=%u", &a, &n, &g) == 3) {
+      for (unsigned k = 0; k < n; ++k) r.words[a + k] = g + k + 1;
+    } else if (std::sscanf(tok.c_str(), "%uZ%u", &a, &n) == 2 && tok.find('Z') != std::string::npos) {
+      for (unsigned k = 0; k < n; ++k) r.words[a + k] = 0;
+    }  // "a?n": untouched words, not recorded
+  }
+  return true;
+}
+
+std::vector<Recorded> load() {
+  std::vector<Recorded> out;
+  for (const auto& line : tmakit_test::read_gz_lines(tmakit_test::data_path("interleave_h100.txt.gz"))) {
+    Recorded r;
+    if (parse(line, r)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+TEST(InterleaveModel, MatchesEveryRecordedH100Load) {
+  const auto recs = load();
+  ASSERT_GE(recs.size(), 600u) << "tests/data/interleave_h100.txt.gz missing or truncated";
+  int compared = 0, interleaved = 0, validate_agrees = 0, encoded = 0;
+  for (const auto& r : recs) {
+    // The driver made these maps: validate must agree on every decision.
+    const bool valid = tmakit::is_valid(r.p);
+    validate_agrees += valid == r.encoded;
+    EXPECT_EQ(valid, r.encoded) << "validate disagrees with the driver on a recorded interleave case";
+    encoded += r.encoded;
+    if (!r.encoded || r.kernel_error) continue;  // kernel errors: the probe's 64 KiB buffer overflowed
+    // A global image of word k = k + 1, large enough for every case.
+    std::uint64_t extent = tmakit::dim0_unit_bytes(r.p) * r.p.dims[0];
+    for (std::uint32_t i = 1; i < r.p.rank; ++i) extent += r.p.strides[i - 1] * (r.p.dims[i] - 1);
+    std::vector<unsigned char> global((extent + 4096) / 4 * 4);
+    for (std::size_t w = 0; w < global.size() / 4; ++w) {
+      const auto v = static_cast<std::uint32_t>(w + 1);
+      std::memcpy(&global[4 * w], &v, 4);
+    }
+    std::vector<unsigned char> smem;
+    constexpr unsigned char kUntouched = 0xA5;  // the probe's fill, as in the recording
+    ASSERT_TRUE(tmakit::smem_model_tiled_load(r.p, global, r.start, smem, {}, kUntouched))
+        << "dtype " << int(r.p.dtype) << " il " << int(r.p.interleave) << " rank " << r.p.rank << " dims0 " << r.p.dims[0] << " box0 " << r.p.box[0];
+    std::map<std::uint32_t, std::uint32_t> want;
+    for (std::size_t w = 0; w < smem.size() / 4; ++w) {
+      std::uint32_t v;
+      std::memcpy(&v, &smem[4 * w], 4);
+      if (v != 0xA5A5A5A5u) want[static_cast<std::uint32_t>(w)] = v;
+    }
+    EXPECT_EQ(want, r.words) << "model differs from the H100's shared memory";
+    // What was written is also what the barrier counts (checked on silicon by the GPU suite).
+    EXPECT_EQ(tmakit::transaction_bytes(r.p), 4 * r.words.size());
+    ++compared;
+    interleaved += r.p.interleave != tmakit::Interleave::none;
+  }
+  std::printf("interleave model: %d recorded loads compared byte-exact (%d interleaved); validate agrees "
+              "with the driver on %d / %zu decisions (%d encoded)\n",
+              compared, interleaved, validate_agrees, recs.size(), encoded);
+  EXPECT_GE(compared, 500);
+}
+
+// The two measured rules, on one small case each (box {8,4,2} u16 16B-interleaved, rank 3).
+TEST(InterleaveModel, Dim0CountsChunksAndDimRankMinus2IsNotTraversed) {
+  TensorMapParams p{};
+  p.dtype = tmakit::DataType::uint16;
+  p.interleave = tmakit::Interleave::b16;
+  p.rank = 3;
+  p.address = 1u << 20;
+  p.dims[0] = 8; p.dims[1] = 5; p.dims[2] = 3;
+  p.strides[0] = 48; p.strides[1] = 400;
+  p.box[0] = 8; p.box[1] = 4; p.box[2] = 2;
+  p.elem_strides[0] = p.elem_strides[1] = p.elem_strides[2] = 1;
+  ASSERT_TRUE(tmakit::is_valid(p));
+  EXPECT_EQ(tmakit::dim0_unit_bytes(p), 16u);
+  EXPECT_EQ(tmakit::interleave_untraversed_dim(p), 1);
+  // 8 chunks of 16 B x 1 (dim 1 not traversed) x 2 = 256 B, not 8 x 2 B x 4 x 2 = 128 B.
+  EXPECT_EQ(tmakit::transaction_bytes(p), 256u);
+  p.interleave = tmakit::Interleave::none;
+  EXPECT_EQ(tmakit::transaction_bytes(p), 128u);
+}
+
+}  // namespace
