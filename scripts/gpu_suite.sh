@@ -10,7 +10,9 @@
 # Watchdog.MisalignedSwizzleBuffer
 # and the WatchdogChild.* they spawn); Watchdog.CorrectKernelPasses still runs.
 # Prints a table (binary, tool, passed, failed, skipped, exit status) and exits 1 on any failure.
-# Environment: TIMEOUT (seconds per run, default 900), TOOLS (default "memcheck racecheck synccheck").
+# Environment: TIMEOUT (seconds per run, default 900), TOOLS (default "memcheck racecheck synccheck"),
+# TMAKIT_SWEEP_STRIDE (under the sanitizer only, default 9: sweeps that honour it run every k-th
+# configuration).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -48,7 +50,7 @@ run_one() {  # run_one <binary> <tool|-> [args...]
   if [ "$tool" = "-" ]; then
     timeout "$TIMEOUT" "$bin" "$@" >"$log" 2>&1
   else
-    timeout "$TIMEOUT" "$SAN" --tool "$tool" --error-exitcode 97 "$bin" "$@" >"$log" 2>&1
+    TMAKIT_SWEEP_STRIDE=${TMAKIT_SWEEP_STRIDE:-9} timeout "$TIMEOUT" "$SAN" --tool "$tool" --error-exitcode 97 "$bin" "$@" >"$log" 2>&1
   fi
   local rc=$?
   local p f s; p=$(count "$log" PASSED); f=$(count "$log" FAILED); s=$(count "$log" SKIPPED)

@@ -1,0 +1,114 @@
+// Host reference model of the bytes an IM2COL TMA load (cp.async.bulk.tensor ... .im2col) writes
+// into shared memory, read off an H100 (2026-11-22, tools/driver_sweep/im2col_probe.cu: every one of
+// the recorded loads is reproduced byte for byte; docs/results.md). Tensor dims are
+// (C, spatial..., N): dim 0 the channels, dims 1..rank-2 the spatial dims (W, H, D), dim rank-1
+// the batch.
+//  * The bounding box of spatial dim i is [lower_i, globalDim_i - 1 + upper_i] (the corners of the
+//    map, in pixels). The load walks pixelsPerColumn pixels from the start coordinate: W first by
+//    elementStrides[1], wrapping to lower_W and stepping H, and so on; past the last spatial dim the
+//    batch coordinate steps by elementStrides[rank-1] (unbounded: a batch outside the tensor reads
+//    fill).
+//  * Pixel k reads global coordinate (c0 + j, s_1 + offset_1, ..., n) for channels j < channelsPerPixel,
+//    where s is the walk position and offset the instruction's 16-bit im2col offsets (the kernel
+//    position). Any coordinate outside [0, globalDim) reads the fill (zero; the NaN pattern of
+//    smem_model_oob_fill with NAN_REQUEST_ZERO_FMA).
+//  * Pixel k's channels are row k in shared memory (channelsPerPixel x element bytes, padded to the
+//    swizzle span when shorter, as tiled rows are), then the swizzle applies to the byte offset.
+//  * The start coordinate of every spatial dim must lie inside its bounding box: otherwise the load
+//    is an ILLEGAL INSTRUCTION on the H100 (139 of 139 such loads faulted, none of 211 inside did).
+//    im2col_start_in_box() checks it.
+// The transaction count is the descriptor's box_bytes(): channels x pixels x element bytes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "tmakit/tensor_map/smem_model.hpp"
+
+namespace tmakit {
+
+// Bounding box of spatial dim i (1..rank-2) of an im2col map: [lo, hi].
+inline void im2col_box_range(const TensorMapParams& p, std::uint32_t i, std::int64_t& lo, std::int64_t& hi) {
+  lo = p.lower[i - 1];
+  hi = static_cast<std::int64_t>(p.dims[i]) - 1 + p.upper[i - 1];
+}
+
+// True when the start coordinate of every spatial dim lies inside its bounding box (a load
+// otherwise faults: see above). `start` holds p.rank coordinates (C, spatial..., N).
+inline bool im2col_start_in_box(const TensorMapParams& p, const std::int32_t* start) {
+  for (std::uint32_t i = 1; i + 1 < p.rank; ++i) {
+    std::int64_t lo, hi;
+    im2col_box_range(p, i, lo, hi);
+    if (start[i] < lo || start[i] > hi) return false;
+  }
+  return true;
+}
+
+// The shared-memory image of one im2col load. `global` holds the allocation with p.address at
+// offset 0; `start` the p.rank coordinates; `offsets` the rank-2 im2col offsets. Returns false
+// outside the model (not an im2col map, rank < 3, packed types, start outside the box, a read
+// past `global`). out.size() = pixels x row pitch, rounded up to the swizzle repeat.
+inline bool smem_model_im2col_load(const TensorMapParams& p, std::span<const unsigned char> global,
+                                   const std::int32_t* start, const std::uint16_t* offsets,
+                                   std::vector<unsigned char>& out, unsigned char pad_byte = 0) {
+  if (p.kind != MapKind::im2col || is_packed(p.dtype) || p.rank < 3 || p.rank > kMaxRank) return false;
+  if (p.interleave != Interleave::none || !im2col_start_in_box(p, start)) return false;
+  const std::uint32_t eb = smem_model_element_bytes(p);
+  const SwizzleParams sw = swizzle_for(p.swizzle);
+  if (eb == 0 || !sw.supported) return false;
+  const std::uint32_t nsp = p.rank - 2;  // spatial dims
+  std::uint64_t pitch = std::uint64_t{p.channels} * eb;
+  const std::uint64_t span = swizzle_span_bytes(p.swizzle);
+  if (span && pitch < span) pitch = span;
+  const std::uint64_t rep = sw.base_alignment();
+  out.assign((pitch * p.pixels + rep - 1) / rep * rep, pad_byte);
+  unsigned char fill[8];
+  {
+    unsigned char unit[32];
+    smem_model_oob_fill(p, unit);  // non-interleaved: one element
+    std::memcpy(fill, unit, eb);
+  }
+  std::int64_t pos[kMaxRank] = {};  // walk position: spatial dims 1..nsp, batch rank-1
+  for (std::uint32_t i = 1; i < p.rank; ++i) pos[i] = start[i];
+  for (std::uint32_t k = 0; k < p.pixels; ++k) {
+    for (std::uint32_t j = 0; j < p.channels; ++j) {
+      std::int64_t g[kMaxRank] = {};
+      g[0] = std::int64_t{start[0]} + j;
+      for (std::uint32_t i = 1; i <= nsp; ++i) g[i] = pos[i] + offsets[i - 1];
+      g[p.rank - 1] = pos[p.rank - 1];
+      bool in = true;
+      std::uint64_t src = 0;
+      for (std::uint32_t i = 0; i < p.rank && in; ++i) {
+        if (g[i] < 0 || static_cast<std::uint64_t>(g[i]) >= p.dims[i]) in = false;
+        else src += i == 0 ? static_cast<std::uint64_t>(g[0]) * eb : static_cast<std::uint64_t>(g[i]) * p.strides[i - 1];
+      }
+      // Elements are at most 8 bytes: never split by the 16-byte swizzle granule.
+      const std::uint64_t dst = sw(k * pitch + std::uint64_t{j} * eb);
+      if (dst + eb > out.size()) return false;
+      if (!in) {
+        std::memcpy(&out[dst], fill, eb);
+        continue;
+      }
+      if (src + eb > global.size()) return false;
+      std::memcpy(&out[dst], &global[src], eb);
+    }
+    // Next pixel: W first; wrap to the box's low corner and carry into the next dim.
+    for (std::uint32_t i = 1;; ++i) {
+      const std::uint32_t es = p.elem_strides[i] ? p.elem_strides[i] : 1;
+      if (i == p.rank - 1) {
+        pos[i] += es;
+        break;
+      }
+      std::int64_t lo, hi;
+      im2col_box_range(p, i, lo, hi);
+      pos[i] += es;
+      if (pos[i] <= hi) break;
+      pos[i] = lo;
+    }
+  }
+  return true;
+}
+
+}  // namespace tmakit

@@ -1,0 +1,120 @@
+// The shared-memory model of im2col loads (tensor_map/smem_model_im2col.hpp) against what an H100
+// wrote. tests/data/im2col_h100.txt.gz was recorded by tools/driver_sweep/im2col_probe.cu
+// (2026-11-22, NVIDIA H100 80GB HBM3, driver 580.159.04; docs/results.md), through tmakit's own
+// device::load_im2col: each line is one driver-made im2col map, start coordinate and offsets, and
+// the shared memory the hardware wrote as runs of 32-bit words (global word k held k + 1), or
+// KERNEL_ERROR when the load faulted.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_data.hpp"
+#include "tmakit/tensor_map/smem_model_im2col.hpp"
+#include "tmakit/tensor_map/validate.hpp"
+
+namespace {
+
+using tmakit::TensorMapParams;
+
+struct Recorded {
+  TensorMapParams p;
+  std::int32_t start[5] = {};
+  std::uint16_t offsets[3] = {};
+  bool encoded = false;
+  bool kernel_error = false;
+  std::map<std::uint32_t, std::uint32_t> words;
+};
+
+bool parse(const std::string& line, Recorded& r) {
+  if (line.rfind("case ", 0) != 0) return false;
+  const auto arrow = line.find(" -> enc ");
+  if (arrow == std::string::npos) return false;
+  std::istringstream in(line.substr(5, arrow - 5));
+  int dt, sw, rank;
+  in >> dt >> sw >> rank;
+  if (!in || rank < 3 || rank > 5) return false;
+  TensorMapParams& p = r.p;
+  p = TensorMapParams{};
+  p.kind = tmakit::MapKind::im2col;
+  p.dtype = static_cast<tmakit::DataType>(dt);
+  p.swizzle = static_cast<tmakit::Swizzle>(sw);
+  p.rank = static_cast<std::uint32_t>(rank);
+  p.address = 1u << 20;
+  for (int i = 0; i < rank; ++i) in >> p.dims[i];
+  for (int i = 0; i < rank - 1; ++i) in >> p.strides[i];
+  for (int i = 0; i < rank - 2; ++i) in >> p.lower[i];
+  for (int i = 0; i < rank - 2; ++i) in >> p.upper[i];
+  in >> p.channels >> p.pixels;
+  for (int i = 0; i < rank; ++i) in >> p.elem_strides[i];
+  for (int i = 0; i < rank; ++i) in >> r.start[i];
+  for (int i = 0; i < rank - 2; ++i) in >> r.offsets[i];
+  if (!in) return false;
+  r.encoded = line.compare(arrow + 8, 2, "0 ") == 0;
+  r.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
+  const auto colon = line.find(" : ");
+  if (!r.encoded || r.kernel_error || colon == std::string::npos) return true;
+  std::istringstream runs(line.substr(colon + 3));
+  std::string tok;
+  while (runs >> tok) {
+    unsigned a = 0, n = 0, g = 0;
+    if (std::sscanf(tok.c_str(), "%u+%u=%u", &a, &n, &g) == 3) {
+      for (unsigned k = 0; k < n; ++k) r.words[a + k] = g + k + 1;
+    } else if (tok.find('Z') != std::string::npos && std::sscanf(tok.c_str(), "%uZ%u", &a, &n) == 2) {
+      for (unsigned k = 0; k < n; ++k) r.words[a + k] = 0;
+    }
+  }
+  return true;
+}
+
+TEST(Im2colModel, MatchesEveryRecordedH100Load) {
+  std::vector<Recorded> recs;
+  for (const auto& line : tmakit_test::read_gz_lines(tmakit_test::data_path("im2col_h100.txt.gz"))) {
+    Recorded r;
+    if (parse(line, r)) recs.push_back(std::move(r));
+  }
+  ASSERT_GE(recs.size(), 350u) << "tests/data/im2col_h100.txt.gz missing or truncated";
+  int compared = 0, faults_predicted = 0, faults = 0, validate_agrees = 0;
+  for (const auto& r : recs) {
+    const bool valid = tmakit::is_valid(r.p);
+    validate_agrees += valid == r.encoded;
+    EXPECT_EQ(valid, r.encoded) << "validate disagrees with the driver on a recorded im2col map";
+    if (!r.encoded) continue;
+    const bool inside = tmakit::im2col_start_in_box(r.p, r.start);
+    if (r.kernel_error) {
+      ++faults;
+      faults_predicted += !inside;
+      EXPECT_FALSE(inside) << "a load that faulted has its start inside the bounding box";
+      continue;
+    }
+    EXPECT_TRUE(inside) << "a load that ran has its start outside the bounding box";
+    std::uint64_t extent = tmakit::smem_model_element_bytes(r.p) * r.p.dims[0];
+    for (std::uint32_t i = 1; i < r.p.rank; ++i) extent += r.p.strides[i - 1] * (r.p.dims[i] - 1);
+    std::vector<unsigned char> global((extent + 4096) / 4 * 4);
+    for (std::size_t w = 0; w < global.size() / 4; ++w) {
+      const auto v = static_cast<std::uint32_t>(w + 1);
+      std::memcpy(&global[4 * w], &v, 4);
+    }
+    std::vector<unsigned char> smem;
+    ASSERT_TRUE(tmakit::smem_model_im2col_load(r.p, global, r.start, r.offsets, smem, 0xA5));
+    std::map<std::uint32_t, std::uint32_t> want;
+    for (std::size_t w = 0; w < smem.size() / 4; ++w) {
+      std::uint32_t v;
+      std::memcpy(&v, &smem[4 * w], 4);
+      if (v != 0xA5A5A5A5u) want[static_cast<std::uint32_t>(w)] = v;
+    }
+    EXPECT_EQ(want, r.words) << "model differs from the H100's shared memory";
+    ++compared;
+  }
+  std::printf("im2col model: %d recorded loads byte-exact; %d / %d faulting loads predicted (start outside "
+              "the bounding box); validate agrees with the driver on %d / %zu maps\n",
+              compared, faults_predicted, faults, validate_agrees, recs.size());
+  EXPECT_GE(compared, 200);
+  EXPECT_GE(faults, 50);
+}
+
+}  // namespace
