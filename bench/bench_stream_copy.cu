@@ -2,7 +2,9 @@
 // copies global -> shared -> global, one issuing thread per CTA, S stages), cudaMemcpyAsync D2D,
 // and a plain 16-byte vectorized load/store kernel. Sizes 1 MiB .. 4 GiB (powers of two).
 // Bandwidth counts read + write bytes (2 x size / time); median over repeats, CUDA events.
-//   bench_stream_copy [out.csv] [max_mib]
+//   bench_stream_copy [out.csv] [max_mib] [sweep|busy]
+//   (busy: is cudaMemcpyAsync D2D done by SM kernels or by the copy engines? Each copy of max_mib
+//   alone and while a kernel holds every SM)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tmakit/device/tma.cuh"
@@ -80,6 +83,12 @@ __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__
     }
   }
   td::wait_group<0>();
+}
+
+__global__ void read_timer(unsigned long long* out) {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  *out = t;
 }
 
 __global__ void vec_copy(const uint4* __restrict__ src, uint4* __restrict__ dst, std::uint64_t n) {
@@ -162,6 +171,25 @@ const Variant kVariants[] = {
     {"evict_first 8 x 12 KiB, 2/SM", run_tma_v<8, 12 * 1024, 2, false, true>},
 };
 
+// Holds every SM: 2 blocks x 1024 threads per SM fill all thread slots (and, at <= 32 registers,
+// the register file), spinning until %globaltimer passes `until_ns`.
+__global__ void __launch_bounds__(1024, 2) hold_sms(unsigned long long until_ns) {
+  unsigned long long t;
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t < until_ns);
+}
+
+unsigned long long gpu_now_ns() {
+  unsigned long long* d = nullptr;
+  CK(cudaMalloc(&d, sizeof(*d)));
+  read_timer<<<1, 1>>>(d);
+  unsigned long long h = 0;
+  CK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
+  CK(cudaFree(d));
+  return h;
+}
+
 double median_ms(Runner r, const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st, int reps) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
@@ -225,6 +253,38 @@ int main(int argc, char** argv) {
   fill<<<g_sms * 8, 256, 0, st>>>(reinterpret_cast<uint4*>(src), max_bytes / 16, 0x1234567u);
   CK(cudaStreamSynchronize(st));
 
+  if (argc > 3 && std::strcmp(argv[3], "busy") == 0) {
+    // Who runs cudaMemcpyAsync D2D: time it alone, then while a kernel holds every SM for 300 ms.
+    // A copy done by SM kernels must wait for the SMs; one done by the copy engines must not.
+    const std::uint64_t bytes = max_bytes;
+    cudaStream_t hold;
+    CK(cudaStreamCreateWithFlags(&hold, cudaStreamNonBlocking));
+    std::printf("device %s, %d SMs; %llu MiB D2D copies alone and while every SM is held for 300 ms\n", prop.name,
+                g_sms, static_cast<unsigned long long>(max_mib));
+    for (const auto& [name, run] : {std::pair<const char*, Runner>{"cudaMemcpyAsync", run_memcpy},
+                                    std::pair<const char*, Runner>{"tmakit TMA copy", run_tma},
+                                    std::pair<const char*, Runner>{"vec16 kernel", run_vec}}) {
+      const double alone = median_ms(run, src, dst, bytes, st, 5);
+      cudaEvent_t a, b;
+      CK(cudaEventCreate(&a));
+      CK(cudaEventCreate(&b));
+      const unsigned long long until = gpu_now_ns() + 300'000'000ull;
+      hold_sms<<<2 * g_sms, 1024, 0, hold>>>(until);
+      CK(cudaEventRecord(a, st));
+      run(src, dst, bytes, st);
+      CK(cudaEventRecord(b, st));
+      CK(cudaEventSynchronize(b));
+      float busy = 0;
+      CK(cudaEventElapsedTime(&busy, a, b));
+      CK(cudaStreamSynchronize(hold));
+      CK(cudaGetLastError());
+      std::printf("  %-18s alone %8.3f ms (%7.1f GB/s); with every SM held: %8.3f ms\n", name, alone,
+                  2.0 * static_cast<double>(bytes) / (alone * 1e-3) / 1e9, static_cast<double>(busy));
+      CK(cudaEventDestroy(a));
+      CK(cudaEventDestroy(b));
+    }
+    return 0;
+  }
   if (argc > 3 && std::strcmp(argv[3], "sweep") == 0) {
     // Pipeline shapes side by side with cudaMemcpyAsync, at the two largest sizes.
     std::printf("device %s, %d SMs; sweep of TMA pipeline shapes; GB/s = (read + write) / time\n", prop.name, g_sms);
