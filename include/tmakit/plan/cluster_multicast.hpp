@@ -335,4 +335,25 @@ TMAKIT_HD constexpr GemmMulticastPlans plan_gemm_multicast(ClusterShape cluster,
   return {plan_multicast(sa), plan_multicast(sb)};
 }
 
+// One CTA's part in a pipeline stage whose copies (one or more operands' plans) complete on one
+// "full" barrier per CTA: what it arms, whom it releases, whose releases it waits for.
+struct StageRole {
+  std::uint32_t expect_bytes = 0;  // armed on this CTA's full barrier per stage (all plans' deliveries)
+  std::uint16_t senders = 0;       // CTAs issuing into this CTA: it arrives on their empty barriers
+  std::uint16_t receivers = 0;     // CTAs this CTA issues into: its empty barrier counts their arrivals
+  TMAKIT_HD constexpr std::uint32_t empty_arrivals() const { return static_cast<std::uint32_t>(popcount16(receivers)); }
+};
+
+TMAKIT_HD constexpr StageRole stage_role(const MulticastPlan* plans, int count, std::uint32_t r) {
+  StageRole s;
+  if (r >= kMaxClusterSize) return s;
+  for (int i = 0; i < count; ++i) {
+    const MulticastCta& c = plans[i].cta[r];
+    s.expect_bytes += c.expect_bytes;
+    s.senders = static_cast<std::uint16_t>(s.senders | c.senders);
+    if (c.issues) s.receivers = static_cast<std::uint16_t>(s.receivers | (c.issue.multicast ? c.issue.mask : (1u << r)));
+  }
+  return s;
+}
+
 }  // namespace tmakit
