@@ -1,10 +1,12 @@
 // Cluster copies, side by side in one run (a benchmark, not a test):
 //  1. multicast vs unicast DELIVERED shared-memory fill bandwidth: every CTA of the grid streams
 //     tiles through a tmakit MulticastPipeline (device/multicast.cuh; 4 x 16 KiB, 8 x 16 KiB and
-//     6 x 32 KiB stages) and counts the bytes that land in ITS shared memory. Unicast: cluster 1, each CTA loads its own tile.
-//     Multicast c2 / c4: the CTAs of a cluster share the tile, each loads 1/C and multicasts it
+//     6 x 32 KiB stages) and counts the bytes that land in ITS shared memory. Unicast: cluster 1,
+//     each CTA loads its own tile. Multicast c2 / c4: the CTAs of a cluster share the tile, each loads 1/C and multicasts it
 //     (sliced plan). Working set in L2 (4 MiB tensor, tiles reused) and in HBM (1 GiB tensor,
-//     every tile read once per cluster).
+//     every tile read once per cluster). Variants (6 x 32 KiB, L2): leader broadcast, and "burst"
+//     (arm all stages, one cluster barrier, issue all, wait all): one handshake per batch instead
+//     of one per tile.
 //  2. DSMEM copy: CTA pairs (cluster 2, whole GPU) exchange a buffer every iteration (arm ->
 //     release -> copy -> wait): bulk (one cp.async.bulk), st.async (16 B), mapa + st.shared::cluster
 //     (16 B), and a round trip through global memory; bytes/s (all pairs) and ns per exchange.

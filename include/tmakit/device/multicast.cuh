@@ -82,8 +82,15 @@ __device__ inline void issue_multicast(MulticastPipeline<Stages>& p, MapRef map,
   Barrier& f = p.full[k % Stages];
   for (std::uint32_t r = 0; r < 16; ++r)
     if (mask >> r & 1u) watchdog::register_cluster_copy(f, r, bytes, k / Stages, map.p);
-  if (mask == (1u << cluster_rank())) load(map, smem_dst, f, coords...);
-  else load_multicast(map, smem_dst, f, mask, coords...);
+  if (mask == (1u << cluster_rank())) {
+    load(map, smem_dst, f, coords...);
+  } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+    __trap();  // sm_120 has no .multicast::cluster tensor copy (CCCL 3.0: sm_90a/100a/101a only)
+#else
+    load_multicast(map, smem_dst, f, mask, coords...);
+#endif
+  }
 }
 
 // Both steps: what an issuing CTA does for round k.
