@@ -33,7 +33,7 @@ struct IntTuple {
   bool overflow = false;      // set when an operation ran out of capacity (the value is then partial)
 
   // ---- construction
-  TMAKIT_HD constexpr IntTuple() = default;
+  constexpr IntTuple() = default;
   TMAKIT_HD constexpr IntTuple(std::int64_t v) { nodes[0] = {v, -1, 1}; }  // NOLINT: implicit leaf
   TMAKIT_HD static constexpr IntTuple leaf(std::int64_t v) { return IntTuple(v); }
   // The empty tuple ().

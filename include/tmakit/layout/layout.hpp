@@ -20,7 +20,7 @@ struct Layout {
   IntTuple shape = IntTuple(1);
   IntTuple stride = IntTuple(0);
 
-  TMAKIT_HD constexpr Layout() = default;
+  constexpr Layout() = default;
   TMAKIT_HD constexpr Layout(const IntTuple& s, const IntTuple& d) : shape(s), stride(d) {}
 
   // shape and stride have the same structure (every Layout the library builds has).
