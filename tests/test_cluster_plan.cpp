@@ -2,6 +2,7 @@
 // transaction_bytes(), the straddle fallback, and every rule with its id.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "tmakit/plan/cluster_explain.hpp"
@@ -175,6 +176,21 @@ TEST(ClusterPlan, ValidationReportsEveryViolation) {
   const MulticastPlan h = plan_multicast(spec_1d(2, MulticastMode::leader_broadcast, huge));
   EXPECT_FALSE(h.ok());
   EXPECT_TRUE(h.diagnostics.contains(ClusterRule::tx_limit));
+}
+
+TEST(ClusterPlan, EmptyAndInactiveMasks) {
+  MulticastPlan p = plan_multicast(spec_1d(4, MulticastMode::leader_broadcast, bf16_box(64), 0b0111));
+  ASSERT_TRUE(p.ok());
+  p.cta[0].issue.mask = 0b1001;  // CTA 3 is not active
+  ClusterDiagnostics d = validate_multicast_plan(p);
+  EXPECT_TRUE(d.contains(ClusterRule::mask_inactive_cta));
+  EXPECT_TRUE(d.contains(ClusterRule::fan_in));  // CTAs 1 and 2 no longer receive the tile
+  p.cta[0].issue.mask = 0;
+  d = validate_multicast_plan(p);
+  EXPECT_TRUE(d.contains(ClusterRule::mask_empty));
+  int fan_in = 0;
+  for (const auto& v : d) fan_in += v.rule == ClusterRule::fan_in;
+  EXPECT_EQ(fan_in, 3);
 }
 
 TEST(ClusterPlan, SliceRules) {
@@ -351,4 +367,56 @@ TEST(Handoff, OneIssuePerWarpIsNamed) {
   EXPECT_EQ(d.items[0].rule, ClusterRule::handoff_issuers);
   EXPECT_NE(explain(d.items[0]).find("4 threads issue the same bulk copy (exactly 1)"), std::string::npos);
   EXPECT_TRUE(validate_handoff({HandoffWrite::bulk_copy, HandoffSync::mbarrier_complete_tx, 0, 1, 1}).ok());
+}
+
+// ----------------------------------------------------------------------------------------------
+// Properties over random specs: every active CTA receives the whole tile exactly once (its
+// expect_bytes is transaction_bytes of the box, whatever the mode, mask or shape), fan-in is the
+// slice count, and re-validation of the returned plan finds nothing.
+
+TEST(ClusterPlan, RandomSpecsDeliverEachTileOnce) {
+  std::mt19937 rng_(5);
+  auto rng = [&] { return static_cast<std::uint32_t>(rng_()); };
+  int planned = 0, straddles = 0;
+  for (int t = 0; t < 4000; ++t) {
+    MulticastSpec s;
+    do {
+      s.cluster = ClusterShape{1u + rng() % 4, 1u + rng() % 4, 1u + rng() % 2};
+    } while (s.cluster.size() > 16);
+    for (bool& b : s.share) b = rng() % 2;
+    if (!s.share[0] && !s.share[1] && !s.share[2]) s.share[rng() % 3] = true;
+    s.mode = rng() % 2 ? MulticastMode::sliced : MulticastMode::leader_broadcast;
+    s.box = bf16_box(8u << (rng() % 5), Swizzle::none);
+    s.box.elem_strides[1] = 1 + rng() % 2;
+    s.active = static_cast<std::uint16_t>(rng() & s.cluster.full_mask());
+    if (s.active == 0) s.active = 1;
+    s.grouped = rng() % 4 == 0;
+    for (auto& g : s.group_of) g = rng() % 2;
+    const MulticastPlan p = plan_multicast(s);
+    if (!p.ok()) {
+      ASSERT_TRUE(p.diagnostics.contains(ClusterRule::slice_divisible)) << t;  // the only expected refusal
+      continue;
+    }
+    ++planned;
+    straddles += p.decision == MulticastDecision::unicast_straddle;
+    EXPECT_EQ(p.decision == MulticastDecision::unicast_straddle, cluster_straddles_groups(s)) << t;
+    EXPECT_TRUE(validate_multicast_plan(p).ok()) << t;
+    std::uint64_t delivered = 0;
+    int active = 0;
+    for (std::uint32_t r = 0; r < s.cluster.size(); ++r) {
+      const MulticastCta& c = p.cta[r];
+      if (c.issues) delivered += std::uint64_t{c.issue.bytes} * popcount16(c.issue.multicast ? c.issue.mask : 1u << r);
+      if (!c.active) {
+        EXPECT_EQ(c.expect_bytes, 0u) << t;
+        continue;
+      }
+      ++active;
+      EXPECT_EQ(c.expect_bytes, transaction_bytes(s.box)) << t << " cta " << r;
+      const bool sliced = s.mode == MulticastMode::sliced && popcount16(c.sharers) > 1;
+      EXPECT_EQ(c.fan_in, sliced ? static_cast<std::uint32_t>(popcount16(c.sharers)) : 1u) << t;
+    }
+    EXPECT_EQ(delivered, transaction_bytes(s.box) * active) << t;
+  }
+  EXPECT_GT(planned, 3000);
+  EXPECT_GT(straddles, 100);
 }
