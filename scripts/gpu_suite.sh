@@ -8,7 +8,8 @@
 # racecheck and synccheck. Under the sanitizer the planted-bug tests that trap on purpose are
 # excluded (gtest filter below: Watchdog.ExpectTx*, Watchdog.MissingArrive, Watchdog.WrongParity,
 # Watchdog.MisalignedSwizzleBuffer
-# and the WatchdogChild.* they spawn); Watchdog.CorrectKernelPasses still runs.
+# and the WatchdogChild.* they spawn; ClusterPlanted.* and the ClusterPlantedChild.* they spawn);
+# Watchdog.CorrectKernelPasses and ClusterPlantedFixed.* still run.
 # Prints a table (binary, tool, passed, failed, skipped, exit status) and exits 1 on any failure.
 # Environment: TIMEOUT (seconds per run, default 900), TOOLS (default "memcheck racecheck synccheck"),
 # TMAKIT_SWEEP_STRIDE (under the sanitizer only, default 9: sweeps that honour it run every k-th
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 TIMEOUT=${TIMEOUT:-900}
 TOOLS=${TOOLS:-"memcheck racecheck synccheck"}
-SAN_FILTER='-Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*'
+SAN_FILTER='-Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*:ClusterPlanted.*:ClusterPlantedChild.*'
 
 shopt -s nullglob
 bins=("$BUILD"/tests/tmakit_gpu_test_*)

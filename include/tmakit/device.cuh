@@ -1,5 +1,5 @@
-// tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, and the TMA
-// copies (tma.cuh, when present).
+// tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, the TMA
+// copies (tma.cuh, when present), and cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh).
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
@@ -9,3 +9,7 @@
 #if __has_include("tmakit/device/tma.cuh")
 #include "tmakit/device/tma.cuh"
 #endif
+#include "tmakit/device/cluster.cuh"
+#include "tmakit/device/cluster_watchdog.cuh"
+#include "tmakit/device/dsmem.cuh"
+#include "tmakit/device/multicast.cuh"

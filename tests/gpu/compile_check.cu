@@ -50,5 +50,36 @@ __global__ void __cluster_dims__(2, 1, 1)
   cooperative_groups::this_cluster().sync();
 }
 
+// Cluster copies: multicast pipeline, DSMEM copies, cluster barrier helpers.
+__global__ void __cluster_dims__(2, 1, 1)
+    tmakit_compile_check_cluster_kernel(const __grid_constant__ tmakit::MulticastPlan plan,
+                                        const __grid_constant__ tmakit::DsmemPlan dplan, const CUtensorMap* map, int* out) {
+  __shared__ td::MulticastPipeline<2> pipe;
+  __shared__ td::Barrier bar;
+  __shared__ alignas(1024) std::uint8_t tile[4096], dst[4096];
+  const std::uint32_t rank = td::cluster_rank();
+  const tmakit::StageRole role = tmakit::stage_role(&plan, 1, rank);
+  td::pipeline_init(pipe, role);
+  if (threadIdx.x == 0) {
+    td::init(bar, dplan.receiver_init_count());
+    td::fence_init_cluster();
+  }
+  td::cluster_arrive_relaxed();
+  td::cluster_wait_acquire();
+  td::fence_acq_rel_cluster();
+  if (threadIdx.x == 0) {
+    td::arm_round(pipe, role, 0);
+    td::produce(pipe, role, map, tile, plan.cta[rank].issue.mask, plan.cta[rank].issue.bytes, 0, 0, 0);
+    td::dsmem_arm(bar, dplan);
+    td::expect_tx_remote(bar, rank ^ 1u, 16);
+  }
+  td::wait_round(pipe, 0);
+  td::dsmem_copy(dplan, tile, dst, rank ^ 1u, bar);
+  td::Phase ph;
+  td::dsmem_wait(bar, ph);
+  out[0] = static_cast<int>(td::mapa(dst, rank ^ 1u)) + td::map_to_rank(dst, rank ^ 1u)[0] + td::cluster_size();
+  td::pipeline_teardown();
+}
+
 // Host side of the watchdog API.
 [[maybe_unused]] static cudaError_t tmakit_compile_check_host() { return td::watchdog::set_bound_ns(200000000ull); }

@@ -56,6 +56,7 @@ struct Ledger {
   std::uint32_t tx_registered;   // bytes of copies registered with watchdog::expect_*
   std::uint32_t registrations;
   Expectation last;
+  unsigned long long last_issue;  // cluster copies (dsmem.cuh): key of the last bulk copy issued into this barrier
 };
 }  // namespace watchdog
 #endif
@@ -153,6 +154,22 @@ __device__ inline void arrive_expect_tx_remote(Barrier& b, std::uint32_t cta_ran
   detail::ledger_arrive(*p, bytes);
   (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cluster,
                                              cuda::ptx::space_cluster, raw(*p), bytes);
+}
+
+// Adds `bytes` to the transaction count of the peer's barrier (same shared offset, CTA `cta_rank`)
+// without arriving (mbarrier.expect_tx.relaxed.cluster.shared::cluster).
+__device__ inline void expect_tx_remote(Barrier& b, std::uint32_t cta_rank, std::uint32_t bytes) {
+  Barrier* p = detail::peer(b, cta_rank);
+  detail::ledger_tx(*p, bytes);
+  cuda::ptx::mbarrier_expect_tx(cuda::ptx::sem_relaxed, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, raw(*p),
+                                bytes);
+}
+
+// One potentially blocking probe with acquire at CLUSTER scope: for a consumer that reads data
+// another CTA wrote with ordinary (generic-proxy) stores and handed over with a release.cluster
+// arrive on this barrier (dsmem.cuh's st_cluster path).
+__device__ inline bool try_wait_cluster(Barrier& b, std::uint32_t parity) {
+  return cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster, raw(b), parity);
 }
 
 // One non-blocking probe: true once the phase with this parity has completed.

@@ -217,4 +217,36 @@ __device__ inline void cp_async_bulk_s2g_hint(std::uint64_t dst, std::uint32_t s
                : "memory");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Distributed shared memory (cluster.cuh, dsmem.cuh).
+
+// mapa.shared::cluster.u32: the shared::cluster address of the variable at shared address `addr`
+// in CTA `cta_rank` of this cluster. cuda::ptx has no mapa wrapper (cooperative_groups'
+// map_shared_rank gives the generic-address form).
+__device__ inline std::uint32_t mapa_shared_cluster(std::uint32_t addr, std::uint32_t cta_rank) {
+  std::uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(cta_rank));
+  return r;
+}
+
+// st.shared::cluster.{b8,b16,b32,b64,v4.b32} [addr], v: weak stores to a (possibly remote)
+// shared::cluster address from mapa. cuda::ptx wraps st.async and st.bulk, not plain st.
+__device__ inline void st_shared_cluster_b8(std::uint32_t addr, std::uint8_t v) {
+  asm volatile("st.shared::cluster.b8 [%0], %1;" : : "r"(addr), "h"(static_cast<std::uint16_t>(v)) : "memory");
+}
+__device__ inline void st_shared_cluster_b16(std::uint32_t addr, std::uint16_t v) {
+  asm volatile("st.shared::cluster.b16 [%0], %1;" : : "r"(addr), "h"(v) : "memory");
+}
+__device__ inline void st_shared_cluster_b32(std::uint32_t addr, std::uint32_t v) {
+  asm volatile("st.shared::cluster.b32 [%0], %1;" : : "r"(addr), "r"(v) : "memory");
+}
+__device__ inline void st_shared_cluster_b64(std::uint32_t addr, std::uint64_t v) {
+  asm volatile("st.shared::cluster.b64 [%0], %1;" : : "r"(addr), "l"(v) : "memory");
+}
+__device__ inline void st_shared_cluster_v4_b32(std::uint32_t addr, std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                                                std::uint32_t d) {
+  asm volatile("st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};" : : "r"(addr), "r"(a), "r"(b), "r"(c), "r"(d)
+               : "memory");
+}
+
 }  // namespace tmakit::device::ptx_raw

@@ -214,11 +214,12 @@ __device__ inline void expect_note(Barrier& b, const char* text) {
   atomicAdd(&b.ledger.registrations, 1u);
 }
 
-// The bounded wait behind tmakit::device::wait().
-__device__ inline void wait_parity(Barrier& b, std::uint32_t parity, unsigned long long bound) {
-  if (!try_wait(b, parity)) {
+// The bounded wait behind tmakit::device::wait() (and wait_cluster(): acquire at cluster scope).
+__device__ inline void wait_parity(Barrier& b, std::uint32_t parity, unsigned long long bound, bool cluster_scope = false) {
+  auto probe = [&] { return cluster_scope ? try_wait_cluster(b, parity) : try_wait(b, parity); };
+  if (!probe()) {
     const unsigned long long t0 = cuda::ptx::get_sreg_globaltimer();
-    while (!try_wait(b, parity)) {
+    while (!probe()) {
       const unsigned long long dt = cuda::ptx::get_sreg_globaltimer() - t0;
       if (dt > bound) detail::report_and_trap(b, parity, dt ? dt : 1, bound);
     }
@@ -239,8 +240,13 @@ __device__ inline void expect_tma_load(Barrier&, const void*, std::uint32_t, con
 __device__ inline void expect_bulk_copy(Barrier&, const void*, std::uint32_t) {}
 __device__ inline void expect_note(Barrier&, const char*) {}
 __device__ inline void check_tma_smem_alignment(const char*, const void*, std::uint32_t) {}
-__device__ inline void wait_parity(Barrier& b, std::uint32_t parity, unsigned long long) {
-  while (!try_wait(b, parity)) {
+__device__ inline void wait_parity(Barrier& b, std::uint32_t parity, unsigned long long, bool cluster_scope = false) {
+  if (cluster_scope) {
+    while (!try_wait_cluster(b, parity)) {
+    }
+  } else {
+    while (!try_wait(b, parity)) {
+    }
   }
 }
 
@@ -252,6 +258,12 @@ namespace tmakit::device {
 
 __device__ inline void wait(Barrier& b, Phase& phase) {
   watchdog::wait_parity(b, phase.parity, watchdog::bound_ns());
+  phase.advance();
+}
+
+// Waits with acquire at CLUSTER scope (data handed over by another CTA's release.cluster arrive).
+__device__ inline void wait_cluster(Barrier& b, Phase& phase) {
+  watchdog::wait_parity(b, phase.parity, watchdog::bound_ns(), true);
   phase.advance();
 }
 

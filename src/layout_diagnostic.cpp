@@ -1,0 +1,82 @@
+// Words and fixes for layout refusals (see layout_diagnostic.hpp for the rule ids).
+#include <string>
+
+#include "tmakit/layout/notation.hpp"
+
+namespace tmakit {
+namespace {
+std::string n(std::int64_t v) { return std::to_string(v); }
+std::string mode_of(const LayoutDiagnostic& d) { return d.mode >= 0 ? "mode " + n(d.mode) : "the layout"; }
+}  // namespace
+
+std::string message(const LayoutDiagnostic& d) {
+  const std::string head = std::string(rule_id(d.rule)) + ": ";
+  switch (d.rule) {
+    case LayoutRule::ok: return "ok";
+    case LayoutRule::capacity:
+      return head + "the result needs more than " + n(d.a) + " IntTuple nodes (tmakit's fixed capacity)";
+    case LayoutRule::not_congruent: return head + "shape and stride (or coordinate and shape) differ in structure";
+    case LayoutRule::bad_shape: return head + "shape leaf " + n(d.mode) + " is " + n(d.a) + "; extents must be >= 1";
+    case LayoutRule::negative_stride:
+      return head + "leaf " + n(d.mode) + " has stride " + n(d.a) + "; this operation needs non-negative strides";
+    case LayoutRule::composition_stride:
+      return head + "the right-hand stride " + n(d.a) + " neither divides nor is a multiple of the left-hand extent " +
+             n(d.b) + " (left " + mode_of(d) + ")";
+    case LayoutRule::composition_shape:
+      return head + "the right-hand extent " + n(d.a) + " neither divides nor is a multiple of the left-hand extent " +
+             n(d.b) + " (left " + mode_of(d) + ", after dividing out the stride)";
+    case LayoutRule::complement_not_injective:
+      return head + mode_of(d) + " (stride " + n(d.a) + ") overlaps the modes below it, which already span " + n(d.b) +
+             " offsets: the layout is not injective";
+    case LayoutRule::complement_not_divisible:
+      return head + mode_of(d) + " has stride " + n(d.a) + ", not a multiple of " + n(d.b) +
+             " (the extent spanned by the smaller-stride modes): no layout fills the gaps";
+    case LayoutRule::tiler_rank:
+      return head + "the tiler has " + n(d.a) + " modes but the layout only " + n(d.b);
+    case LayoutRule::not_injective:
+      return head + mode_of(d) + " maps two indices to the same offset: the layout is not injective";
+    case LayoutRule::swizzle_elem_bytes:
+      return head + "elements of " + n(d.a) + " bytes do not divide the swizzle's " + n(d.b) +
+             "-byte chunk, so swizzled addresses are not whole element offsets";
+    case LayoutRule::not_power_of_two:
+      return head + mode_of(d) + " has extent or stride " + n(d.a) + ", not a power of two (F2 linear layouts need powers of two)";
+    case LayoutRule::not_bijective:
+      return head + "the linear layout (" + n(d.a) + " input bits -> " + n(d.b) +
+             " output bits) is not bijective (or, for a right inverse, not surjective)";
+    case LayoutRule::dims_mismatch:
+      return head + "the output bits of the inner map (" + n(d.a) + ") do not match the input bits of the outer map (" +
+             n(d.b) + ")";
+    case LayoutRule::not_linear:
+      return head + "two input bits land on offset bit " + n(d.a) + " (leaf " + n(d.mode) +
+             "): the strides add with carries, so the layout is not linear over GF(2)";
+  }
+  return head + "unknown rule";
+}
+
+std::string fix(const LayoutDiagnostic& d) {
+  switch (d.rule) {
+    case LayoutRule::ok: return "";
+    case LayoutRule::capacity: return "use fewer or flatter modes (coalesce the inputs first)";
+    case LayoutRule::not_congruent: return "give the stride exactly the parentheses of the shape";
+    case LayoutRule::bad_shape: return "use extents >= 1";
+    case LayoutRule::negative_stride: return "reverse the mode (use a positive stride) before this operation";
+    case LayoutRule::composition_stride:
+    case LayoutRule::composition_shape:
+      return "make the right-hand layout's strides and extents divide (or be multiples of) the left-hand extents, "
+             "e.g. tile by a divisor of the left-hand mode, or regroup the left-hand modes";
+    case LayoutRule::complement_not_injective: return "complement needs an injective layout; remove the overlapping mode";
+    case LayoutRule::complement_not_divisible:
+      return "choose strides that are multiples of the extent below them (each stride a multiple of the previous shape*stride)";
+    case LayoutRule::tiler_rank: return "give at most one tiler per mode of the layout";
+    case LayoutRule::not_injective: return "only injective layouts (distinct offsets) have a left inverse";
+    case LayoutRule::swizzle_elem_bytes:
+      return "use byte offsets (swizzle(L(c) * E)) for this element size, or a swizzle whose chunk 2^M is a multiple of it";
+    case LayoutRule::not_power_of_two: return "use power-of-two extents and strides, or the CuTe algebra instead";
+    case LayoutRule::not_bijective: return "invert only square full-rank maps; for a surjective map use right_inverse";
+    case LayoutRule::dims_mismatch: return "compose maps whose bit dimensions agree";
+    case LayoutRule::not_linear: return "give every mode its own power-of-two stride range (no two modes overlapping)";
+  }
+  return "";
+}
+
+}  // namespace tmakit

@@ -1,0 +1,272 @@
+// TMA multicast through tmakit's pipeline (device/multicast.cuh) driven by host plans
+// (plan/cluster_multicast.hpp): leader broadcast and sliced modes for clusters of 2, 4, 8 and 16
+// CTAs, sparse active masks, a 2x2 GEMM-style cluster where A and B complete on one barrier, a
+// 3-D cluster, and the grouped-GEMM straddle (unicast fallback). Every CTA bit-checks every byte
+// of every round against global memory. 2 stages, 6 rounds: buffers are reused three times, so the
+// empty-barrier gating (ARM-BEFORE-ISSUE on reuse) is exercised.
+#define TMAKIT_WATCHDOG 1
+#include "tmakit/device/multicast.cuh"
+#include "tmakit/layout/swizzle.hpp"
+#include "tmakit/plan/cluster_multicast.hpp"
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cluster_test_util.cuh"
+#include "gpu_test_util.cuh"
+
+namespace td = tmakit::device;
+using namespace tmakit;
+
+namespace {
+
+constexpr int kStages = 2;
+constexpr std::uint32_t kRounds = 6;
+constexpr std::uint32_t kCols = 32, kRows = 64;          // tile: 32 u32 (128 B) x 64 rows = 8 KiB
+constexpr std::uint32_t kTileBytes = kCols * kRows * 4;
+constexpr std::uint32_t kTensorRows = 4096;              // per operand: 512 KiB
+
+TensorMapParams tile_params(const std::uint32_t* base, std::uint32_t rows, Swizzle sw = Swizzle::none) {
+  TensorMapParams p;
+  p.swizzle = sw;
+  p.dtype = DataType::uint32;
+  p.rank = 2;
+  p.address = reinterpret_cast<std::uint64_t>(base);
+  p.dims[0] = kCols;
+  p.dims[1] = kTensorRows;
+  p.strides[0] = kCols * 4;
+  p.box[0] = kCols;
+  p.box[1] = rows;
+  return p;
+}
+
+struct OperandArgs {
+  CUtensorMap full;   // the whole tile's box
+  CUtensorMap slice;  // the sliced box (= full when not sliced)
+  const std::uint32_t* data;
+  SwizzleParams swizzle;  // where word i of the tile lands: byte swizzle(i * 4) of the 1024 B-aligned buffer
+};
+
+// Tile row of operand `o` for CTA `r` in round k: CTAs sharing the tile (same coordinates on the
+// non-shared dims) load the same rows; a grouped plan adds group_of[r] * 1024 rows.
+__device__ std::uint32_t tile_row(const MulticastPlan& p, std::uint32_t r, std::uint32_t k) {
+  const ClusterCoord c = p.spec.cluster.coord_of(r);
+  std::uint32_t idx = 0, count = 1;
+  for (int d = 2; d >= 0; --d)
+    if (!p.spec.share[d]) {
+      idx = idx * p.spec.cluster.extent(d) + c[d];
+      count *= p.spec.cluster.extent(d);
+    }
+  const std::uint32_t group = p.spec.grouped ? p.spec.group_of[r] * 1024u : 0u;
+  return group + (k * count + idx) * kRows;
+}
+
+template <int NOps>
+__global__ void multicast_kernel(const __grid_constant__ MulticastPlan plan0, const __grid_constant__ MulticastPlan plan1,
+                                 const __grid_constant__ OperandArgs op0, const __grid_constant__ OperandArgs op1,
+                                 unsigned* errors) {
+  __shared__ td::MulticastPipeline<kStages> pipe;
+  extern __shared__ __align__(1024) std::uint8_t dyn[];
+  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  const MulticastPlan* plans[2] = {&plan0, &plan1};
+  const OperandArgs* ops[2] = {&op0, &op1};
+  const std::uint32_t rank = td::cluster_rank();
+  const StageRole role = stage_role(&plan0, 1, rank);
+  StageRole both = role;
+  if (NOps == 2) {
+    const MulticastPlan two[2] = {plan0, plan1};
+    both = stage_role(two, 2, rank);
+  }
+  td::pipeline_init(pipe, both);
+  const bool active = plan0.cta[rank].active;
+  auto tile = [&](int o, std::uint32_t k) { return buf + (k % kStages) * NOps * kTileBytes + o * kTileBytes; };
+  auto produce = [&](std::uint32_t k) {
+    td::arm_round(pipe, both, k);
+    bool waited = false;
+    for (int o = 0; o < NOps; ++o) {
+      const MulticastCta& c = plans[o]->cta[rank];
+      if (!c.issues) continue;
+      if (!waited) td::wait_receivers_armed(pipe, both, k);
+      waited = true;
+      const bool sliced = c.issue.slices > 1;
+      td::issue_multicast(pipe, sliced ? &ops[o]->slice : &ops[o]->full, tile(o, k) + c.issue.smem_offset, c.issue.mask,
+                          c.issue.bytes, k, 0, static_cast<int>(tile_row(*plans[o], rank, k) + c.issue.coord_offset));
+    }
+  };
+  if (active) {
+    if (threadIdx.x == 0)
+      for (std::uint32_t k = 0; k < kStages && k < kRounds; ++k) produce(k);
+    for (std::uint32_t k = 0; k < kRounds; ++k) {
+      td::wait_round(pipe, k);
+      unsigned bad = 0;
+      for (int o = 0; o < NOps; ++o) {
+        const std::uint8_t* t = tile(o, k);
+        const std::uint32_t* g = ops[o]->data + tile_row(*plans[o], rank, k) * kCols;
+        for (std::uint32_t i = threadIdx.x; i < kCols * kRows; i += blockDim.x)
+          bad += *reinterpret_cast<const std::uint32_t*>(t + ops[o]->swizzle(i * 4u)) != g[i];
+      }
+      if (bad) atomicAdd(&errors[blockIdx.x], bad);
+      __syncthreads();  // every consumer is done with stage k % kStages before it is re-armed and released
+      if (threadIdx.x == 0 && k + kStages < kRounds) produce(k + kStages);
+    }
+  }
+  td::pipeline_teardown();
+}
+
+struct Fixture {
+  std::vector<std::uint32_t*> tensors;
+  unsigned* errors = nullptr;
+  ~Fixture() {
+    for (auto* t : tensors) cudaFree(t);
+    cudaFree(errors);
+  }
+  std::uint32_t* tensor(std::uint32_t salt) {
+    std::vector<std::uint32_t> h(kCols * kTensorRows);
+    for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = (i * 2654435761u) ^ salt;
+    std::uint32_t* d = nullptr;
+    if (cudaMalloc(&d, h.size() * 4) != cudaSuccess) return nullptr;
+    cudaMemcpy(d, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
+    tensors.push_back(d);
+    return d;
+  }
+};
+
+// Runs plans[0..nops) on `clusters` clusters; returns total mismatching words (or ~0u on a CUDA error).
+unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2) {
+  Fixture f;
+  OperandArgs ops[2];
+  for (int o = 0; o < nops; ++o) {
+    const std::uint32_t* d = f.tensor(0x9E3779B9u * (o + 1));
+    if (!d) return ~0u;
+    ops[o].data = d;
+    ops[o].swizzle = swizzle_for(plans[o].spec.box.swizzle);
+    TensorMapParams full = tile_params(d, kRows, plans[o].spec.box.swizzle);
+    if (!tmakit_test::make_map(full, &ops[o].full)) return ~0u;
+    TensorMapParams sl = full;
+    for (std::uint32_t r = 0; r < plans[o].spec.cluster.size(); ++r)
+      if (plans[o].cta[r].issues) sl = plans[o].issue_params(r);
+    sl.address = full.address;
+    if (!tmakit_test::make_map(sl, &ops[o].slice)) return ~0u;
+  }
+  if (nops == 1) ops[1] = ops[0];
+  const ClusterShape cs = plans[0].spec.cluster;
+  const std::uint32_t blocks = cs.size() * clusters;
+  if (cudaMalloc(&f.errors, blocks * sizeof(unsigned)) != cudaSuccess) return ~0u;
+  cudaMemset(f.errors, 0, blocks * sizeof(unsigned));
+  if (td::watchdog::set_bound_ns(2000000000ull) != cudaSuccess) return ~0u;
+  const std::size_t smem = kStages * nops * kTileBytes + 1024;
+  const MulticastPlan& p1 = nops == 2 ? plans[1] : plans[0];
+  const dim3 grid(cs.x * clusters, cs.y, cs.z);
+  cudaError_t e = nops == 2 ? tmakit_test::launch_cluster(multicast_kernel<2>, cs, grid, dim3(128), smem, plans[0], p1, ops[0], ops[1], f.errors)
+                            : tmakit_test::launch_cluster(multicast_kernel<1>, cs, grid, dim3(128), smem, plans[0], p1, ops[0], ops[1], f.errors);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    ADD_FAILURE() << "CUDA: " << cudaGetErrorString(e);
+    return ~0u;
+  }
+  std::vector<unsigned> h(blocks);
+  cudaMemcpy(h.data(), f.errors, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost);
+  unsigned sum = 0;
+  for (unsigned v : h) sum += v;
+  return sum;
+}
+
+MulticastSpec spec_1d(std::uint32_t n, MulticastMode mode, std::uint16_t active = 0, Swizzle sw = Swizzle::none) {
+  MulticastSpec s;
+  s.cluster = ClusterShape{n, 1, 1};
+  s.share[0] = true;
+  s.mode = mode;
+  s.box = tile_params(nullptr, kRows, sw);
+  s.active = active;
+  return s;
+}
+
+}  // namespace
+
+class ClusterMulticastSize : public ::testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(ClusterMulticastSize, LeaderBroadcast) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(GetParam(), MulticastMode::leader_broadcast));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(run(&p, 1), 0u);
+}
+
+TEST_P(ClusterMulticastSize, Sliced) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(GetParam(), MulticastMode::sliced));
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p.cta[0].fan_in, GetParam());
+  EXPECT_EQ(run(&p, 1), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, ClusterMulticastSize, ::testing::Values(2u, 4u, 8u, 16u));
+
+TEST(ClusterMulticast, SparseMaskSliced) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(8, MulticastMode::sliced, 0b10100101));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(run(&p, 1), 0u);
+}
+
+// 128B swizzle: 4 slices of 16 rows (2 KiB, a multiple of the 1024 B pattern) land in the pattern
+// the whole box would have.
+TEST(ClusterMulticast, SlicedSwizzled128B) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(4, MulticastMode::sliced, 0, Swizzle::b128));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(run(&p, 1), 0u);
+}
+
+TEST(ClusterMulticast, SparseMaskLeader) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(4, MulticastMode::leader_broadcast, 0b0110));
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(p.cta[1].issues);
+  EXPECT_EQ(run(&p, 1), 0u);
+}
+
+TEST(ClusterMulticast, Gemm2x2SlicedBothOperandsOneBarrier) {
+  TMAKIT_REQUIRE_GPU();
+  const TensorMapParams box = tile_params(nullptr, kRows);
+  const GemmMulticastPlans g = plan_gemm_multicast(ClusterShape{2, 2, 1}, box, box, MulticastMode::sliced);
+  ASSERT_TRUE(g.a.ok() && g.b.ok());
+  const MulticastPlan plans[2] = {g.a, g.b};
+  ASSERT_EQ(stage_expect_bytes(plans, 2, 3), 2 * kTileBytes);
+  EXPECT_EQ(run(plans, 2), 0u);
+}
+
+TEST(ClusterMulticast, Gemm2x4LeaderBothOperands) {
+  TMAKIT_REQUIRE_GPU();
+  const TensorMapParams box = tile_params(nullptr, kRows);
+  const GemmMulticastPlans g = plan_gemm_multicast(ClusterShape{2, 4, 1}, box, box, MulticastMode::leader_broadcast);
+  ASSERT_TRUE(g.a.ok() && g.b.ok());
+  const MulticastPlan plans[2] = {g.a, g.b};
+  EXPECT_EQ(run(plans, 2), 0u);
+}
+
+TEST(ClusterMulticast, ThreeDClusterSliced) {
+  TMAKIT_REQUIRE_GPU();
+  MulticastSpec s;
+  s.cluster = ClusterShape{2, 2, 2};
+  s.share[1] = s.share[2] = true;
+  s.mode = MulticastMode::sliced;
+  s.box = tile_params(nullptr, kRows);
+  const MulticastPlan p = plan_multicast(s);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(run(&p, 1, 1), 0u);
+}
+
+TEST(ClusterMulticast, StraddleFallsBackToUnicast) {
+  TMAKIT_REQUIRE_GPU();
+  MulticastSpec s = spec_1d(4, MulticastMode::sliced);
+  s.grouped = true;
+  s.group_of[0] = s.group_of[1] = 1;
+  s.group_of[2] = s.group_of[3] = 2;
+  const MulticastPlan p = plan_multicast(s);
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p.decision, MulticastDecision::unicast_straddle);
+  EXPECT_EQ(run(&p, 1), 0u);
+}
