@@ -185,3 +185,18 @@ TEST(LinearLayout, WavefrontsFromALinearByteMap) {
   ASSERT_TRUE(sw.ok());
   EXPECT_EQ(shared_wavefronts(sw.value, 1, 16).wavefronts, 4);
 }
+
+TEST(LinearLayout, ByteMapOfASwizzledTile) {
+  // every element of the 128B-swizzled bf16 tile, and an f32 one, as one linear map
+  for (const char* text : {"Sw<3,4,3> o (64,64):(64,1)", "Sw<2,4,3> o (16,32):(32,1)", "(8,8):(1,8)"}) {
+    const auto sl = parse_swizzled_layout(text);
+    ASSERT_TRUE(sl.ok);
+    for (std::int64_t e : {2, 4}) {
+      const LinearLayoutResult m = linear_byte_map(sl.value, e);
+      ASSERT_TRUE(m.ok()) << text;
+      for (std::int64_t i = 0; i < sl.value.size(); ++i)
+        ASSERT_EQ(m.value.apply(static_cast<std::uint64_t>(i)), sl.value.byte_offset(i, static_cast<std::uint64_t>(e))) << text;
+    }
+  }
+  EXPECT_EQ(linear_byte_map(parse_swizzled_layout("(8,8):(1,8)").value, 3).diagnostic.rule, LayoutRule::not_power_of_two);
+}
