@@ -80,6 +80,7 @@ TEST(LinearLayout, NamedDimensionsPerMode) {
   EXPECT_EQ(r.value.apply_dims(v), 3u * 8 + 5);
   EXPECT_EQ(contiguous_elements(r.value, 1), 8);
   EXPECT_EQ(contiguous_elements(r.value, 0), 1);
+  EXPECT_EQ(to_string(r.value), "lane[5]: 8,16,32,64,128; register[3]: 1,2,4 -> offset[8]");
 }
 
 TEST(LinearLayout, SwizzleComposeAndSwizzledLayoutAgree) {
