@@ -23,8 +23,9 @@
 // TMA shared-memory alignment (tma.cuh's load / load_hint / load_multicast* / load_im2col / store /
 // store_hint / reduce, with the switch on): before issuing, the calling thread reads the alignment
 // the descriptor stores for its swizzle (tmap_layout::kSmemAlignment, bytes 72..79: 16, 256, 512
-// or 1024, written by the driver and by tmakit's encoder) and, when the shared address is not a
-// multiple of it, reports and traps instead of issuing:
+// or 1024, written by the driver and by tmakit's encoder), raises it to 128 (what tensor copies
+// need: a 16-aligned unswizzled destination faults on the H100), and, when the shared address is
+// not a multiple of it, reports and traps instead of issuing:
 //   tmakit watchdog: block (bx,by,bz) thread (tx,ty,tz): TMA load into shared address 0x410 not aligned to the 1024 B its 128B swizzle needs (descriptor at 0x...)
 //   tmakit watchdog: diagnosis: misaligned TMA buffer: shared 0x410 is 16 B past a 1024 B boundary; align the buffer (__align__(1024) / round the dynamic smem offset up)
 // The word is read with a plain generic load (valid for descriptors in global, __constant__ and
@@ -169,8 +170,11 @@ __device__ __noinline__ inline void report_misaligned_and_trap(const char* what,
 // The check behind tma.cuh's tensor copies: `what` is "load into" / "store from" (a literal),
 // `map` the descriptor's generic address, `smem_addr` the shared-window address of the buffer.
 __device__ inline void check_tma_smem_alignment(const char* what, const void* map, std::uint32_t smem_addr) {
-  const std::uint64_t align = detail::descriptor_field(map, tmap_layout::kSmemAlignment);
-  if (align != 0 && smem_addr % align != 0) detail::report_misaligned_and_trap(what, map, smem_addr, align);
+  // The descriptor's field (16 without swizzle) or 128 B, whichever is larger: tensor copies need
+  // 128-byte aligned shared buffers (tensor_map/derived.hpp tma_smem_alignment).
+  std::uint64_t align = detail::descriptor_field(map, tmap_layout::kSmemAlignment);
+  if (align < 128) align = 128;
+  if (smem_addr % align != 0) detail::report_misaligned_and_trap(what, map, smem_addr, align);
 }
 
 // Sets the bound wait() uses in kernels of this translation unit (host; before the launch).

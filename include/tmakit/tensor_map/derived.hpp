@@ -119,4 +119,13 @@ TMAKIT_HD constexpr std::uint64_t smem_alignment(Swizzle s) {
   }
 }
 
+// Shared-memory alignment a TENSOR copy's shared buffer (load destination, store/reduce source)
+// really needs: 128 bytes at least, or the swizzle's repeat. The descriptor's own field
+// (smem_alignment(): 16 without swizzle) is not enough: a 16- but not 128-byte aligned destination
+// faults with "misaligned address" on the H100 (measured 2026-11-22, docs/device.md), as the PTX ISA
+// requires 128-byte alignment for cp.async.bulk.tensor.
+TMAKIT_HD constexpr std::uint64_t tma_smem_alignment(Swizzle s) {
+  return smem_alignment(s) < 128 ? 128 : smem_alignment(s);
+}
+
 }  // namespace tmakit
