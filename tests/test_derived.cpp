@@ -55,6 +55,10 @@ TEST(Derived, SmemAlignmentFollowsTheSwizzle) {
   EXPECT_EQ(smem_alignment(Swizzle::b32), 256u);
   EXPECT_EQ(smem_alignment(Swizzle::b64), 512u);
   EXPECT_EQ(smem_alignment(Swizzle::b128), 1024u);
+  // What a tensor copy's shared buffer really needs: at least 128 B (the descriptor field says 16).
+  EXPECT_EQ(tma_smem_alignment(Swizzle::none), 128u);
+  EXPECT_EQ(tma_smem_alignment(Swizzle::b32), 256u);
+  EXPECT_EQ(tma_smem_alignment(Swizzle::b128), 1024u);
 }
 
 }  // namespace
