@@ -147,6 +147,7 @@ struct SmemStoreOptions {
   bool suggest = true;      // look for a better swizzle / tcgen05 repetition
   bool check_units = true;  // refuse a swizzle whose chunk is below the runs the fragment implies
   std::int32_t max_bytes = 16;
+  bool widths_only = false;  // internal: stop after the st.shared widths (no wavefronts, no choice)
 };
 
 struct SmemStorePlan {
@@ -227,13 +228,17 @@ struct AddressMap {
   }
 };
 
-// Addresses of one warp: tab[lane][value] (32-bit shared-window offsets).
-struct WarpTable {
-  std::uint32_t a[32][SmemStorePlan::kMaxValues] = {};
-  constexpr void fill(const AddressMap& m, int warp, int values) {
-    for (int l = 0; l < 32; ++l)
-      for (int v = 0; v < values; ++v) a[l][v] = static_cast<std::uint32_t>(m.at(m.src->coord(32 * warp + l, v)));
+// Byte addresses of every slot: a[t * values + v] (32-bit shared-window offsets).
+inline constexpr int kMaxSlots = 32768;
+struct SlotTable {
+  std::uint32_t a[kMaxSlots] = {};
+  int values = 0;
+  constexpr void fill(const AddressMap& m, int threads, int values_) {
+    values = values_;
+    for (int t = 0; t < threads; ++t)
+      for (int v = 0; v < values; ++v) a[t * values + v] = static_cast<std::uint32_t>(m.at(m.src->coord(t, v)));
   }
+  constexpr std::uint32_t at(int t, int v) const { return a[t * values + v]; }
 };
 
 constexpr int log2_exact(std::int64_t x) {
@@ -256,12 +261,14 @@ constexpr SmemStorePlan refuse(SmemStorePlan p, SmemStoreRule r, std::int64_t n0
   return p;
 }
 
-// Who holds the byte `addr` (first slot found), or an invalid SlotRef.
-constexpr SlotRef owner_of(const AddressMap& m, int threads, int values, std::uint64_t addr, int elem_bytes) {
+// Who holds the byte `addr` (first slot found in the table), or an invalid SlotRef.
+template <class Table>
+constexpr SlotRef owner_of(const AddressMap& m, const Table& tab, int threads, int values, std::uint64_t addr,
+                           int elem_bytes) {
   for (int t = 0; t < threads; ++t)
     for (int v = 0; v < values; ++v) {
-      const SlotRef s = m.slot(t, v);
-      if (addr >= s.addr && addr < s.addr + static_cast<std::uint64_t>(elem_bytes)) return s;
+      const std::uint64_t a = tab.at(t, v);
+      if (addr >= a && addr < a + static_cast<std::uint64_t>(elem_bytes)) return m.slot(t, v);
     }
   return {};
 }
@@ -295,7 +302,8 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
       if (log2_exact(src.rep) < 0 || src.rep > 128 || src.n <= 0 || src.n % src.cols_per_load() != 0)
         return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
   }
-  if (V < 1 || V > SmemStorePlan::kMaxValues) return refuse(p, SmemStoreRule::capacity, V, SmemStorePlan::kMaxValues);
+  if (V < 1 || V > SmemStorePlan::kMaxValues || T * V > kMaxSlots)
+    return refuse(p, SmemStoreRule::capacity, V, SmemStorePlan::kMaxValues);
   const int R = src.rows(), C = src.cols();
   if (R <= 0 || C <= 0 || static_cast<std::int64_t>(R) * C > 65536 || R > kMaxExtent || C > kMaxExtent)
     return refuse(p, SmemStoreRule::capacity, R, C);
@@ -344,17 +352,20 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     o.allow_stmatrix = false;
     o.suggest = false;
     o.check_units = false;
+    o.widths_only = true;
     const SmemStorePlan u = plan_smem_store(src, plain, o);
     p.unswizzled_bytes = u.widest_st_bytes;
     if (u.ok && chunk < u.widest_st_bytes) return refuse(p, SmemStoreRule::dest_swizzle_units, chunk, u.widest_st_bytes);
   }
 
+  // ---- addresses of every slot
+  SlotTable tab{};
+  tab.fill(map, T, V);
+
   // ---- successors: succ[v] = the value E bytes after v, the same for every thread, same live group.
   const int G = src.live_values() > 0 ? src.live_values() : V;
   std::int16_t succ[SmemStorePlan::kMaxValues] = {};
-  std::int32_t fail_thread[SmemStorePlan::kMaxValues] = {};  // where succ[v] failed (-1: no candidate)
-  WarpTable tab{};
-  tab.fill(map, 0, V);
+  std::int32_t fail_thread[SmemStorePlan::kMaxValues] = {};  // the thread where succ[v] failed
   {
     // thread 0's values sorted by address
     std::int16_t idx[SmemStorePlan::kMaxValues] = {};
@@ -362,7 +373,7 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     for (int i = 1; i < V; ++i) {
       const std::int16_t x = idx[i];
       int j = i - 1;
-      while (j >= 0 && tab.a[0][idx[j]] > tab.a[0][x]) {
+      while (j >= 0 && tab.at(0, idx[j]) > tab.at(0, x)) {
         idx[j + 1] = idx[j];
         --j;
       }
@@ -371,11 +382,11 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     for (int v = 0; v < V; ++v) {
       succ[v] = -1;
       fail_thread[v] = 0;
-      const std::uint32_t want = tab.a[0][v] + static_cast<std::uint32_t>(E);
+      const std::uint32_t want = tab.at(0, v) + static_cast<std::uint32_t>(E);
       int lo = 0, hi = V - 1;
       while (lo <= hi) {
         const int mid = (lo + hi) / 2;
-        const std::uint32_t x = tab.a[0][idx[mid]];
+        const std::uint32_t x = tab.at(0, idx[mid]);
         if (x == want) {
           if (idx[mid] / G == v / G) succ[v] = idx[mid];
           break;
@@ -385,30 +396,27 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
       }
     }
   }
-  for (int w = 0; w < p.warps; ++w) {
-    if (w > 0) tab.fill(map, w, V);
-    for (int l = 0; l < 32; ++l)
-      for (int v = 0; v < V; ++v)
-        if (succ[v] >= 0 && tab.a[l][succ[v]] != tab.a[l][v] + static_cast<std::uint32_t>(E)) {
-          succ[v] = -1;
-          fail_thread[v] = 32 * w + l;
-        }
-  }
-  // Explain why value v (at thread t) has no successor.
+  for (int t = 1; t < T; ++t)
+    for (int v = 0; v < V; ++v)
+      if (succ[v] >= 0 && tab.at(t, succ[v]) != tab.at(t, v) + static_cast<std::uint32_t>(E)) {
+        succ[v] = -1;
+        fail_thread[v] = t;
+      }
+  // Explain why value v (at its failing thread) has no successor.
   auto explain_break = [&](int v, int bytes) {
     WidthFinding f;
     f.bytes = bytes;
     const int t = fail_thread[v];
     f.a = map.slot(t, v);
-    const SlotRef o = owner_of(map, T, V, f.a.addr + static_cast<std::uint64_t>(E), E);
+    const SlotRef o = owner_of(map, tab, T, V, f.a.addr + static_cast<std::uint64_t>(E), E);
     f.b = o;
     if (!o.valid()) f.why = WidthLimit::not_adjacent;
     else if (o.thread != t) f.why = WidthLimit::other_thread;
     else if (o.value / G != v / G) f.why = WidthLimit::other_load;
     else {
-      // thread t's next element is o.value, but thread 0 (or another thread) disagrees
+      // thread t's next element is o.value, but thread 0 disagrees
       f.why = WidthLimit::not_uniform;
-      const SlotRef o0 = owner_of(map, T, V, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
+      const SlotRef o0 = owner_of(map, tab, T, V, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
       if (t != 0) f.b = map.slot(0, v);
       else f.b = o0.valid() ? o0 : o;
     }
@@ -427,17 +435,13 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     for (int h = 0; h < V; ++h) {
       if (pred[h] >= 0) continue;
       const int start = k;
-      for (int v = h; v >= 0; v = succ[v]) {
-        chain[k++] = static_cast<std::int16_t>(v);
-      }
+      for (int v = h; v >= 0; v = succ[v]) chain[k++] = static_cast<std::int16_t>(v);
       for (int i = start; i < k; ++i) chain_len_of[chain[i]] = static_cast<std::int16_t>(k - start);
     }
   }
 
-  // ---- candidates
+  // ---- candidates and their feasibility
   int nc = 0;
-  // st.shared widths, narrow to wide (the widest feasible is remembered)
-  bool st_ok[5] = {};
   for (int wi = 0; wi < 5; ++wi) {
     const int bytes = 1 << wi;
     if (bytes < E || bytes > opts.max_bytes) continue;
@@ -445,6 +449,8 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     StoreCandidate c;
     c.op = StoreOp{StoreOpKind::st_shared, bytes, 0, false};
     c.feasible = true;
+    c.instructions = V / n;
+    c.wavefronts = -1;
     for (int k = 0; k < V && c.feasible; ++k) {
       const int v = chain[k];
       if (chain_len_of[v] % n != 0) {
@@ -455,22 +461,61 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
         c.why_not = explain_break(end, bytes);
       }
     }
-    c.instructions = V / n;
+    // every run starts at a multiple of the width, in every thread
+    for (int k = 0; k < V && c.feasible; k += n)
+      for (int t = 0; t < T && c.feasible; ++t)
+        if (tab.at(t, chain[k]) % static_cast<std::uint32_t>(bytes) != 0) {
+          c.feasible = false;
+          c.why_not.why = WidthLimit::misaligned;
+          c.why_not.bytes = bytes;
+          c.why_not.a = map.slot(t, chain[k]);
+        }
     p.candidates[nc++] = c;
-    st_ok[wi] = c.feasible;
   }
-  // stmatrix: pairs (2k, 2k+1)
-  const bool try_stmatrix = opts.allow_stmatrix && E == 2 && V % 2 == 0 && G % 2 == 0;
   const int first_stm = nc;
-  if (try_stmatrix) {
+  // stmatrix: registers pack values (2k, 2k+1); each pair must be an 8x8 matrix of 16-byte rows
+  if (opts.allow_stmatrix && E == 2 && V % 2 == 0 && G % 2 == 0) {
+    bool pair_ok[2] = {true, true};
+    WidthFinding pair_why[2] = {};
+    for (int tr = 0; tr < 2; ++tr)
+      for (int k = 0; k < V / 2 && pair_ok[tr]; ++k) {
+        const int va = 2 * k, vb = va + 1;
+        for (int w = 0; w < T / 32 && pair_ok[tr]; ++w)
+          for (int l = 0; l < 32 && pair_ok[tr]; ++l) {
+            const int t = 32 * w + l;
+            std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
+            if (tr == 0) {
+              ra = rb = tab.at(32 * w + 4 * (l / 4), va);
+              ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
+              eb = ea + 2;
+            } else {
+              ra = tab.at(32 * w + l % 4, va);
+              rb = tab.at(32 * w + l % 4, vb);
+              ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
+              eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
+            }
+            const bool aligned = ra % 16 == 0 && rb % 16 == 0;
+            if (tab.at(t, va) != ea || tab.at(t, vb) != eb || !aligned) {
+              pair_ok[tr] = false;
+              WidthFinding& f = pair_why[tr];
+              f.bytes = 4;
+              f.why = aligned ? WidthLimit::not_adjacent : WidthLimit::misaligned;
+              const bool bad_a = tab.at(t, va) != ea;
+              f.a = map.slot(t, bad_a ? va : vb);
+              f.b = owner_of(map, tab, T, V, bad_a ? ea : eb, E);
+            }
+          }
+      }
     for (int tr = 0; tr < 2; ++tr)
       for (int mi = 0; mi < 3; ++mi) {
         const int m = 1 << mi;
         StoreCandidate c;
         c.op = StoreOp{StoreOpKind::stmatrix, 4, m, tr == 1};
-        c.feasible = (V / 2) % m == 0;
         c.instructions = V / 2 / m;
-        if (!c.feasible) {
+        c.wavefronts = -1;
+        c.feasible = pair_ok[tr] && (V / 2) % m == 0;
+        if (!pair_ok[tr]) c.why_not = pair_why[tr];
+        else if (!c.feasible) {
           c.why_not.why = WidthLimit::not_adjacent;
           c.why_not.bytes = 4 * m;
         }
@@ -479,185 +524,117 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
   }
   p.num_candidates = nc;
 
-  // One pass over the warps: alignment of st.shared runs, stmatrix shape checks, wavefronts.
-  std::int32_t cand_wf[SmemStorePlan::kMaxCandidates] = {};
-  std::int32_t cand_ideal[SmemStorePlan::kMaxCandidates] = {};
-  for (int w = 0; w < p.warps; ++w) {
-    tab.fill(map, w, V);
-    for (int ci = 0; ci < nc; ++ci) {
-      StoreCandidate& c = p.candidates[ci];
-      if (!c.feasible) continue;
-      std::int32_t wf = 0, ideal = 0;
-      if (c.op.kind == StoreOpKind::st_shared) {
-        const int n = c.op.bytes / E, B = c.op.bytes;
-        const int gl = lanes_per_wavefront_group(B);
-        int instr = 0;
-        for (int k = 0; k < V && c.feasible; k += n, ++instr) {
-          const int v0 = chain[k];
-          std::uint32_t addr[32] = {};
-          for (int l = 0; l < 32; ++l) {
-            addr[l] = tab.a[l][v0];
-            if (addr[l] % static_cast<std::uint32_t>(B) != 0) {
-              c.feasible = false;
-              c.why_not.why = WidthLimit::misaligned;
-              c.why_not.bytes = B;
-              c.why_not.a = map.slot(32 * w + l, v0);
-              break;
-            }
-          }
-          if (!c.feasible) break;
-          for (int g = 0; g < 32; g += gl) {
-            const int gw = group_wavefronts(addr + g, gl, B);
-            wf += gw;
-            ideal += ideal_group_wavefronts(gl, B);
-          }
-        }
-      } else {
-        const int m = c.op.matrices;
-        for (int i = 0; i < V / 2 / m && c.feasible; ++i)
-          for (int j = 0; j < m && c.feasible; ++j) {
-            const int va = 2 * (i * m + j), vb = va + 1;
-            std::uint32_t rowaddr[8] = {};
-            for (int r = 0; r < 8; ++r)
-              rowaddr[r] = c.op.trans ? tab.a[r / 2][r % 2 == 0 ? va : vb] : tab.a[4 * r][va];
-            for (int l = 0; l < 32 && c.feasible; ++l) {
-              std::uint32_t ea = 0, eb = 0;
-              if (!c.op.trans) {
-                ea = rowaddr[l / 4] + 4 * (l % 4);
-                eb = ea + 2;
-              } else {
-                ea = rowaddr[2 * (l % 4)] + 2 * (l / 4);
-                eb = rowaddr[2 * (l % 4) + 1] + 2 * (l / 4);
-              }
-              const bool aligned = rowaddr[c.op.trans ? 2 * (l % 4) : l / 4] % 16 == 0 &&
-                                   (!c.op.trans || rowaddr[2 * (l % 4) + 1] % 16 == 0);
-              if (tab.a[l][va] != ea || tab.a[l][vb] != eb || !aligned) {
-                c.feasible = false;
-                c.why_not.bytes = 4 * m;
-                c.why_not.why = aligned ? WidthLimit::not_adjacent : WidthLimit::misaligned;
-                c.why_not.a = map.slot(32 * w + l, tab.a[l][va] != ea ? va : vb);
-                // the slot whose place it should take
-                const std::uint64_t want = tab.a[l][va] != ea ? ea : eb;
-                c.why_not.b = owner_of(map, T, V, want, E);
-              }
-            }
-            if (c.feasible) {
-              wf += group_wavefronts(rowaddr, 8, 16);
-              ideal += 1;
-            }
-          }
-      }
-      if (c.feasible) {
-        if (wf > cand_wf[ci]) cand_wf[ci] = wf;
-        cand_ideal[ci] = ideal;
-      }
-    }
-  }
-  for (int ci = 0; ci < nc; ++ci) {
-    p.candidates[ci].wavefronts = cand_wf[ci];
-    p.candidates[ci].ideal = cand_ideal[ci];
-  }
-
   // widest st.shared and what stops the next width
   p.widest_st_bytes = 0;
   for (int ci = 0; ci < first_stm; ++ci)
     if (p.candidates[ci].feasible) p.widest_st_bytes = p.candidates[ci].op.bytes;
+  p.width_limit = WidthFinding{};
   p.width_limit.why = WidthLimit::max_vector;
   p.width_limit.bytes = p.widest_st_bytes * 2;
-  for (int ci = 0; ci < first_stm; ++ci)
-    if (p.candidates[ci].op.bytes == p.widest_st_bytes * 2) p.width_limit = p.candidates[ci].why_not;
-  if (p.widest_st_bytes * 2 > opts.max_bytes) {
-    p.width_limit = WidthFinding{};
-    p.width_limit.why = WidthLimit::max_vector;
-    p.width_limit.bytes = p.widest_st_bytes * 2;
-  }
-  (void)st_ok;
+  if (p.widest_st_bytes * 2 <= opts.max_bytes)
+    for (int ci = 0; ci < first_stm; ++ci)
+      if (p.candidates[ci].op.bytes == p.widest_st_bytes * 2) p.width_limit = p.candidates[ci].why_not;
 
-  // ---- choose: fewest instructions, then fewest wavefronts; st.shared first on ties
+  if (opts.widths_only) {
+    p.ok = true;
+    return p;
+  }
+
+  // ---- wavefronts of the candidates with the fewest instructions; the chosen one has the fewest
+  // wavefronts (st.shared first, then stmatrix, on ties)
+  int min_instr = 1 << 30;
+  for (int ci = 0; ci < nc; ++ci)
+    if (p.candidates[ci].feasible && p.candidates[ci].instructions < min_instr) min_instr = p.candidates[ci].instructions;
   int best = -1;
   for (int ci = 0; ci < nc; ++ci) {
-    const StoreCandidate& c = p.candidates[ci];
-    if (!c.feasible) continue;
-    if (best < 0) { best = ci; continue; }
-    const StoreCandidate& b = p.candidates[best];
-    if (c.instructions < b.instructions || (c.instructions == b.instructions && c.wavefronts < b.wavefronts))
+    StoreCandidate& c = p.candidates[ci];
+    if (!c.feasible || c.instructions != min_instr) continue;
+    const int vpi = c.op.values_per_lane(E);
+    std::int32_t wf_warp[SmemStorePlan::kMaxWarps] = {};
+    std::int32_t ideal = 0, total = 0, total_ideal = 0;
+    ConflictFinding cf{};
+    for (int w = 0; w < T / 32; ++w) {
+      std::int32_t wf = 0, id = 0;
+      for (int i = 0; i < c.instructions; ++i) {
+        const int base = i * vpi;
+        if (c.op.kind == StoreOpKind::st_shared) {
+          const int B = c.op.bytes, gl = lanes_per_wavefront_group(B);
+          const int v0 = chain[base];
+          std::uint32_t addr[32] = {};
+          for (int l = 0; l < 32; ++l) addr[l] = tab.at(32 * w + l, v0);
+          for (int g = 0; g < 32; g += gl) {
+            int ca = -1, cb = -1;
+            const int gw = group_wavefronts(addr + g, gl, B, &ca, &cb);
+            const int gi = ideal_group_wavefronts(gl, B);
+            wf += gw;
+            id += gi;
+            if (gw > gi && !cf.any()) {
+              cf.warp = w;
+              cf.instruction = i;
+              cf.wavefronts = gw;
+              cf.ideal = gi;
+              cf.lane_a = g + ca;
+              cf.lane_b = g + cb;
+              cf.a = map.slot(32 * w + g + ca, v0);
+              cf.b = map.slot(32 * w + g + cb, v0);
+            }
+          }
+        } else {
+          for (int j = 0; j < c.op.matrices; ++j) {
+            const int va = base + 2 * j, vb = va + 1;
+            std::uint32_t rowaddr[8] = {};
+            int rowlane[8] = {};
+            int rowval[8] = {};
+            for (int r = 0; r < 8; ++r) {
+              rowlane[r] = c.op.trans ? r / 2 : 4 * r;
+              rowval[r] = c.op.trans ? (r % 2 == 0 ? va : vb) : va;
+              rowaddr[r] = tab.at(32 * w + rowlane[r], rowval[r]);
+            }
+            int ca = -1, cb = -1;
+            const int gw = group_wavefronts(rowaddr, 8, 16, &ca, &cb);
+            wf += gw;
+            id += 1;
+            if (gw > 1 && !cf.any()) {
+              cf.warp = w;
+              cf.instruction = i;
+              cf.wavefronts = gw;
+              cf.ideal = 1;
+              cf.lane_a = 8 * j + ca;  // the lanes that give those row addresses
+              cf.lane_b = 8 * j + cb;
+              cf.a = map.slot(32 * w + rowlane[ca], rowval[ca]);
+              cf.b = map.slot(32 * w + rowlane[cb], rowval[cb]);
+            }
+          }
+        }
+      }
+      wf_warp[w] = wf;
+      ideal = id;
+      total += wf;
+      total_ideal += id;
+      if (wf > c.wavefronts) c.wavefronts = wf;
+      c.ideal = id;
+    }
+    if (best < 0 || total < p.total_wavefronts) {
       best = ci;
+      for (int w = 0; w < T / 32; ++w) p.wavefronts[w] = wf_warp[w];
+      p.ideal_wavefronts = ideal;
+      p.total_wavefronts = total;
+      p.total_ideal = total_ideal;
+      p.conflict = cf;
+    }
   }
-  if (best < 0) return refuse(p, SmemStoreRule::dest_elem_bytes, E, chunk);  // unreachable: b(E) always fits
   const StoreCandidate& bc = p.candidates[best];
   p.op = bc.op;
   p.values_per_instruction = bc.op.values_per_lane(E);
   p.instructions = bc.instructions;
   for (int k = 0; k < V; ++k) p.order[k] = bc.op.kind == StoreOpKind::st_shared ? chain[k] : static_cast<std::int16_t>(k);
-
-  // per-warp wavefronts of the chosen plan, and the first conflict
-  p.total_wavefronts = 0;
-  p.total_ideal = 0;
-  for (int w = 0; w < p.warps; ++w) {
-    tab.fill(map, w, V);
-    std::int32_t wf = 0, ideal = 0;
-    for (int i = 0; i < p.instructions; ++i) {
-      const int base = i * p.values_per_instruction;
-      if (p.op.kind == StoreOpKind::st_shared) {
-        const int B = p.op.bytes, gl = lanes_per_wavefront_group(B);
-        std::uint32_t addr[32] = {};
-        for (int l = 0; l < 32; ++l) addr[l] = tab.a[l][p.order[base]];
-        for (int g = 0; g < 32; g += gl) {
-          int ca = -1, cb = -1;
-          const int gw = group_wavefronts(addr + g, gl, B, &ca, &cb);
-          const int gi = ideal_group_wavefronts(gl, B);
-          wf += gw;
-          ideal += gi;
-          if (gw > gi && !p.conflict.any()) {
-            p.conflict.warp = w;
-            p.conflict.instruction = i;
-            p.conflict.wavefronts = gw;
-            p.conflict.ideal = gi;
-            p.conflict.lane_a = g + ca;
-            p.conflict.lane_b = g + cb;
-            p.conflict.a = map.slot(32 * w + g + ca, p.order[base]);
-            p.conflict.b = map.slot(32 * w + g + cb, p.order[base]);
-          }
-        }
-      } else {
-        for (int j = 0; j < p.op.matrices; ++j) {
-          const int va = p.order[base + 2 * j], vb = p.order[base + 2 * j + 1];
-          std::uint32_t rowaddr[8] = {};
-          int rowlane[8] = {};
-          int rowval[8] = {};
-          for (int r = 0; r < 8; ++r) {
-            rowlane[r] = p.op.trans ? r / 2 : 4 * r;
-            rowval[r] = p.op.trans ? (r % 2 == 0 ? va : vb) : va;
-            rowaddr[r] = tab.a[rowlane[r]][rowval[r]];
-          }
-          int ca = -1, cb = -1;
-          const int gw = group_wavefronts(rowaddr, 8, 16, &ca, &cb);
-          wf += gw;
-          ideal += 1;
-          if (gw > 1 && !p.conflict.any()) {
-            p.conflict.warp = w;
-            p.conflict.instruction = i;
-            p.conflict.wavefronts = gw;
-            p.conflict.ideal = 1;
-            p.conflict.lane_a = 8 * j + ca;  // the lanes that give those row addresses
-            p.conflict.lane_b = 8 * j + cb;
-            p.conflict.a = map.slot(32 * w + rowlane[ca], rowval[ca]);
-            p.conflict.b = map.slot(32 * w + rowlane[cb], rowval[cb]);
-          }
-        }
-      }
-    }
-    p.wavefronts[w] = wf;
-    p.ideal_wavefronts = ideal;
-    p.total_wavefronts += wf;
-    p.total_ideal += ideal;
-  }
   p.ok = true;
 
   // ---- computed fixes
   if (opts.suggest) {
     SmemStoreOptions o = opts;
     o.suggest = false;
+    o.check_units = false;
     if (p.total_wavefronts > p.total_ideal) {
       for (int b = 1; b <= 3 && !p.has_better_swizzle; ++b) {
         StoreDestination d2 = dst;

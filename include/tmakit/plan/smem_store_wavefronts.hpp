@@ -24,33 +24,35 @@ TMAKIT_HD constexpr int lanes_per_wavefront_group(int bytes) { return bytes >= 1
 // in different words, or {-1, -1}.
 TMAKIT_HD constexpr int group_wavefronts(const std::uint32_t* addr, int n, int bytes, int* conflict_a = nullptr,
                                          int* conflict_b = nullptr) {
-  // words[bank][k]: distinct words seen in that bank (a group writes at most 128 words: 32 lanes x 4 B,
-  // 16 x 8 B or 8 x 16 B; at most 32 of them in one bank).
-  std::uint32_t words[kSmemBanks][32] = {};
-  int owner[kSmemBanks][32] = {};
-  int count[kSmemBanks] = {};
-  int worst = 0;
+  // A group writes at most 32 distinct words here (32 lanes x 4 B, 16 x 8 B, 8 x 16 B, 8 rows x 16 B).
+  std::uint32_t words[32] = {};
+  int owner[32] = {};
+  int k = 0;
   if (conflict_a) *conflict_a = -1;
   if (conflict_b) *conflict_b = -1;
   for (int i = 0; i < n; ++i) {
     const std::uint32_t first = addr[i] / 4, last = (addr[i] + static_cast<std::uint32_t>(bytes) - 1) / 4;
-    for (std::uint32_t word = first; word <= last; ++word) {
-      const int bank = static_cast<int>(word % kSmemBanks);
+    for (std::uint32_t word = first; word <= last && k < 32; ++word) {
       bool seen = false;
-      for (int k = 0; k < count[bank]; ++k)
-        if (words[bank][k] == word) seen = true;
+      for (int j = 0; j < k && !seen; ++j) seen = words[j] == word;
       if (seen) continue;
-      if (count[bank] < 32) {
-        words[bank][count[bank]] = word;
-        owner[bank][count[bank]] = i;
-      }
-      ++count[bank];
-      if (count[bank] == 2 && conflict_a && *conflict_a < 0) {
-        *conflict_a = owner[bank][0];
-        *conflict_b = i;
-      }
-      if (count[bank] > worst) worst = count[bank];
+      words[k] = word;
+      owner[k] = i;
+      ++k;
     }
+  }
+  int count[kSmemBanks] = {};
+  int first_in_bank[kSmemBanks] = {};
+  int worst = 0;
+  for (int j = 0; j < k; ++j) {
+    const int bank = static_cast<int>(words[j] % kSmemBanks);
+    if (count[bank] == 0) first_in_bank[bank] = owner[j];
+    ++count[bank];
+    if (count[bank] == 2 && conflict_a && *conflict_a < 0) {
+      *conflict_a = first_in_bank[bank];
+      *conflict_b = owner[j];
+    }
+    if (count[bank] > worst) worst = count[bank];
   }
   return worst;
 }
