@@ -1,6 +1,8 @@
-// Host time of the store planner per case (plan_smem_store, suggestions and unit check included):
-// the GPU cases of tests/gpu/test_smem_store.cu and the docs' worked example. Prints the median
-// microseconds per plan of 15 samples, each planning the case 20 times.
+// Host time of the store planner per case: the GPU cases of tests/gpu/test_smem_store.cu and the
+// docs' worked example. Prints the median microseconds per plan of 15 samples, each planning the
+// case 20 times: "search" is the plan itself (SmemStoreOptions::suggest = false), "with fixes" adds
+// the search for computed fixes (other swizzles, wider tcgen05 repetitions: whole re-plans, run only
+// when the plan has conflicts or a narrow width).
 //   build/bench/bench_smem_store
 #include <algorithm>
 #include <chrono>
@@ -24,12 +26,14 @@ struct Case {
   StoreDestination dst;
 };
 
-double median_us(const Case& c) {
+double median_us(const Case& c, bool suggest) {
+  SmemStoreOptions o;
+  o.suggest = suggest;
   std::vector<double> samples;
   for (int s = 0; s < 15; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < 20; ++i) {
-      const SmemStorePlan p = plan_smem_store(c.src, c.dst);
+      const SmemStorePlan p = plan_smem_store(c.src, c.dst, o);
       keep(p.total_wavefronts);
     }
     const auto t1 = std::chrono::steady_clock::now();
@@ -57,10 +61,11 @@ int main() {
       {"tcgen05 32x32b.x128 -> 128x128 bf16 SW128", tcgen05_load(FragmentKind::tcgen05_32x32b, 128, 128),
        gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value},
   };
-  std::printf("%-50s %12s %s\n", "case", "us/plan", "result");
+  std::printf("%-48s %8s %11s  %s\n", "case", "search", "with fixes", "result (us per plan)");
   for (const Case& c : cases) {
     const SmemStorePlan p = plan_smem_store(c.src, c.dst);
-    std::printf("%-50s %12.1f %s, %d wavefronts/warp (ideal %d)\n", c.name, median_us(c), store_op_ptx(p.op),
+    std::printf("%-48s %8.1f %11.1f  %s, %d wavefronts/warp (ideal %d)\n", c.name, median_us(c, false),
+                median_us(c, true), store_op_ptx(p.op),
                 p.wavefronts[0], p.ideal_wavefronts);
   }
   return 0;

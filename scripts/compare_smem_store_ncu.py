@@ -26,7 +26,7 @@ def main():
     rows = [l for l in open(sys.argv[2]) if not l.startswith("==")]
     kernels = {}
     for r in csv.DictReader(rows):
-        if "smem_store_gpu" not in r.get("Kernel Name", ""):
+        if "_kernel<Case" not in r.get("Kernel Name", ""):
             continue
         k = kernels.setdefault(int(r["ID"]), {"name": r["Kernel Name"]})
         k[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
@@ -42,6 +42,10 @@ def main():
         bad += not ok
         print(f"{name:50s} {op:48s} {wf:8d} {mwf:8.0f} {wf - ideal:9d} {mbc:9.0f} {'ok' if ok else 'DIFFERS'}")
     print(f"{len(cases) - bad} of {len(cases)} cases match")
+    # every metric collected, per kernel (for the record)
+    for (name, *_), kid in zip(cases, ids):
+        k = kernels[kid]
+        print(name, " ".join(f"{m.split('__')[-1]}={v:.0f}" for m, v in sorted(k.items()) if m != "name"))
     return 1 if bad else 0
 
 

@@ -188,11 +188,13 @@ std::string conflict_reason(const SmemStorePlan& p, const StoreDestination&) {
 
 std::string suggested_fixes(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d) {
   std::string r;
-  if (p.better_rep > 0)
+  if (p.better_rep > 0) {
+    StoreSource wider = s;
+    wider.rep = p.better_rep;
     r += "fix: load with " + std::string(fragment_kind_name(s.kind)) + ".x" + str(p.better_rep) + " (" +
-         str(s.kind == FragmentKind::tcgen05_32x32b ? p.better_rep : 0) +
-         " registers per load) instead of .x" + str(s.rep) + ": the runs a thread holds then allow " +
-         str(p.better_rep_bytes) + "-byte stores\n";
+         str(wider.regs_per_load()) + " registers per load) instead of .x" + str(s.rep) +
+         ": the runs a thread holds then allow " + str(p.better_rep_bytes) + "-byte stores\n";
+  }
   if (p.has_better_swizzle)
     r += "fix: " + std::string(d.canonical ? "the operand layout with " : "the swizzle ") +
          swizzle_text(p.better_swizzle) + " makes the store conflict-free (" + str(p.better_swizzle_wavefronts) +
@@ -244,7 +246,8 @@ std::string describe_plan(const SmemStorePlan& p, const StoreSource& s, const St
   o << "width        " << width_reason(p, s, d) << "\n";
   if (p.conflict.any()) o << "conflict     " << conflict_reason(p, d) << "\n";
   o << suggested_fixes(p, s, d);
-  o << "candidates   instruction                                     per thread  wavefronts/warp\n";
+  o << "candidates   instruction                                     per thread  wavefronts/warp"
+       " (-: more instructions, not evaluated)\n";
   for (int i = 0; i < p.num_candidates; ++i) {
     const StoreCandidate& c = p.candidates[i];
     char line[200];

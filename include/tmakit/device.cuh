@@ -1,5 +1,5 @@
 // tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, and the TMA
-// copies (tma.cuh, when present).
+// copies (tma.cuh, when present), and the planned register -> shared-memory stores (smem_store.cuh).
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
@@ -9,3 +9,4 @@
 #if __has_include("tmakit/device/tma.cuh")
 #include "tmakit/device/tma.cuh"
 #endif
+#include "tmakit/device/smem_store.cuh"

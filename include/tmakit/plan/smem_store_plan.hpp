@@ -198,8 +198,8 @@ struct AddressMap {
   const StoreSource* src = nullptr;
   const StoreDestination* dst = nullptr;
   bool split = false;
-  std::int64_t row_off[kMaxExtent] = {};
-  std::int64_t col_off[kMaxExtent] = {};
+  std::int64_t row_off[kMaxExtent];  // written by init() before any read
+  std::int64_t col_off[kMaxExtent];
 
   constexpr void init(const StoreSource& s, const StoreDestination& d) {
     src = &s;
@@ -231,13 +231,8 @@ struct AddressMap {
 // Byte addresses of every slot: a[t * values + v] (32-bit shared-window offsets).
 inline constexpr int kMaxSlots = 32768;
 struct SlotTable {
-  std::uint32_t a[kMaxSlots] = {};
+  std::uint32_t a[kMaxSlots];  // written by fill() before any read
   int values = 0;
-  constexpr void fill(const AddressMap& m, int threads, int values_) {
-    values = values_;
-    for (int t = 0; t < threads; ++t)
-      for (int v = 0; v < values; ++v) a[t * values + v] = static_cast<std::uint32_t>(m.at(m.src->coord(t, v)));
-  }
   constexpr std::uint32_t at(int t, int v) const { return a[t * values + v]; }
 };
 
@@ -320,10 +315,30 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     return refuse(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
                   static_cast<std::int64_t>(align > static_cast<std::uint64_t>(E) ? align : E));
 
-  AddressMap map{};
+  AddressMap map;
   map.init(src, dst);
 
-  // Register ownership: every slot inside the tile, no element held twice. Same for addresses.
+  // Unit check: a swizzle whose 2^M-byte chunk is smaller than the runs the fragment holds is most
+  // likely an element-unit swizzle (CuTe's recast form) given as a byte swizzle.
+  // (A chunk of 16 bytes or more can never be below a run: st.shared is at most 16 bytes wide.)
+  if (opts.check_units && sw.bits != 0 && chunk < 16) {
+    StoreDestination plain = dst;
+    plain.tile.swizzle = SwizzleParams{0, 4, 3, true, true};
+    plain.base_offset = 0;
+    SmemStoreOptions o{};
+    o.allow_stmatrix = false;
+    o.suggest = false;
+    o.check_units = false;
+    o.widths_only = true;
+    const SmemStorePlan u = plan_smem_store(src, plain, o);
+    p.unswizzled_bytes = u.widest_st_bytes;
+    if (u.ok && chunk < u.widest_st_bytes) return refuse(p, SmemStoreRule::dest_swizzle_units, chunk, u.widest_st_bytes);
+  }
+
+  // ---- addresses of every slot, checking register ownership on the way: every slot inside the
+  // tile, no element held twice.
+  SlotTable tab;
+  tab.values = V;
   {
     std::uint64_t seen[1024] = {};
     for (int t = 0; t < T; ++t)
@@ -339,28 +354,10 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
                 return refuse(p, SmemStoreRule::source_not_injective, 0, 0, 0, 0, map.slot(t2, v2), map.slot(t, v));
         }
         seen[bit / 64] |= std::uint64_t{1} << (bit % 64);
+        tab.a[t * V + v] = static_cast<std::uint32_t>(map.at(c));
       }
   }
 
-  // Unit check: a swizzle whose 2^M-byte chunk is smaller than the runs the fragment holds is most
-  // likely an element-unit swizzle (CuTe's recast form) given as a byte swizzle.
-  if (opts.check_units && sw.bits != 0) {
-    StoreDestination plain = dst;
-    plain.tile.swizzle = SwizzleParams{0, 4, 3, true, true};
-    plain.base_offset = 0;
-    SmemStoreOptions o{};
-    o.allow_stmatrix = false;
-    o.suggest = false;
-    o.check_units = false;
-    o.widths_only = true;
-    const SmemStorePlan u = plan_smem_store(src, plain, o);
-    p.unswizzled_bytes = u.widest_st_bytes;
-    if (u.ok && chunk < u.widest_st_bytes) return refuse(p, SmemStoreRule::dest_swizzle_units, chunk, u.widest_st_bytes);
-  }
-
-  // ---- addresses of every slot
-  SlotTable tab{};
-  tab.fill(map, T, V);
 
   // ---- successors: succ[v] = the value E bytes after v, the same for every thread, same live group.
   const int G = src.live_values() > 0 ? src.live_values() : V;

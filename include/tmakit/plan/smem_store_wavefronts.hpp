@@ -24,35 +24,30 @@ TMAKIT_HD constexpr int lanes_per_wavefront_group(int bytes) { return bytes >= 1
 // in different words, or {-1, -1}.
 TMAKIT_HD constexpr int group_wavefronts(const std::uint32_t* addr, int n, int bytes, int* conflict_a = nullptr,
                                          int* conflict_b = nullptr) {
-  // A group writes at most 32 distinct words here (32 lanes x 4 B, 16 x 8 B, 8 x 16 B, 8 rows x 16 B).
-  std::uint32_t words[32] = {};
-  int owner[32] = {};
-  int k = 0;
+  // Distinct words per bank. A group writes at most 32 words here (32 lanes x 4 B, 16 x 8 B, 8 x 16 B,
+  // 8 rows x 16 B), so at most 32 per bank. The per-bank lists are written before they are read.
+  std::uint32_t words[kSmemBanks][32];
+  int owner[kSmemBanks][32];
+  int count[kSmemBanks] = {};
+  int worst = 0;
   if (conflict_a) *conflict_a = -1;
   if (conflict_b) *conflict_b = -1;
   for (int i = 0; i < n; ++i) {
     const std::uint32_t first = addr[i] / 4, last = (addr[i] + static_cast<std::uint32_t>(bytes) - 1) / 4;
-    for (std::uint32_t word = first; word <= last && k < 32; ++word) {
+    for (std::uint32_t word = first; word <= last; ++word) {
+      const int bank = static_cast<int>(word % kSmemBanks);
       bool seen = false;
-      for (int j = 0; j < k && !seen; ++j) seen = words[j] == word;
-      if (seen) continue;
-      words[k] = word;
-      owner[k] = i;
-      ++k;
+      for (int j = 0; j < count[bank] && !seen; ++j) seen = words[bank][j] == word;
+      if (seen || count[bank] == 32) continue;
+      words[bank][count[bank]] = word;
+      owner[bank][count[bank]] = i;
+      ++count[bank];
+      if (count[bank] == 2 && conflict_a && *conflict_a < 0) {
+        *conflict_a = owner[bank][0];
+        *conflict_b = i;
+      }
+      if (count[bank] > worst) worst = count[bank];
     }
-  }
-  int count[kSmemBanks] = {};
-  int first_in_bank[kSmemBanks] = {};
-  int worst = 0;
-  for (int j = 0; j < k; ++j) {
-    const int bank = static_cast<int>(words[j] % kSmemBanks);
-    if (count[bank] == 0) first_in_bank[bank] = owner[j];
-    ++count[bank];
-    if (count[bank] == 2 && conflict_a && *conflict_a < 0) {
-      *conflict_a = first_in_bank[bank];
-      *conflict_b = owner[j];
-    }
-    if (count[bank] > worst) worst = count[bank];
   }
   return worst;
 }
