@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "tmakit/layout/linear_layout.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/smem_store_explain.hpp"
 #include "tmakit/plan/smem_store_plan.hpp"
@@ -255,4 +256,28 @@ TEST(SmemStoreSpec, ParsesSourcesAndDestinations) {
   ASSERT_TRUE(e.ok) << e.error;
   EXPECT_EQ(e.value.tile.swizzle.base, 4);
   EXPECT_FALSE(parse_store_destination("kmajor sw128", 64, 100, 2).ok);
+}
+
+// The planner's per-group wavefront count agrees with the F2-layout module's bank model
+// (tmakit/layout/linear_layout.hpp, shared_wavefronts with lane groups) on random warps.
+TEST(SmemStoreWavefronts, AgreesWithTheLinearLayoutBankModel) {
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  for (int bytes : {2, 4, 8, 16})
+    for (int trial = 0; trial < 200; ++trial) {
+      std::uint32_t a32[32];
+      std::uint64_t a64[32];
+      for (int l = 0; l < 32; ++l) {
+        // few distinct 128-byte lines so that banks collide often
+        a32[l] = ((next() % 4) * 128 + (next() % 128)) / static_cast<std::uint32_t>(bytes) * static_cast<std::uint32_t>(bytes);
+        a64[l] = a32[l];
+      }
+      const int gl = lanes_per_wavefront_group(bytes);
+      int mine = 0;
+      for (int g = 0; g < 32; g += gl) mine += group_wavefronts(a32 + g, gl, bytes);
+      EXPECT_EQ(mine, shared_wavefronts(a64, 32, bytes, true).wavefronts) << bytes << " " << trial;
+    }
 }

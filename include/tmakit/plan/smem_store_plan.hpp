@@ -633,7 +633,7 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     o.suggest = false;
     o.check_units = false;
     if (p.total_wavefronts > p.total_ideal) {
-      for (int b = 1; b <= 3 && !p.has_better_swizzle; ++b) {
+      for (int b = 3; b >= 1 && !p.has_better_swizzle; --b) {  // the widest conflict-free swizzle
         StoreDestination d2 = dst;
         Swizzle mode = b == 1 ? Swizzle::b32 : b == 2 ? Swizzle::b64 : Swizzle::b128;
         if (dst.canonical) {
