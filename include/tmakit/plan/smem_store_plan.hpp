@@ -10,7 +10,10 @@
 //     the value whose element sits E bytes later, the same for all threads, in the same live group);
 //   stmatrix.m8n8.x{1,2,4}[.trans].b16 (2-byte elements): registers pack values (2k, 2k+1) (as
 //     cvt.rn.bf16x2.f32 does); each pair must form an 8x8 matrix with 16-byte-aligned rows.
-// Everything is constexpr (host; the device code only reads a finished plan).
+// Everything is constexpr (host; the device code only reads a finished plan). A plan keeps the
+// address of every slot on the stack: about 150 KB per plan, twice that with the fix search (which
+// re-plans); call it from a thread with a normal-size stack. nvcc's constexpr evaluator runs out of
+// steps on the fix search: plans evaluated by nvcc should pass {.., suggest = false, check_units = false}.
 #pragma once
 
 #include <cstdint>
