@@ -249,4 +249,73 @@ __device__ inline void st_shared_cluster_v4_b32(std::uint32_t addr, std::uint32_
                : "memory");
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Register -> shared-memory stores (smem_store.cuh) and the WGMMA instructions its tests drive.
+
+// stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: cuda::ptx has no stmatrix wrapper. Each
+// register holds two b16 elements of one 8x8 matrix; lanes 8j..8j+7 give the row addresses of matrix j.
+__device__ inline void stmatrix_x1(std::uint32_t addr, std::uint32_t r0) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" : : "r"(addr), "r"(r0) : "memory");
+}
+__device__ inline void stmatrix_x2(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" : : "r"(addr), "r"(r0), "r"(r1) : "memory");
+}
+__device__ inline void stmatrix_x4(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
+                                   std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+               :
+               : "r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+__device__ inline void stmatrix_x1_trans(std::uint32_t addr, std::uint32_t r0) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" : : "r"(addr), "r"(r0) : "memory");
+}
+__device__ inline void stmatrix_x2_trans(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};"
+               :
+               : "r"(addr), "r"(r0), "r"(r1)
+               : "memory");
+}
+__device__ inline void stmatrix_x4_trans(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
+                                         std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+               :
+               : "r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+// wgmma.fence.sync.aligned / wgmma.commit_group.sync.aligned / wgmma.wait_group.sync.aligned N:
+// cuda::ptx has no wgmma wrappers (sm_90a only).
+__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" : : : "memory"); }
+__device__ inline void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" : : : "memory"); }
+template <int N>
+__device__ inline void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" : : "n"(N) : "memory");
+}
+
+// wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16, A and B from shared memory (descriptors), both
+// K-major (imm-trans-a = imm-trans-b = 0), scale-d = accumulate ? 1 : 0: cuda::ptx has no wgmma wrapper.
+__device__ inline void wgmma_m64n64k16_f32_bf16_ss(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                    bool accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 0;\n}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(static_cast<std::uint32_t>(accumulate))
+      : "memory");
+}
+
+// wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16, A and B from shared memory (descriptors), both
+// K-major (imm-trans-a = imm-trans-b = 0), scale-d = accumulate ? 1 : 0: cuda::ptx has no wgmma wrapper.
+__device__ inline void wgmma_m64n128k16_f32_bf16_ss(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                    bool accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(static_cast<std::uint32_t>(accumulate))
+      : "memory");
+}
+
 }  // namespace tmakit::device::ptx_raw

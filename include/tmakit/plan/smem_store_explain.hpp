@@ -1,0 +1,34 @@
+// Words, JSON and a picture for a store plan (host only; src/smem_store_explain.cpp).
+#pragma once
+
+#include <string>
+
+#include "tmakit/plan/smem_store_plan.hpp"
+
+namespace tmakit {
+
+// One line each: what was refused (rule id, the slots/numbers) and a concrete fix.
+std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d);
+std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d);
+
+// Why st.shared cannot be wider than p.widest_st_bytes (one sentence naming the slots and bytes).
+std::string width_reason(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d);
+// Why the chosen plan needs more wavefronts than ideal (the two lanes, addresses, bank and bits).
+std::string conflict_reason(const SmemStorePlan& p, const StoreDestination& d);
+// The computed fixes (better tcgen05 repetition, better swizzle, ...), one per line; empty if none.
+std::string suggested_fixes(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d);
+
+// The whole report (the CLI's text output).
+std::string describe_plan(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
+                          const std::string& source_text);
+// JSON object (one line).
+std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
+                      const std::string& source_text);
+// SVG: warp 0's first instructions, one panel each: 32 bank columns x 128-byte lines, every 4-byte
+// word labelled with the lane that writes it; words of a bank that one wavefront group hits more than
+// once are drawn red.
+std::string plan_svg(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d, int max_instructions = 4);
+
+std::string swizzle_text(const SwizzleParams& sw);
+
+}  // namespace tmakit

@@ -1,0 +1,677 @@
+// The register -> shared-memory store planner: for a source fragment (smem_store_source.hpp) and a
+// destination tile (smem_store_destination.hpp), choose the store instruction and the register
+// order/packing with the fewest instructions and then the fewest shared-memory wavefronts
+// (smem_store_wavefronts.hpp), and say exactly what limits the width and what causes conflicts.
+//
+// Candidates (all plans are uniform: every thread issues the same instructions on the same register
+// slots, so the device code indexes registers with compile-time constants):
+//   st.shared of B = E * n bytes per lane (B in 1..16): values are grouped into runs of n whose
+//     elements are consecutive in memory and B-aligned for every thread (a value's successor is
+//     the value whose element sits E bytes later, the same for all threads, in the same live group);
+//   stmatrix.m8n8.x{1,2,4}[.trans].b16 (2-byte elements): registers pack values (2k, 2k+1) (as
+//     cvt.rn.bf16x2.f32 does); each pair must form an 8x8 matrix with 16-byte-aligned rows.
+// Everything is constexpr (host; the device code only reads a finished plan). A plan keeps the
+// address of every slot on the stack: about 150 KB per plan, twice that with the fix search (which
+// re-plans); call it from a thread with a normal-size stack. nvcc's constexpr evaluator runs out of
+// steps on the fix search: plans evaluated by nvcc should pass {.., suggest = false, check_units = false}.
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/plan/smem_store_destination.hpp"
+#include "tmakit/plan/smem_store_source.hpp"
+#include "tmakit/plan/smem_store_wavefronts.hpp"
+
+namespace tmakit {
+
+enum class StoreOpKind : std::uint8_t { st_shared = 0, stmatrix = 1 };
+
+struct StoreOp {
+  StoreOpKind kind = StoreOpKind::st_shared;
+  std::int32_t bytes = 0;     // st.shared: bytes per lane; stmatrix: 4 per matrix (one b16x2 register)
+  std::int32_t matrices = 0;  // stmatrix: 1, 2 or 4
+  bool trans = false;
+  // Register values one instruction stores per lane.
+  TMAKIT_HD constexpr std::int32_t values_per_lane(std::int32_t elem_bytes) const {
+    return kind == StoreOpKind::stmatrix ? 2 * matrices : bytes / elem_bytes;
+  }
+  friend TMAKIT_HD constexpr bool operator==(const StoreOp& a, const StoreOp& b) {
+    return a.kind == b.kind && a.bytes == b.bytes && a.matrices == b.matrices && a.trans == b.trans;
+  }
+};
+
+// The PTX spelling of an op.
+TMAKIT_HD constexpr const char* store_op_ptx(const StoreOp& op) {
+  if (op.kind == StoreOpKind::stmatrix) {
+    if (op.trans) return op.matrices == 1 ? "stmatrix.sync.aligned.m8n8.x1.trans.shared.b16"
+                         : op.matrices == 2 ? "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16"
+                                            : "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16";
+    return op.matrices == 1 ? "stmatrix.sync.aligned.m8n8.x1.shared.b16"
+           : op.matrices == 2 ? "stmatrix.sync.aligned.m8n8.x2.shared.b16"
+                              : "stmatrix.sync.aligned.m8n8.x4.shared.b16";
+  }
+  switch (op.bytes) {
+    case 1: return "st.shared.b8";
+    case 2: return "st.shared.b16";
+    case 4: return "st.shared.b32";
+    case 8: return "st.shared.v2.b32";
+    case 16: return "st.shared.v4.b32";
+  }
+  return "st.shared.?";
+}
+
+// Why a store request is refused. Stable ids: smem_store_rule_id(). Append only.
+enum class SmemStoreRule : std::uint16_t {
+  ok = 0,
+  source_not_tv_map,     // tv layout is not rank 2 (thread, value): n0 = its rank
+  source_threads,        // thread count not a multiple of 32 in 32..1024: n0 = threads
+  source_shape,          // a fragment model's parameters are invalid: n0 = n, n1 = rep
+  source_out_of_tile,    // slot a maps outside the rows x cols tile: n0 = rows, n1 = cols
+  source_not_injective,  // slots a and b hold the same element
+  tile_mismatch,         // source tile n0 x n1 != destination tile n2 x n3
+  dest_elem_bytes,       // element bytes n0 not in {1,2,4,8} or not dividing the swizzle chunk n1
+  dest_base_alignment,   // base offset n0 not a multiple of the swizzle repeat n1 (or of the element size)
+  dest_swizzle_units,    // swizzle chunk n0 B < the n1-byte runs each thread holds: element-unit swizzle?
+  dest_swizzle_unsupported,  // a swizzle mode without a model (128B_ATOM_32B_FLIP_8B)
+  capacity,              // more than kMaxValues values, 1024 threads, or a tile over 65536 elements
+  dest_not_injective,    // slots a and b are written to the same byte address
+};
+
+TMAKIT_HD constexpr const char* smem_store_rule_id(SmemStoreRule r) {
+  switch (r) {
+    case SmemStoreRule::ok: return "smem_store.ok";
+    case SmemStoreRule::source_not_tv_map: return "smem_store.source.not_tv_map";
+    case SmemStoreRule::source_threads: return "smem_store.source.threads";
+    case SmemStoreRule::source_shape: return "smem_store.source.shape";
+    case SmemStoreRule::source_out_of_tile: return "smem_store.source.out_of_tile";
+    case SmemStoreRule::source_not_injective: return "smem_store.source.not_injective";
+    case SmemStoreRule::tile_mismatch: return "smem_store.tile_mismatch";
+    case SmemStoreRule::dest_elem_bytes: return "smem_store.dest.elem_bytes";
+    case SmemStoreRule::dest_base_alignment: return "smem_store.dest.base_alignment";
+    case SmemStoreRule::dest_swizzle_units: return "smem_store.dest.swizzle_units";
+    case SmemStoreRule::dest_swizzle_unsupported: return "smem_store.dest.swizzle_unsupported";
+    case SmemStoreRule::capacity: return "smem_store.capacity";
+    case SmemStoreRule::dest_not_injective: return "smem_store.dest.not_injective";
+  }
+  return "smem_store.unknown";
+}
+
+// One register slot: thread, value, the tile element it holds and its byte address.
+struct SlotRef {
+  std::int32_t thread = -1, value = -1;
+  TileCoord elem{};
+  std::uint64_t addr = 0;
+  TMAKIT_HD constexpr bool valid() const { return thread >= 0; }
+};
+
+struct SmemStoreRefusal {
+  SmemStoreRule rule = SmemStoreRule::ok;
+  SlotRef a{}, b{};
+  std::int64_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+};
+
+// Why a store of `bytes` per lane is impossible.
+enum class WidthLimit : std::uint8_t {
+  none = 0,
+  max_vector,    // already 16 bytes (the widest st.shared)
+  other_thread,  // the element at the next address (slot b) belongs to another thread
+  other_load,    // ... to the same thread but another tcgen05.ld (not live together)
+  not_uniform,   // thread a's next element is value x, but thread b's is not the same value
+  not_adjacent,  // no slot holds the next address (gap, or the tile ends / the layout jumps)
+  misaligned,    // slot a starts a run at a byte address not a multiple of `bytes`
+};
+
+struct WidthFinding {
+  WidthLimit why = WidthLimit::none;
+  std::int32_t bytes = 0;  // the width that is impossible
+  SlotRef a{}, b{};
+};
+
+struct ConflictFinding {
+  std::int32_t warp = -1, instruction = -1;
+  std::int32_t wavefronts = 0, ideal = 0;  // of the group named
+  std::int32_t lane_a = -1, lane_b = -1;   // two lanes of one group writing different words of one bank
+  SlotRef a{}, b{};
+  TMAKIT_HD constexpr bool any() const { return warp >= 0; }
+};
+
+struct StoreCandidate {
+  StoreOp op{};
+  bool feasible = false;
+  std::int32_t instructions = 0;     // per thread
+  std::int32_t wavefronts = 0;       // per warp (the largest over warps)
+  std::int32_t ideal = 0;            // per warp
+  WidthFinding why_not{};            // infeasible: the blocking slots
+};
+
+struct SmemStoreOptions {
+  bool allow_stmatrix = true;
+  bool suggest = true;      // look for a better swizzle / tcgen05 repetition
+  bool check_units = true;  // refuse a swizzle whose chunk is below the runs the fragment implies
+  std::int32_t max_bytes = 16;
+  bool widths_only = false;  // internal: stop after the st.shared widths (no wavefronts, no choice)
+};
+
+struct SmemStorePlan {
+  static constexpr int kMaxValues = 256;
+  static constexpr int kMaxWarps = 32;
+  static constexpr int kMaxCandidates = 11;
+
+  bool ok = false;
+  SmemStoreRefusal refusal{};
+
+  StoreOp op{};
+  std::int32_t elem_bytes = 0, threads = 0, warps = 0, values = 0;
+  std::int32_t values_per_instruction = 0;  // per lane
+  std::int32_t instructions = 0;            // per thread
+  // Register order: instruction i stores values order[i * values_per_instruction + j], j ascending
+  // (st.shared: element j of the vector; stmatrix: matrix j/2, low (j even) / high half of its register).
+  std::int16_t order[kMaxValues] = {};
+
+  std::int32_t wavefronts[kMaxWarps] = {};  // per warp, all instructions
+  std::int32_t ideal_wavefronts = 0;        // per warp
+  std::int32_t total_wavefronts = 0, total_ideal = 0;
+
+  std::int32_t widest_st_bytes = 0;  // widest feasible st.shared
+  WidthFinding width_limit{};        // why st.shared cannot be wider than widest_st_bytes
+  ConflictFinding conflict{};        // the first group of the chosen plan above its ideal
+
+  StoreCandidate candidates[kMaxCandidates] = {};
+  std::int32_t num_candidates = 0;
+
+  // Computed fixes (0 / false: none found or not asked).
+  std::int32_t better_rep = 0, better_rep_bytes = 0;        // tcgen05 .xR giving a wider store
+  bool has_better_swizzle = false;
+  SwizzleParams better_swizzle{};
+  Swizzle better_swizzle_mode = Swizzle::none;               // canonical destinations
+  std::int32_t better_swizzle_wavefronts = 0;
+  std::int32_t unswizzled_bytes = 0;  // widest st.shared with the swizzle removed (unit check)
+
+  TMAKIT_HD constexpr bool conflict_free() const { return ok && total_wavefronts == total_ideal; }
+};
+
+namespace smem_store_detail {
+
+inline constexpr int kMaxExtent = 1024;
+
+// Fast address evaluation: for a rank-2 layout whose mode 0 covers the rows, offset(r, c) is
+// mode0(r) + mode1(c); both are tabulated. Other layouts are evaluated directly.
+struct AddressMap {
+  const StoreSource* src = nullptr;
+  const StoreDestination* dst = nullptr;
+  bool split = false;
+  std::int64_t row_off[kMaxExtent];  // written by init() before any read
+  std::int64_t col_off[kMaxExtent];
+
+  constexpr void init(const StoreSource& s, const StoreDestination& d) {
+    src = &s;
+    dst = &d;
+    const Layout& l = d.tile.layout;
+    split = l.rank() == 2 && l.mode(0).size() == d.rows && d.rows <= kMaxExtent && d.cols <= kMaxExtent;
+    if (split) {
+      const Layout m0 = l.mode(0), m1 = l.mode(1);
+      for (int r = 0; r < d.rows; ++r) row_off[r] = m0(r);
+      for (int c = 0; c < d.cols; ++c) col_off[c] = m1(c);
+    }
+  }
+  constexpr std::uint64_t at(TileCoord c) const {
+    if (!split) return dst->byte_address(c.row, c.col);
+    return dst->base_offset +
+           dst->tile.swizzle(static_cast<std::uint64_t>(row_off[c.row] + col_off[c.col]) *
+                             static_cast<std::uint64_t>(dst->elem_bytes));
+  }
+  constexpr SlotRef slot(int t, int v) const {
+    SlotRef s;
+    s.thread = t;
+    s.value = v;
+    s.elem = src->coord(t, v);
+    s.addr = at(s.elem);
+    return s;
+  }
+};
+
+// Byte addresses of every slot: a[t * values + v] (32-bit shared-window offsets).
+inline constexpr int kMaxSlots = 32768;
+struct SlotTable {
+  std::uint32_t a[kMaxSlots];  // written by fill() before any read
+  int values = 0;
+  constexpr std::uint32_t at(int t, int v) const { return a[t * values + v]; }
+};
+
+constexpr int log2_exact(std::int64_t x) {
+  int k = 0;
+  while ((std::int64_t{1} << k) < x) ++k;
+  return (std::int64_t{1} << k) == x ? k : -1;
+}
+
+}  // namespace smem_store_detail
+
+constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDestination& dst,
+                                        const SmemStoreOptions& opts = {});
+
+namespace smem_store_detail {
+
+constexpr SmemStorePlan refuse(SmemStorePlan p, SmemStoreRule r, std::int64_t n0 = 0, std::int64_t n1 = 0,
+                               std::int64_t n2 = 0, std::int64_t n3 = 0, SlotRef a = {}, SlotRef b = {}) {
+  p.ok = false;
+  p.refusal = {r, a, b, n0, n1, n2, n3};
+  return p;
+}
+
+// Who holds the byte `addr` (first slot found in the table), or an invalid SlotRef.
+template <class Table>
+constexpr SlotRef owner_of(const AddressMap& m, const Table& tab, int threads, int values, std::uint64_t addr,
+                           int elem_bytes) {
+  for (int t = 0; t < threads; ++t)
+    for (int v = 0; v < values; ++v) {
+      const std::uint64_t a = tab.at(t, v);
+      if (addr >= a && addr < a + static_cast<std::uint64_t>(elem_bytes)) return m.slot(t, v);
+    }
+  return {};
+}
+
+}  // namespace smem_store_detail
+
+constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDestination& dst,
+                                        const SmemStoreOptions& opts) {
+  using namespace smem_store_detail;
+  SmemStorePlan p{};
+  const int T = src.threads(), V = src.values(), E = dst.elem_bytes;
+  p.elem_bytes = E;
+  p.threads = T;
+  p.values = V;
+  p.warps = T / 32;
+
+  // ---- the source
+  if (src.kind == FragmentKind::tv_layout && src.tv.rank() != 2)
+    return refuse(p, SmemStoreRule::source_not_tv_map, src.tv.rank());
+  if (T < 32 || T % 32 != 0 || T > 1024) return refuse(p, SmemStoreRule::source_threads, T);
+  switch (src.kind) {
+    case FragmentKind::wgmma_acc:
+      if (src.n < 8 || src.n > 256 || src.n % 8 != 0 || src.warps != 4)
+        return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
+      break;
+    case FragmentKind::mma_m16n8_c:
+      if (src.n < 8 || src.n % 8 != 0) return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
+      break;
+    case FragmentKind::tv_layout: break;
+    default:
+      if (log2_exact(src.rep) < 0 || src.rep > 128 || src.n <= 0 || src.n % src.cols_per_load() != 0)
+        return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
+  }
+  if (V < 1 || V > SmemStorePlan::kMaxValues || T * V > kMaxSlots)
+    return refuse(p, SmemStoreRule::capacity, V, SmemStorePlan::kMaxValues);
+  const int R = src.rows(), C = src.cols();
+  if (R <= 0 || C <= 0 || static_cast<std::int64_t>(R) * C > 65536 || R > kMaxExtent || C > kMaxExtent)
+    return refuse(p, SmemStoreRule::capacity, R, C);
+  if (R != dst.rows || C != dst.cols) return refuse(p, SmemStoreRule::tile_mismatch, R, C, dst.rows, dst.cols);
+
+  // ---- the destination
+  if (E != 1 && E != 2 && E != 4 && E != 8) return refuse(p, SmemStoreRule::dest_elem_bytes, E, 0);
+  const SwizzleParams sw = dst.tile.swizzle;
+  if (!sw.supported) return refuse(p, SmemStoreRule::dest_swizzle_unsupported, sw.bits, sw.base);
+  const std::int64_t chunk = std::int64_t{1} << sw.base;
+  if (sw.bits != 0 && chunk % E != 0) return refuse(p, SmemStoreRule::dest_elem_bytes, E, chunk);
+  const std::uint64_t align = sw.base_alignment();
+  if (dst.base_offset % align != 0 || dst.base_offset % static_cast<std::uint64_t>(E) != 0)
+    return refuse(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
+                  static_cast<std::int64_t>(align > static_cast<std::uint64_t>(E) ? align : E));
+
+  AddressMap map;
+  map.init(src, dst);
+
+  // Unit check: a swizzle whose 2^M-byte chunk is smaller than the runs the fragment holds is most
+  // likely an element-unit swizzle (CuTe's recast form) given as a byte swizzle.
+  // (A chunk of 16 bytes or more can never be below a run: st.shared is at most 16 bytes wide.)
+  if (opts.check_units && sw.bits != 0 && chunk < 16) {
+    StoreDestination plain = dst;
+    plain.tile.swizzle = SwizzleParams{0, 4, 3, true, true};
+    plain.base_offset = 0;
+    SmemStoreOptions o{};
+    o.allow_stmatrix = false;
+    o.suggest = false;
+    o.check_units = false;
+    o.widths_only = true;
+    const SmemStorePlan u = plan_smem_store(src, plain, o);
+    p.unswizzled_bytes = u.widest_st_bytes;
+    if (u.ok && chunk < u.widest_st_bytes) return refuse(p, SmemStoreRule::dest_swizzle_units, chunk, u.widest_st_bytes);
+  }
+
+  // ---- addresses of every slot, checking register ownership on the way: every slot inside the
+  // tile, no element held twice.
+  SlotTable tab;
+  tab.values = V;
+  {
+    std::uint64_t seen[1024] = {};
+    for (int t = 0; t < T; ++t)
+      for (int v = 0; v < V; ++v) {
+        const TileCoord c = src.coord(t, v);
+        if (c.row < 0 || c.row >= R || c.col < 0 || c.col >= C)
+          return refuse(p, SmemStoreRule::source_out_of_tile, R, C, 0, 0, map.slot(t, v));
+        const int bit = c.row + R * c.col;
+        if (seen[bit / 64] & (std::uint64_t{1} << (bit % 64))) {
+          for (int t2 = 0; t2 < T; ++t2)
+            for (int v2 = 0; v2 < V; ++v2)
+              if (src.coord(t2, v2) == c)
+                return refuse(p, SmemStoreRule::source_not_injective, 0, 0, 0, 0, map.slot(t2, v2), map.slot(t, v));
+        }
+        seen[bit / 64] |= std::uint64_t{1} << (bit % 64);
+        tab.a[t * V + v] = static_cast<std::uint32_t>(map.at(c));
+      }
+  }
+
+
+  // ---- successors: succ[v] = the value E bytes after v, the same for every thread, same live group.
+  const int G = src.live_values() > 0 ? src.live_values() : V;
+  std::int16_t succ[SmemStorePlan::kMaxValues] = {};
+  std::int32_t fail_thread[SmemStorePlan::kMaxValues] = {};  // the thread where succ[v] failed
+  {
+    // thread 0's values sorted by address
+    std::int16_t idx[SmemStorePlan::kMaxValues] = {};
+    for (int v = 0; v < V; ++v) idx[v] = static_cast<std::int16_t>(v);
+    for (int i = 1; i < V; ++i) {
+      const std::int16_t x = idx[i];
+      int j = i - 1;
+      while (j >= 0 && tab.at(0, idx[j]) > tab.at(0, x)) {
+        idx[j + 1] = idx[j];
+        --j;
+      }
+      idx[j + 1] = x;
+    }
+    for (int v = 0; v < V; ++v) {
+      succ[v] = -1;
+      fail_thread[v] = 0;
+      const std::uint32_t want = tab.at(0, v) + static_cast<std::uint32_t>(E);
+      int lo = 0, hi = V - 1;
+      while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        const std::uint32_t x = tab.at(0, idx[mid]);
+        if (x == want) {
+          if (idx[mid] / G == v / G) succ[v] = idx[mid];
+          break;
+        }
+        if (x < want) lo = mid + 1;
+        else hi = mid - 1;
+      }
+    }
+  }
+  for (int t = 1; t < T; ++t)
+    for (int v = 0; v < V; ++v)
+      if (succ[v] >= 0 && tab.at(t, succ[v]) != tab.at(t, v) + static_cast<std::uint32_t>(E)) {
+        succ[v] = -1;
+        fail_thread[v] = t;
+      }
+  // Explain why value v (at its failing thread) has no successor.
+  auto explain_break = [&](int v, int bytes) {
+    WidthFinding f;
+    f.bytes = bytes;
+    const int t = fail_thread[v];
+    f.a = map.slot(t, v);
+    const SlotRef o = owner_of(map, tab, T, V, f.a.addr + static_cast<std::uint64_t>(E), E);
+    f.b = o;
+    if (!o.valid()) f.why = WidthLimit::not_adjacent;
+    else if (o.thread != t) f.why = WidthLimit::other_thread;
+    else if (o.value / G != v / G) f.why = WidthLimit::other_load;
+    else {
+      // thread t's next element is o.value, but thread 0 disagrees
+      f.why = WidthLimit::not_uniform;
+      const SlotRef o0 = owner_of(map, tab, T, V, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
+      if (t != 0) f.b = map.slot(0, v);
+      else f.b = o0.valid() ? o0 : o;
+    }
+    return f;
+  };
+
+  // ---- chains of successors, cut into runs from each head
+  std::int16_t pred[SmemStorePlan::kMaxValues] = {};
+  for (int v = 0; v < V; ++v) pred[v] = -1;
+  for (int v = 0; v < V; ++v)
+    if (succ[v] >= 0) pred[succ[v]] = static_cast<std::int16_t>(v);
+  std::int16_t chain[SmemStorePlan::kMaxValues] = {};  // values in chain order, chains by ascending head
+  std::int16_t chain_len_of[SmemStorePlan::kMaxValues] = {};
+  {
+    int k = 0;
+    for (int h = 0; h < V; ++h) {
+      if (pred[h] >= 0) continue;
+      const int start = k;
+      for (int v = h; v >= 0; v = succ[v]) chain[k++] = static_cast<std::int16_t>(v);
+      for (int i = start; i < k; ++i) chain_len_of[chain[i]] = static_cast<std::int16_t>(k - start);
+    }
+  }
+
+  // ---- candidates and their feasibility
+  int nc = 0;
+  for (int wi = 0; wi < 5; ++wi) {
+    const int bytes = 1 << wi;
+    if (bytes < E || bytes > opts.max_bytes) continue;
+    const int n = bytes / E;
+    StoreCandidate c;
+    c.op = StoreOp{StoreOpKind::st_shared, bytes, 0, false};
+    c.feasible = true;
+    c.instructions = V / n;
+    c.wavefronts = -1;
+    for (int k = 0; k < V && c.feasible; ++k) {
+      const int v = chain[k];
+      if (chain_len_of[v] % n != 0) {
+        // the run containing v is cut short: the value ending v's chain has no successor
+        int end = v;
+        while (succ[end] >= 0) end = succ[end];
+        c.feasible = false;
+        c.why_not = explain_break(end, bytes);
+      }
+    }
+    // every run starts at a multiple of the width, in every thread
+    for (int k = 0; k < V && c.feasible; k += n)
+      for (int t = 0; t < T && c.feasible; ++t)
+        if (tab.at(t, chain[k]) % static_cast<std::uint32_t>(bytes) != 0) {
+          c.feasible = false;
+          c.why_not.why = WidthLimit::misaligned;
+          c.why_not.bytes = bytes;
+          c.why_not.a = map.slot(t, chain[k]);
+        }
+    p.candidates[nc++] = c;
+  }
+  const int first_stm = nc;
+  // stmatrix: registers pack values (2k, 2k+1); each pair must be an 8x8 matrix of 16-byte rows
+  if (opts.allow_stmatrix && E == 2 && V % 2 == 0 && G % 2 == 0) {
+    bool pair_ok[2] = {true, true};
+    WidthFinding pair_why[2] = {};
+    for (int tr = 0; tr < 2; ++tr)
+      for (int k = 0; k < V / 2 && pair_ok[tr]; ++k) {
+        const int va = 2 * k, vb = va + 1;
+        for (int w = 0; w < T / 32 && pair_ok[tr]; ++w)
+          for (int l = 0; l < 32 && pair_ok[tr]; ++l) {
+            const int t = 32 * w + l;
+            std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
+            if (tr == 0) {
+              ra = rb = tab.at(32 * w + 4 * (l / 4), va);
+              ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
+              eb = ea + 2;
+            } else {
+              ra = tab.at(32 * w + l % 4, va);
+              rb = tab.at(32 * w + l % 4, vb);
+              ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
+              eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
+            }
+            const bool aligned = ra % 16 == 0 && rb % 16 == 0;
+            if (tab.at(t, va) != ea || tab.at(t, vb) != eb || !aligned) {
+              pair_ok[tr] = false;
+              WidthFinding& f = pair_why[tr];
+              f.bytes = 4;
+              f.why = aligned ? WidthLimit::not_adjacent : WidthLimit::misaligned;
+              const bool bad_a = tab.at(t, va) != ea;
+              f.a = map.slot(t, bad_a ? va : vb);
+              f.b = owner_of(map, tab, T, V, bad_a ? ea : eb, E);
+            }
+          }
+      }
+    for (int tr = 0; tr < 2; ++tr)
+      for (int mi = 0; mi < 3; ++mi) {
+        const int m = 1 << mi;
+        StoreCandidate c;
+        c.op = StoreOp{StoreOpKind::stmatrix, 4, m, tr == 1};
+        c.instructions = V / 2 / m;
+        c.wavefronts = -1;
+        c.feasible = pair_ok[tr] && (V / 2) % m == 0;
+        if (!pair_ok[tr]) c.why_not = pair_why[tr];
+        else if (!c.feasible) {
+          c.why_not.why = WidthLimit::not_adjacent;
+          c.why_not.bytes = 4 * m;
+        }
+        p.candidates[nc++] = c;
+      }
+  }
+  p.num_candidates = nc;
+
+  // widest st.shared and what stops the next width
+  p.widest_st_bytes = 0;
+  for (int ci = 0; ci < first_stm; ++ci)
+    if (p.candidates[ci].feasible) p.widest_st_bytes = p.candidates[ci].op.bytes;
+  p.width_limit = WidthFinding{};
+  p.width_limit.why = WidthLimit::max_vector;
+  p.width_limit.bytes = p.widest_st_bytes * 2;
+  if (p.widest_st_bytes * 2 <= opts.max_bytes)
+    for (int ci = 0; ci < first_stm; ++ci)
+      if (p.candidates[ci].op.bytes == p.widest_st_bytes * 2) p.width_limit = p.candidates[ci].why_not;
+
+  if (opts.widths_only) {
+    p.ok = true;
+    return p;
+  }
+
+  // ---- wavefronts of the candidates with the fewest instructions; the chosen one has the fewest
+  // wavefronts (st.shared first, then stmatrix, on ties)
+  int min_instr = 1 << 30;
+  for (int ci = 0; ci < nc; ++ci)
+    if (p.candidates[ci].feasible && p.candidates[ci].instructions < min_instr) min_instr = p.candidates[ci].instructions;
+  int best = -1;
+  for (int ci = 0; ci < nc; ++ci) {
+    StoreCandidate& c = p.candidates[ci];
+    if (!c.feasible || c.instructions != min_instr) continue;
+    const int vpi = c.op.values_per_lane(E);
+    std::int32_t wf_warp[SmemStorePlan::kMaxWarps] = {};
+    std::int32_t ideal = 0, total = 0, total_ideal = 0;
+    ConflictFinding cf{};
+    for (int w = 0; w < T / 32; ++w) {
+      std::int32_t wf = 0, id = 0;
+      for (int i = 0; i < c.instructions; ++i) {
+        const int base = i * vpi;
+        if (c.op.kind == StoreOpKind::st_shared) {
+          const int B = c.op.bytes, gl = lanes_per_wavefront_group(B);
+          const int v0 = chain[base];
+          std::uint32_t addr[32] = {};
+          for (int l = 0; l < 32; ++l) addr[l] = tab.at(32 * w + l, v0);
+          for (int g = 0; g < 32; g += gl) {
+            int ca = -1, cb = -1;
+            const int gw = group_wavefronts(addr + g, gl, B, &ca, &cb);
+            const int gi = ideal_group_wavefronts(gl, B);
+            wf += gw;
+            id += gi;
+            if (gw > gi && !cf.any()) {
+              cf.warp = w;
+              cf.instruction = i;
+              cf.wavefronts = gw;
+              cf.ideal = gi;
+              cf.lane_a = g + ca;
+              cf.lane_b = g + cb;
+              cf.a = map.slot(32 * w + g + ca, v0);
+              cf.b = map.slot(32 * w + g + cb, v0);
+            }
+          }
+        } else {
+          for (int j = 0; j < c.op.matrices; ++j) {
+            const int va = base + 2 * j, vb = va + 1;
+            std::uint32_t rowaddr[8] = {};
+            int rowlane[8] = {};
+            int rowval[8] = {};
+            for (int r = 0; r < 8; ++r) {
+              rowlane[r] = c.op.trans ? r / 2 : 4 * r;
+              rowval[r] = c.op.trans ? (r % 2 == 0 ? va : vb) : va;
+              rowaddr[r] = tab.at(32 * w + rowlane[r], rowval[r]);
+            }
+            int ca = -1, cb = -1;
+            const int gw = group_wavefronts(rowaddr, 8, 16, &ca, &cb);
+            wf += gw;
+            id += 1;
+            if (gw > 1 && !cf.any()) {
+              cf.warp = w;
+              cf.instruction = i;
+              cf.wavefronts = gw;
+              cf.ideal = 1;
+              cf.lane_a = 8 * j + ca;  // the lanes that give those row addresses
+              cf.lane_b = 8 * j + cb;
+              cf.a = map.slot(32 * w + rowlane[ca], rowval[ca]);
+              cf.b = map.slot(32 * w + rowlane[cb], rowval[cb]);
+            }
+          }
+        }
+      }
+      wf_warp[w] = wf;
+      ideal = id;
+      total += wf;
+      total_ideal += id;
+      if (wf > c.wavefronts) c.wavefronts = wf;
+      c.ideal = id;
+    }
+    if (best < 0 || total < p.total_wavefronts) {
+      best = ci;
+      for (int w = 0; w < T / 32; ++w) p.wavefronts[w] = wf_warp[w];
+      p.ideal_wavefronts = ideal;
+      p.total_wavefronts = total;
+      p.total_ideal = total_ideal;
+      p.conflict = cf;
+    }
+  }
+  const StoreCandidate& bc = p.candidates[best];
+  p.op = bc.op;
+  p.values_per_instruction = bc.op.values_per_lane(E);
+  p.instructions = bc.instructions;
+  for (int k = 0; k < V; ++k) p.order[k] = bc.op.kind == StoreOpKind::st_shared ? chain[k] : static_cast<std::int16_t>(k);
+  p.ok = true;
+
+  // ---- computed fixes
+  if (opts.suggest) {
+    SmemStoreOptions o = opts;
+    o.suggest = false;
+    o.check_units = false;
+    if (p.total_wavefronts > p.total_ideal) {
+      for (int b = 3; b >= 1 && !p.has_better_swizzle; --b) {  // the widest conflict-free swizzle
+        StoreDestination d2 = dst;
+        Swizzle mode = b == 1 ? Swizzle::b32 : b == 2 ? Swizzle::b64 : Swizzle::b128;
+        if (dst.canonical) {
+          const DestinationResult r = gmma_operand(dst.major, mode, E, dst.rows, dst.cols);
+          if (!r.ok) continue;
+          d2 = r.value;
+        } else {
+          d2.tile.swizzle = SwizzleParams{b, 4, 3, true, true};
+          d2.base_offset = 0;
+        }
+        if (d2.tile.swizzle.bits == sw.bits && d2.tile.swizzle.base == sw.base && d2.tile.swizzle.shift == sw.shift)
+          continue;
+        const SmemStorePlan q = plan_smem_store(src, d2, o);
+        if (q.ok && q.total_wavefronts == q.total_ideal && q.instructions <= p.instructions) {
+          p.has_better_swizzle = true;
+          p.better_swizzle = d2.tile.swizzle;
+          p.better_swizzle_mode = mode;
+          p.better_swizzle_wavefronts = q.wavefronts[0];
+        }
+      }
+    }
+    if (src.is_tcgen05() && p.widest_st_bytes < 16 && p.width_limit.why == WidthLimit::other_load) {
+      for (int rep = src.rep * 2; rep <= 128 && p.better_rep == 0; rep *= 2) {
+        StoreSource s2 = src;
+        s2.rep = rep;
+        if (src.n % s2.cols_per_load() != 0) break;
+        const SmemStorePlan q = plan_smem_store(s2, dst, o);
+        if (q.ok && q.widest_st_bytes > p.widest_st_bytes) {
+          p.better_rep = rep;
+          p.better_rep_bytes = q.widest_st_bytes;
+        }
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace tmakit

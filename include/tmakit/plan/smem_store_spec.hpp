@@ -1,0 +1,52 @@
+// Text forms of store sources and destinations, as the CLI takes them (host only;
+// src/smem_store_spec.cpp).
+//
+// Source:  KIND SHAPE [OPTIONS] [CONVERSION]
+//   wgmma m64n128 f32->bf16           Hopper WGMMA accumulator (f32 or f16), N in 8..256
+//   mma m16n8 [n64] [warps4] f32->bf16  mma.sync C fragment, repeated along N (n = tile columns)
+//   tcgen05 32x32b.x4 [n128] [warps4] f32->bf16   (also 16x64b, 16x128b, 16x256b; model only)
+//   tv ((4,8),(2,2)):((32,1),(16,8)) 16x8 f32->bf16   a CuTe TV layout and its tile (rows x cols)
+//   CONVERSION: A->B or B alone; types f32 f16 bf16 fp8 (e4m3, e5m2) u8 u16 u32: B fixes the element
+//   size in shared memory, A the register size (defaults f32).
+// Destination:
+//   kmajor|mnmajor none|sw32|sw64|sw128|sw128-atom32    the canonical GMMA/UMMA operand layout of the
+//                                                      source's tile (rows = MN, cols = K)
+//   or any layout in CuTe notation, swizzled or not: 'Sw<3,4,3> o ((8,8),(64,2)):((64,512),(1,4096))'
+//   (the swizzle in BYTE units; elements_units = true converts an element-unit swizzle Sw<B,M,S> to
+//   the byte swizzle Sw<B,M+log2(E),S>).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tmakit/plan/smem_store_destination.hpp"
+#include "tmakit/plan/smem_store_source.hpp"
+
+namespace tmakit {
+
+struct SourceSpec {
+  StoreSource source{};
+  std::int32_t elem_bytes = 2;   // in shared memory
+  std::string text;              // normalized description, e.g. "wgmma m64n128 f32->bf16"
+  std::string out_type = "bf16";
+};
+
+struct ParsedSource {
+  SourceSpec value{};
+  bool ok = false;
+  std::string error;  // what was expected, with the offending word
+};
+ParsedSource parse_store_source(std::string_view text);
+
+struct ParsedDestination {
+  StoreDestination value{};
+  bool ok = false;
+  std::string error;
+};
+// rows/cols/elem_bytes come from the source; base_offset as given.
+ParsedDestination parse_store_destination(std::string_view text, std::int32_t rows, std::int32_t cols,
+                                          std::int32_t elem_bytes, std::uint64_t base_offset = 0,
+                                          bool elements_units = false);
+
+}  // namespace tmakit

@@ -1,0 +1,283 @@
+// The register -> shared-memory store planner: fragment models, destinations, plans (the GPU cases
+// of tests/gpu/test_smem_store.cu and the docs' worked example), explanations and refusals.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tmakit/layout/linear_layout.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/smem_store_explain.hpp"
+#include "tmakit/plan/smem_store_plan.hpp"
+#include "tmakit/plan/smem_store_spec.hpp"
+
+using namespace tmakit;
+
+namespace {
+
+TileCoord rc(int r, int c) { return {r, c}; }
+
+StoreDestination operand(OperandMajor m, Swizzle sw, int e, int mn, int k) {
+  const DestinationResult r = gmma_operand(m, sw, e, mn, k);
+  EXPECT_TRUE(r.ok);
+  return r.value;
+}
+
+Layout layout(const char* text) {
+  const Parsed<Layout> p = parse_layout(text);
+  EXPECT_TRUE(p.ok) << text;
+  return p.value;
+}
+
+}  // namespace
+
+// ---- fragment models
+
+TEST(SmemStoreSource, WgmmaM64N8Entries) {
+  const StoreSource s = wgmma_accumulator(8);
+  EXPECT_EQ(s.threads(), 128);
+  EXPECT_EQ(s.values(), 4);
+  EXPECT_EQ(s.coord(0, 0), rc(0, 0));
+  EXPECT_EQ(s.coord(0, 1), rc(0, 1));
+  EXPECT_EQ(s.coord(0, 2), rc(8, 0));
+  EXPECT_EQ(s.coord(0, 3), rc(8, 1));
+  EXPECT_EQ(s.coord(5, 0), rc(1, 2));
+  EXPECT_EQ(s.coord(31, 3), rc(15, 7));
+  EXPECT_EQ(s.coord(37, 0), rc(17, 2));  // warp 1, lane 5
+  EXPECT_EQ(s.coord(127, 3), rc(63, 7));
+  EXPECT_EQ(wgmma_accumulator(16).coord(0, 4), rc(0, 8));
+  EXPECT_EQ(wgmma_accumulator(128).coord(6, 63), rc(9, 125));
+}
+
+TEST(SmemStoreSource, MmaAndTcgen05Entries) {
+  EXPECT_EQ(mma_m16n8_accumulator().coord(4, 2), rc(9, 0));
+  EXPECT_EQ(mma_m16n8_accumulator().coord(3, 1), rc(0, 7));
+  const StoreSource t = tcgen05_load(FragmentKind::tcgen05_32x32b, 4, 8);
+  EXPECT_EQ(t.values(), 8);
+  EXPECT_EQ(t.live_values(), 4);
+  EXPECT_EQ(t.coord(33, 5), rc(33, 5));
+  const StoreSource a = tcgen05_load(FragmentKind::tcgen05_16x64b, 1, 2, 1);
+  EXPECT_EQ(a.coord(1, 0), rc(8, 0));
+  EXPECT_EQ(a.coord(2, 0), rc(0, 1));
+  const StoreSource b = tcgen05_load(FragmentKind::tcgen05_16x128b, 1, 4, 1);
+  EXPECT_EQ(b.coord(5, 1), rc(9, 1));
+  EXPECT_EQ(b.coord(5, 2), rc(1, 5));
+  const StoreSource c = tcgen05_load(FragmentKind::tcgen05_16x256b, 2, 16, 2);
+  EXPECT_EQ(c.coord(0, 2), rc(8, 0));
+  EXPECT_EQ(c.coord(0, 4), rc(0, 8));
+  EXPECT_EQ(c.coord(3, 1), rc(0, 7));
+  EXPECT_EQ(c.coord(32 + 4, 5), rc(16 + 1, 9));  // warp 1 reads rows 16..31 here
+}
+
+TEST(SmemStoreSource, CuteTvLayoutEqualsTheMmaModel) {
+  // CuTe's SM80 16x8 C layout: ((4,8),(2,2)):((32,1),(16,8)) over a 16 x 8 tile.
+  const StoreSource tv = tv_source(layout("((4,8),(2,2)):((32,1),(16,8))"), 16, 8);
+  const StoreSource mma = mma_m16n8_accumulator();
+  ASSERT_EQ(tv.threads(), 32);
+  ASSERT_EQ(tv.values(), 4);
+  for (int t = 0; t < 32; ++t)
+    for (int v = 0; v < 4; ++v) EXPECT_EQ(tv.coord(t, v), mma.coord(t, v)) << t << " " << v;
+}
+
+// ---- refusals
+
+TEST(SmemStoreRefusal, NotInjectiveNamesBothSlots) {
+  // thread mode stride 0: threads 0..3 all hold the same elements (a broadcast, not ownership)
+  const StoreSource tv = tv_source(layout("((4,8),(2,2)):((0,1),(16,8))"), 16, 8);
+  const SmemStorePlan p = plan_smem_store(tv, operand(OperandMajor::k, Swizzle::none, 2, 16, 8));
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::source_not_injective);
+  EXPECT_EQ(p.refusal.a.thread, 0);
+  EXPECT_EQ(p.refusal.a.value, 0);
+  EXPECT_EQ(p.refusal.b.thread, 1);
+  EXPECT_EQ(p.refusal.b.value, 0);
+  EXPECT_NE(refusal_message(p, tv, {}).find("smem_store.source.not_injective"), std::string::npos);
+}
+
+TEST(SmemStoreRefusal, NotAThreadValueMap) {
+  const StoreSource tv = tv_source(layout("(32,2,2):(1,32,64)"), 16, 8);
+  const SmemStorePlan p = plan_smem_store(tv, operand(OperandMajor::k, Swizzle::none, 2, 16, 8));
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::source_not_tv_map);
+  EXPECT_EQ(p.refusal.n0, 3);
+}
+
+TEST(SmemStoreRefusal, ElementUnitSwizzleGivenAsBytes) {
+  // P from tcgen05.ld 32x32b.x8: 16-byte runs per thread; Sw<3,3,3> is CuTe's element-unit SW128 for bf16.
+  const StoreSource s = tcgen05_load(FragmentKind::tcgen05_32x32b, 8, 128);
+  StoreDestination d = operand(OperandMajor::k, Swizzle::b128, 2, 128, 128);
+  d.tile.swizzle = SwizzleParams{3, 3, 3, true, true};
+  const SmemStorePlan p = plan_smem_store(s, d);
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::dest_swizzle_units);
+  EXPECT_EQ(p.refusal.n0, 8);   // the chunk
+  EXPECT_EQ(p.refusal.n1, 16);  // the runs
+  EXPECT_NE(refusal_fix(p, s, d).find("Sw<3,4,3>"), std::string::npos);
+  // converted (what --elements does), it plans as the canonical SW128 operand
+  d.tile.swizzle.base = 4;
+  EXPECT_TRUE(plan_smem_store(s, d).ok);
+}
+
+TEST(SmemStoreRefusal, MisalignedBase) {
+  StoreDestination d = operand(OperandMajor::k, Swizzle::b128, 2, 64, 128);
+  d.base_offset = 512;
+  const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), d);
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::dest_base_alignment);
+  EXPECT_EQ(p.refusal.n0, 512);
+  EXPECT_EQ(p.refusal.n1, 1024);
+  d.base_offset = 2048;
+  EXPECT_TRUE(plan_smem_store(wgmma_accumulator(128), d).ok);
+}
+
+TEST(SmemStoreRefusal, TileMismatchAndBadShape) {
+  const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), operand(OperandMajor::k, Swizzle::b128, 2, 64, 64));
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::tile_mismatch);
+  EXPECT_EQ(p.refusal.n1, 128);
+  EXPECT_EQ(p.refusal.n3, 64);
+  const SmemStorePlan q = plan_smem_store(wgmma_accumulator(12), operand(OperandMajor::k, Swizzle::none, 2, 64, 16));
+  EXPECT_EQ(q.refusal.rule, SmemStoreRule::source_shape);
+}
+
+// ---- plans: the GPU cases
+
+TEST(SmemStorePlan, WgmmaToKMajorOperands) {
+  for (Swizzle sw : {Swizzle::b128, Swizzle::b64, Swizzle::b32, Swizzle::none}) {
+    const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), operand(OperandMajor::k, sw, 2, 64, 128));
+    ASSERT_TRUE(p.ok);
+    EXPECT_EQ(p.op, (StoreOp{StoreOpKind::stmatrix, 4, 4, false})) << static_cast<int>(sw);
+    EXPECT_EQ(p.instructions, 8);
+    EXPECT_EQ(p.wavefronts[0], 32);
+    EXPECT_TRUE(p.conflict_free());
+    // st.shared is limited to 4 bytes: the next bf16 belongs to the neighbouring lane
+    EXPECT_EQ(p.widest_st_bytes, 4);
+    EXPECT_EQ(p.width_limit.why, WidthLimit::other_thread);
+    EXPECT_EQ(p.width_limit.a.thread, 0);
+    EXPECT_EQ(p.width_limit.a.value, 1);
+    EXPECT_EQ(p.width_limit.b.thread, 1);
+    EXPECT_EQ(p.width_limit.b.value, 0);
+  }
+}
+
+TEST(SmemStorePlan, WgmmaToMnMajorOperandsUseTrans) {
+  for (Swizzle sw : {Swizzle::b128, Swizzle::b64, Swizzle::b32, Swizzle::none}) {
+    const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), operand(OperandMajor::mn, sw, 2, 64, 128));
+    ASSERT_TRUE(p.ok);
+    EXPECT_EQ(p.op, (StoreOp{StoreOpKind::stmatrix, 4, 4, true})) << static_cast<int>(sw);
+    EXPECT_TRUE(p.conflict_free());
+  }
+}
+
+TEST(SmemStorePlan, WgmmaF32OutputsConflictOnSw128) {
+  const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), operand(OperandMajor::k, Swizzle::b128, 4, 64, 128));
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.op, (StoreOp{StoreOpKind::st_shared, 8, 0, false}));
+  EXPECT_EQ(p.instructions, 32);
+  // per half warp, rows 0 and 1 (and 2, 3) land in the same 32 bytes of banks: 2 wavefronts, ideal 1
+  EXPECT_EQ(p.wavefronts[0], 128);
+  EXPECT_EQ(p.ideal_wavefronts, 64);
+  ASSERT_TRUE(p.conflict.any());
+  // lane 2 holds row 0, cols 4..5 (bytes 16..23, chunk 1); lane 4 row 1, cols 0..1 (chunk 0 ^ 1 = 1)
+  EXPECT_EQ(p.conflict.lane_a, 2);
+  EXPECT_EQ(p.conflict.lane_b, 4);
+  EXPECT_EQ(p.conflict.a.addr, 16u);
+  EXPECT_EQ(p.conflict.b.addr, 128u + 16u);
+}
+
+TEST(SmemStorePlan, RowMajorF32FourWayConflicts) {
+  const StoreDestination d =
+      smem_destination(SwizzledLayout{SwizzleParams{0, 4, 3, true, true}, layout("(64,128):(128,1)")}, 4);
+  const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), d);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.op.bytes, 8);
+  EXPECT_EQ(p.wavefronts[0], 256);
+  EXPECT_EQ(p.ideal_wavefronts, 64);
+  // rows 512 B apart: a 16-byte-chunk swizzle over bits 7..9 separates rows 0/1 but not 0/2
+  EXPECT_FALSE(p.has_better_swizzle);
+  SmemStoreOptions o;
+  o.allow_stmatrix = false;
+  const StoreDestination b =
+      smem_destination(SwizzledLayout{SwizzleParams{0, 4, 3, true, true}, layout("(64,128):(128,1)")}, 2);
+  const SmemStorePlan q = plan_smem_store(wgmma_accumulator(128), b, o);
+  EXPECT_EQ(q.op.bytes, 4);
+  EXPECT_EQ(q.instructions, 32);
+  EXPECT_EQ(q.wavefronts[0], 8 * 32);  // 8 rows 256 B apart in one warp-wide store: 8 words per bank
+}
+
+// ---- the worked example: P from tcgen05.ld 32x32b into a 128 x 128 bf16 K-major SW128 A operand
+
+TEST(SmemStorePlan, Tcgen05X4HalvesTheWidth) {
+  const StoreDestination d = operand(OperandMajor::k, Swizzle::b128, 2, 128, 128);
+  const SmemStorePlan x8 = plan_smem_store(tcgen05_load(FragmentKind::tcgen05_32x32b, 8, 128), d);
+  ASSERT_TRUE(x8.ok);
+  EXPECT_EQ(x8.op.bytes, 16);
+  EXPECT_EQ(x8.instructions, 16);
+  EXPECT_TRUE(x8.conflict_free());
+  EXPECT_EQ(x8.wavefronts[0], 64);
+
+  const StoreSource s4 = tcgen05_load(FragmentKind::tcgen05_32x32b, 4, 128);
+  const SmemStorePlan x4 = plan_smem_store(s4, d);
+  ASSERT_TRUE(x4.ok);
+  EXPECT_EQ(x4.op.bytes, 8);
+  EXPECT_EQ(x4.instructions, 32);
+  EXPECT_EQ(x4.wavefronts[0], 128);
+  EXPECT_EQ(x4.ideal_wavefronts, 64);
+  EXPECT_EQ(x4.width_limit.why, WidthLimit::other_load);
+  EXPECT_EQ(x4.width_limit.a.value, 3);
+  EXPECT_EQ(x4.width_limit.b.value, 4);
+  EXPECT_EQ(x4.width_limit.b.thread, x4.width_limit.a.thread);
+  EXPECT_EQ(x4.better_rep, 8);
+  EXPECT_EQ(x4.better_rep_bytes, 16);
+  // lanes 0 and 8 of a half warp: rows 0 and 8 get the same swizzled chunk (row % 8 equal)
+  EXPECT_EQ(x4.conflict.lane_a, 0);
+  EXPECT_EQ(x4.conflict.lane_b, 8);
+  EXPECT_EQ(x4.conflict.b.addr - x4.conflict.a.addr, 1024u);
+  EXPECT_NE(width_reason(x4, s4, d).find("different tcgen05.ld 32x32b.x4 loads"), std::string::npos);
+  EXPECT_NE(conflict_reason(x4, d).find("differ only in bits 10"), std::string::npos);
+}
+
+// ---- spec parsing
+
+TEST(SmemStoreSpec, ParsesSourcesAndDestinations) {
+  const ParsedSource a = parse_store_source("wgmma m64n128 f32->bf16");
+  ASSERT_TRUE(a.ok) << a.error;
+  EXPECT_EQ(a.value.source.n, 128);
+  EXPECT_EQ(a.value.elem_bytes, 2);
+  const ParsedSource b = parse_store_source("tcgen05 32x32b.x4 n128 f32->bf16");
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_EQ(b.value.source.rep, 4);
+  EXPECT_EQ(b.value.source.rows(), 128);
+  EXPECT_FALSE(parse_store_source("wgmma m32n8").ok);
+  EXPECT_FALSE(parse_store_source("foo").ok);
+  const ParsedDestination d = parse_store_destination("kmajor sw128", 64, 128, 2);
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_EQ(d.value.byte_address(1, 0), 128u + 16u);  // row 1: chunk 0 ^ 1
+  const ParsedDestination e = parse_store_destination("Sw<3,3,3> o (64,128):(128,1)", 64, 128, 2, 0, true);
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_EQ(e.value.tile.swizzle.base, 4);
+  EXPECT_FALSE(parse_store_destination("kmajor sw128", 64, 100, 2).ok);
+}
+
+// The planner's per-group wavefront count agrees with the F2-layout module's bank model
+// (tmakit/layout/linear_layout.hpp, shared_wavefronts with lane groups) on random warps.
+TEST(SmemStoreWavefronts, AgreesWithTheLinearLayoutBankModel) {
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  for (int bytes : {2, 4, 8, 16})
+    for (int trial = 0; trial < 200; ++trial) {
+      std::uint32_t a32[32];
+      std::uint64_t a64[32];
+      for (int l = 0; l < 32; ++l) {
+        // few distinct 128-byte lines so that banks collide often
+        a32[l] = ((next() % 4) * 128 + (next() % 128)) / static_cast<std::uint32_t>(bytes) * static_cast<std::uint32_t>(bytes);
+        a64[l] = a32[l];
+      }
+      const int gl = lanes_per_wavefront_group(bytes);
+      int mine = 0;
+      for (int g = 0; g < 32; g += gl) mine += group_wavefronts(a32 + g, gl, bytes);
+      EXPECT_EQ(mine, shared_wavefronts(a64, 32, bytes, true).wavefronts) << bytes << " " << trial;
+    }
+}

@@ -1,0 +1,66 @@
+// tmakit smem-store, in-process through run_cli.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli.hpp"
+
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  const int code = tmakit::cli::run_cli(args, in, out, err);
+  return {code, out.str(), err.str()};
+}
+
+}  // namespace
+
+TEST(SmemStoreCli, PlansTheWgmmaEpilogue) {
+  const CliRun r = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("stmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conflict-free"), std::string::npos) << r.out;
+}
+
+TEST(SmemStoreCli, JsonAndSvg) {
+  const std::string svg = ::testing::TempDir() + "smem_store_test.svg";
+  const CliRun r = run({"smem-store", "--src", "tcgen05 32x32b.x4 n128 f32->bf16", "--dst", "kmajor sw128", "--json",
+                     "--svg", svg});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["instruction"], "st.shared.v2.b32");
+  EXPECT_EQ(j["bank_conflicts"], 4 * 64);
+  EXPECT_EQ(j["fixes"][0]["rep"], 8);
+  std::ifstream f(svg);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_NE(ss.str().find("<svg"), std::string::npos);
+  EXPECT_NE(ss.str().find("stroke=\"red\""), std::string::npos);  // the conflicting banks
+  std::remove(svg.c_str());
+}
+
+TEST(SmemStoreCli, RefusalsAndUsage) {
+  const CliRun r = run({"smem-store", "--src", "tcgen05 32x32b.x8 n128 f32->bf16", "--dst",
+                     "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("smem_store.dest.swizzle_units"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Sw<3,4,3>"), std::string::npos) << r.err;
+  const CliRun e = run({"smem-store", "--src", "tcgen05 32x32b.x8 n128 f32->bf16", "--dst",
+                     "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))", "--elements"});
+  EXPECT_EQ(e.code, 0) << e.err;
+  const CliRun b = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "512"});
+  EXPECT_EQ(b.code, 1);
+  EXPECT_NE(b.err.find("smem_store.dest.base_alignment"), std::string::npos);
+  EXPECT_EQ(run({"smem-store", "--src", "warp m64", "--dst", "kmajor sw128"}).code, 2);
+  EXPECT_EQ(run({"smem-store", "--src", "wgmma m64n128"}).code, 2);
+}

@@ -1,0 +1,81 @@
+// tmakit smem-store --src SOURCE --dst DEST [--base N] [--elements] [--no-stmatrix] [--json] [--svg FILE]
+// Exit status: 0 planned, 1 refused (the reason and a fix on stderr, or in the JSON), 2 bad usage.
+#include "cmd_smem_store.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <fstream>
+#include <istream>
+#include <ostream>
+
+#include "tmakit/plan/smem_store_explain.hpp"
+#include "tmakit/plan/smem_store_plan.hpp"
+#include "tmakit/plan/smem_store_spec.hpp"
+
+namespace tmakit::cli {
+
+int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& out, std::ostream& err) {
+  const std::string name = "tmakit smem-store";
+  CLI::App app{"Plan a register -> shared-memory store: instruction, register order, wavefronts, and why.", name};
+  std::string src_text, dst_text, svg_path;
+  std::uint64_t base = 0;
+  bool elements = false, no_stmatrix = false, json = false;
+  app.add_option("--src", src_text,
+                 "register fragment: 'wgmma m64n128 f32->bf16', 'mma m16n8 f32->bf16', "
+                 "'tcgen05 32x32b.x4 n128 f32->bf16', 'tv LAYOUT ROWSxCOLS f32->bf16'")
+      ->required();
+  app.add_option("--dst", dst_text,
+                 "shared-memory tile: 'kmajor|mnmajor none|sw32|sw64|sw128|sw128-atom32' or a layout "
+                 "'Sw<3,4,3> o ((8,8),(64,2)):((64,512),(1,4096))' (swizzle in bytes)")
+      ->required();
+  app.add_option("--base", base, "the buffer's shared address modulo the swizzle repeat (bytes; default 0)");
+  app.add_flag("--elements", elements, "the --dst swizzle is in element units (CuTe's recast form): convert to bytes");
+  app.add_flag("--no-stmatrix", no_stmatrix, "plan with st.shared only");
+  app.add_flag("--json", json, "print JSON");
+  app.add_option("--svg", svg_path, "write a picture of warp 0's first instructions (lanes, bytes, banks)");
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << name << ": " << e.what() << "\nRun '" << name << " --help' for usage.\n";
+    return 2;
+  }
+  const ParsedSource ps = parse_store_source(src_text);
+  if (!ps.ok) {
+    err << name << ": --src: " << ps.error << '\n';
+    return 2;
+  }
+  const StoreSource& s = ps.value.source;
+  const ParsedDestination pd =
+      parse_store_destination(dst_text, s.rows(), s.cols(), ps.value.elem_bytes, base, elements);
+  if (!pd.ok) {
+    err << name << ": --dst: " << pd.error << '\n';
+    return 2;
+  }
+  const StoreDestination& d = pd.value;
+  SmemStoreOptions opts;
+  opts.allow_stmatrix = !no_stmatrix;
+  const SmemStorePlan p = plan_smem_store(s, d, opts);
+  if (!svg_path.empty()) {
+    std::ofstream f(svg_path);
+    if (!f) {
+      err << name << ": cannot write '" << svg_path << "'\n";
+      return 2;
+    }
+    f << plan_svg(p, s, d);
+  }
+  if (json) {
+    out << plan_json(p, s, d, src_text) << '\n';
+  } else if (p.ok) {
+    out << describe_plan(p, s, d, src_text);
+  } else {
+    out << describe_plan(p, s, d, src_text);
+    err << refusal_message(p, s, d) << "; fix: " << refusal_fix(p, s, d) << '\n';
+  }
+  return p.ok ? 0 : 1;
+}
+
+}  // namespace tmakit::cli
