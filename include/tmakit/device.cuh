@@ -7,9 +7,7 @@
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/device/descriptor.cuh"
 #include "tmakit/device/ptx_raw.cuh"
-#if __has_include("tmakit/device/tma.cuh")
 #include "tmakit/device/tma.cuh"
-#endif
 #include "tmakit/device/cluster.cuh"
 #include "tmakit/device/cluster_watchdog.cuh"
 #include "tmakit/device/dsmem.cuh"
