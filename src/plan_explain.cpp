@@ -48,6 +48,9 @@ struct Ctx {
   }
   // A compact shared layout over the tiled modes with mode `inner` at stride 1.
   S suggest_smem(std::int32_t inner) const {
+    if (inner < 0)  // default: the tiled mode contiguous in global memory
+      for (std::int32_t m = 0; m < pb.modes; ++m)
+        if (pb.stride[m] == 1 && pb.tile[m] > 1) inner = m;
     S shape = "(", stride = "(";
     std::int64_t s = 1;
     if (inner >= 0) s = pb.tile[inner];
@@ -143,6 +146,12 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     }
     case PlanRule::smem_overlap:
+      if (i.b < 0) {
+        d.what = c.piece(i.mode, i.part) + " has shared stride " + num(i.a) +
+                 ": TMA writes every element of a box to its own place, at increasing addresses";
+        d.fix = "give it a positive stride of its own (a compact layout such as " + c.suggest_smem(-1) + ")";
+        break;
+      }
       d.what = c.piece(i.mode, i.part) + " and " + c.piece(static_cast<std::int32_t>(i.b), static_cast<std::int32_t>(i.c)) +
                " share the shared stride " + num(i.a) + ": two tile elements would land on one place";
       d.fix = "give every shared mode its own stride (a compact layout such as " + c.suggest_smem(-1) + ")";

@@ -467,6 +467,8 @@ TEST(PlanRefusal, NoContiguousSharedModeAndOverlap) {
                  {"smallest is 2", "tile mode 1 (d)", "(64,64):(64,1)"});
   expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(1,1)", "s=64,d=_"), "smem.overlap",
                  {"shared stride 1"});
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(0,1)", "s=64,d=_"), "smem.overlap",
+                 {"tile mode 0 (s) has shared stride 0", "(64,64):(64,1)"});
 }
 
 TEST(PlanRefusal, SharedModesDoNotMatchTheTile) {

@@ -64,25 +64,6 @@ __global__ void plan_load_kernel(const __grid_constant__ TmaPlan plan, const __g
   if (threadIdx.x == 0) *status = ok ? 1u : 2u;
 }
 
-// The plan as a template argument (compile-time constant).
-template <TmaPlan Plan>
-__global__ void constexpr_plan_kernel(const __grid_constant__ CUtensorMap desc, TileCoord t, unsigned char* out,
-                                      std::uint32_t* status) {
-  extern __shared__ unsigned char dyn[];
-  __shared__ td::Barrier bar;
-  unsigned char* s = align_up(dyn, 1024);
-  fill_sentinel(s, static_cast<std::uint32_t>(Plan.smem_bytes));
-  if (threadIdx.x == 0) td::init(bar, 1);
-  td::fence_smem_writes_for_async();
-  __syncthreads();
-  if (threadIdx.x == 0) td::load_tile<Plan>(&desc, s, bar, t.v);
-  td::Phase ph;
-  const bool ok = tmakit_test::bounded_wait(bar, ph);
-  __syncthreads();
-  for (std::uint32_t i = threadIdx.x; i < Plan.smem_bytes; i += blockDim.x) out[i] = s[i];
-  if (threadIdx.x == 0) *status = ok ? 1u : 2u;
-}
-
 __global__ void __cluster_dims__(2, 1, 1) multicast_plan_kernel(const __grid_constant__ TmaPlan plan,
                                                                  const __grid_constant__ CUtensorMap desc, TileCoord t,
                                                                  unsigned char* out, std::uint32_t* status) {
@@ -246,6 +227,27 @@ constexpr PlanResult kConstexprPlan = [] {
 }();
 static_assert(kConstexprPlan.ok() && kConstexprPlan.plan.instructions == 1 && kConstexprPlan.plan.params.rank == 3);
 
+constexpr std::uint32_t kCxBytes = static_cast<std::uint32_t>(kConstexprPlan.plan.smem_bytes);
+
+// The plan as a compile-time constant: load_tile<plan> (a __device__ template; nvcc cannot take a
+// class-type template argument on a __global__ kernel itself).
+__global__ void constexpr_plan_kernel(const __grid_constant__ CUtensorMap desc, TileCoord t, unsigned char* out,
+                                      std::uint32_t* status) {
+  extern __shared__ unsigned char dyn[];
+  __shared__ td::Barrier bar;
+  unsigned char* s = align_up(dyn, 1024);
+  fill_sentinel(s, kCxBytes);
+  if (threadIdx.x == 0) td::init(bar, 1);
+  td::fence_smem_writes_for_async();
+  __syncthreads();
+  if (threadIdx.x == 0) td::load_tile<kConstexprPlan.plan>(&desc, s, bar, t.v);
+  td::Phase ph;
+  const bool ok = tmakit_test::bounded_wait(bar, ph);
+  __syncthreads();
+  for (std::uint32_t i = threadIdx.x; i < kCxBytes; i += blockDim.x) out[i] = s[i];
+  if (threadIdx.x == 0) *status = ok ? 1u : 2u;
+}
+
 struct Device {
   unsigned char* global = nullptr;
   unsigned char* out = nullptr;
@@ -298,7 +300,7 @@ TEST(PlanLoad, ExecutedPlansPutEveryElementAtThePlannedPlace) {
 TEST(PlanLoad, CompileTimePlanAsTemplateArgument) {
   TMAKIT_REQUIRE_GPU();
   constexpr TmaPlan kPlan = kConstexprPlan.plan;
-  auto kernel = constexpr_plan_kernel<kPlan>;
+  auto kernel = constexpr_plan_kernel;
   TMAKIT_CUDA_OK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSmem));
   const Prepared p = prepare({"bf16 (512,128):(128,1)", "Sw<3,4,3> o (64,128):(128,1)", "64,_", 1});
   ASSERT_TRUE(p.ok);

@@ -118,7 +118,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
     j["gmem"] = to_string(g.value);
     j["smem"] = to_string(s.value);
     j["plan"] = nlohmann::json::parse(plan_json(r.plan, t.names));
-    j["descriptor"] = {{"bytes", hex}, {"fields", nlohmann::json::parse(decode_json(enc.map))}};
+    j["descriptor"] = {{"bytes", hex}, {"decoded", nlohmann::json::parse(decode_json(enc.map))}};
     out << j.dump() << '\n';
     return 0;
   }

@@ -11,6 +11,8 @@
 // The plan can be a kernel parameter (`const __grid_constant__ tmakit::TmaPlan plan`, computed on
 // the host or as a constexpr there) or a template argument: load_tile<kPlan>(desc, smem, bar, t)
 // with `constexpr tmakit::TmaPlan kPlan = ...` (the loops unroll; the plan lives in no memory).
+// nvcc (12/13) cannot put a class-type template argument on a __global__ kernel itself: call
+// load_tile<kPlan> from an ordinary kernel (tests/gpu/test_plan_load.cu does).
 //
 // Multicast plans (plan.multicast_ctas > 1): every CTA of the multicast group calls
 // load_tile_multicast(plan, desc, smem, bar, tile_coord) with the same tile_coord; each issues its

@@ -75,6 +75,15 @@ struct DescDim {
   bool in_box = false;
 };
 
+// validate()'s checks, reported straight into the plan's issues (no ViolationList copy: its
+// unused slots are uninitialized, which constant evaluation in nvcc's front end refuses).
+struct DescriptorSink {
+  PlanIssues* issues;
+  TMAKIT_HD constexpr void add(Rule r, Field f, std::int32_t index, std::int64_t value) {
+    issues->add(PlanRule::descriptor_invalid, -1, index, static_cast<std::int64_t>(r), static_cast<std::int64_t>(f), value);
+  }
+};
+
 struct Candidate {
   TmaPlan plan{};
   PlanIssues issues{};
@@ -285,15 +294,12 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   if (P.smem_bytes > smem_limit_bytes(pb.arch))
     c.issues.add(PlanRule::smem_capacity, -1, -1, static_cast<std::int64_t>(P.smem_bytes),
                  static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
-  const Violations v = validate(p);
-  for (const auto& x : v) c.issues.add(PlanRule::descriptor_invalid, -1, x.index, static_cast<std::int64_t>(x.rule),
-                                       static_cast<std::int64_t>(x.field), x.value);
+  DescriptorSink sink{&c.issues};
+  check_params(p, sink);
   return c;
 }
 
-}  // namespace plan_detail
-
-TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
+TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   namespace D = plan_detail;
   PlanResult r;
   PlanIssues& is = r.issues;
@@ -314,9 +320,6 @@ TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
     if (pb.stride[g] < 0) is.add(PlanRule::gmem_negative_stride, g, -1, pb.stride[g]);
     if (pb.tile[g] < 1) is.add(PlanRule::tile_extent, g, -1, pb.tile[g]);
   }
-  if (pb.address % 16 != 0 || pb.base_alignment % 16 != 0 || pb.base_alignment == 0)
-    is.add(PlanRule::gmem_base_align, -1, -1, static_cast<std::int64_t>(pb.address),
-           static_cast<std::int64_t>(pb.base_alignment));
   Swizzle sw = Swizzle::none;
   if (!tma_swizzle_of(pb.swizzle, sw)) is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, eb);
   if (pb.multicast_dim >= 0) {
@@ -344,6 +347,10 @@ TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
     }
     w.leaf[w.n++] = L;
   }
+  if (!is.empty()) return r;
+  for (std::int32_t i = 0; i < w.n; ++i)
+    if (w.leaf[i].smem_stride <= 0)  // a broadcast (or reversed) shared mode: not what TMA writes
+      is.add(PlanRule::smem_overlap, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].smem_stride, -1, -1);
   if (!is.empty()) return r;
   for (std::int32_t i = 0; i < w.n; ++i)
     for (std::int32_t k = i + 1; k < w.n; ++k)
@@ -434,6 +441,22 @@ TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
     return r;
   }
   r.plan = best.plan;
+  return r;
+}
+
+}  // namespace plan_detail
+
+TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
+  // The base alignment does not change the plan: reported together with everything else.
+  PlanResult r = plan_detail::plan_core(pb);
+  if (pb.address % 16 != 0 || pb.base_alignment % 16 != 0 || pb.base_alignment == 0) {
+    PlanIssues all;
+    all.add(PlanRule::gmem_base_align, -1, -1, static_cast<std::int64_t>(pb.address),
+            static_cast<std::int64_t>(pb.base_alignment));
+    for (const PlanIssue& i : r.issues) all.add(i);
+    all.truncated = all.truncated || r.issues.truncated;
+    r.issues = all;
+  }
   return r;
 }
 
