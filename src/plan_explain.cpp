@@ -230,7 +230,7 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
     case PlanRule::smem_offset_align:
       d.what = "instructions for " + c.piece(i.mode, i.part) + " start " + num(i.a) +
                " bytes apart in shared memory: every TMA destination must be aligned to " + num(i.b) +
-               " bytes (the swizzle's repeat, 16 without swizzle)";
+               " bytes (the swizzle's repeat, and at least 128)";
       d.fix = "make that shared stride a multiple of " + num(i.b / eb) + " elements (pad the shared layout), or make "
               "the piece contiguous with the rest of the box";
       break;

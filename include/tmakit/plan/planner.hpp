@@ -35,6 +35,9 @@ TMAKIT_HD constexpr bool tma_swizzle_of(const SwizzleParams& s, Swizzle& out) {
   return false;
 }
 
+// Shared-memory destinations of tensor copies: 128-byte aligned (CUDA programming guide; measured).
+inline constexpr std::uint64_t kTmaSmemDestinationAlignment = 128;
+
 namespace plan_detail {
 
 struct Work {
@@ -227,7 +230,12 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     if (P.loop[l].dim == 0 && (std::int64_t{P.loop[l].coord_step} * eb) % 16 != 0)
       c.issues.add(PlanRule::inner_start, D0.mode, -1, P.loop[l].coord_step, P.loop[l].coord_step * eb);
 
-  P.smem_alignment = static_cast<std::uint32_t>(smem_alignment(sw));
+  // Every destination (the tile base and each instruction's offset) must be aligned to the
+  // swizzle's repeat and to 128 bytes: a destination 16- but not 128-byte aligned (offset 144, no
+  // swizzle) faulted with "misaligned address" on an H100 (2026-11-22, docs/results.md), although
+  // the descriptor's own alignment field says 16 for unswizzled maps.
+  const std::uint64_t sa = smem_alignment(sw);
+  P.smem_alignment = static_cast<std::uint32_t>(sa < kTmaSmemDestinationAlignment ? kTmaSmemDestinationAlignment : sa);
   const SwizzleParams swp = swizzle_for(sw);
   const std::uint64_t rep = swp.base_alignment() > 16 ? swp.base_alignment() : 16;
   for (std::uint32_t l = 0; l < P.loops; ++l)

@@ -50,7 +50,7 @@ struct TmaPlan {
   std::uint32_t tx_bytes_per_instruction = 0;  // transaction_bytes(params)
   std::uint32_t expect_tx_bytes = 0;       // per stage, for every CTA that receives the tile
   std::uint64_t smem_bytes = 0;            // shared bytes the tile spans from its base
-  std::uint32_t smem_alignment = 16;       // the tile base must be a multiple of this (bytes)
+  std::uint32_t smem_alignment = 128;      // the tile base must be a multiple of this (bytes): max(128, swizzle repeat)
   std::uint32_t cluster[3] = {1, 1, 1};
   std::int32_t multicast_dim = -1;
   std::uint32_t multicast_ctas = 1;        // CTAs that share the tile (1: no multicast)
