@@ -41,11 +41,14 @@ std::string message(const LayoutDiagnostic& d) {
     case LayoutRule::not_power_of_two:
       return head + mode_of(d) + " has extent or stride " + n(d.a) + ", not a power of two (F2 linear layouts need powers of two)";
     case LayoutRule::not_bijective:
-      return head + "the linear layout maps " + n(d.a) + " input bits to " + n(d.b) + " output bits of rank " +
-             "less than both: it is not bijective";
+      return head + "the linear layout (" + n(d.a) + " input bits -> " + n(d.b) +
+             " output bits) is not bijective (or, for a right inverse, not surjective)";
     case LayoutRule::dims_mismatch:
       return head + "the output bits of the inner map (" + n(d.a) + ") do not match the input bits of the outer map (" +
              n(d.b) + ")";
+    case LayoutRule::not_linear:
+      return head + "two input bits land on offset bit " + n(d.a) + " (leaf " + n(d.mode) +
+             "): the strides add with carries, so the layout is not linear over GF(2)";
   }
   return head + "unknown rule";
 }
@@ -69,8 +72,9 @@ std::string fix(const LayoutDiagnostic& d) {
     case LayoutRule::swizzle_elem_bytes:
       return "use byte offsets (swizzle(L(c) * E)) for this element size, or a swizzle whose chunk 2^M is a multiple of it";
     case LayoutRule::not_power_of_two: return "use power-of-two extents and strides, or the CuTe algebra instead";
-    case LayoutRule::not_bijective: return "use the pseudo-inverse (right inverse) instead";
+    case LayoutRule::not_bijective: return "invert only square full-rank maps; for a surjective map use right_inverse";
     case LayoutRule::dims_mismatch: return "compose maps whose bit dimensions agree";
+    case LayoutRule::not_linear: return "give every mode its own power-of-two stride range (no two modes overlapping)";
   }
   return "";
 }

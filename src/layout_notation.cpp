@@ -133,6 +133,42 @@ class Parser {
     return true;
   }
 
+  bool tiler(Tiler& out) {
+    skip_ws();
+    const std::size_t at = p_;
+    if (eat('<')) {
+      out.by_mode = true;
+      out.layout = Layout{IntTuple::tuple(), IntTuple::tuple()};
+      for (;;) {
+        skip_ws();
+        const std::size_t item_at = p_;
+        Layout m;
+        if (!layout(m)) return false;
+        if (!m.shape.is_leaf() && !has_colon(item_at, p_))
+          return fail_semantic(item_at, "nested tilers are not supported: give this mode's tiler a stride, e.g. " +
+                                            to_string(m));
+        if (!out.layout.shape.append(m.shape) || !out.layout.stride.append(m.stride))
+          return fail_semantic(item_at, "tiler exceeds tmakit's IntTuple capacity");
+        if (eat(',')) continue;
+        if (eat('>')) return true;
+        return fail("',' or '>'");
+      }
+    }
+    Layout l;
+    if (!layout(l)) return false;
+    if (has_colon(at, p_) || l.shape.is_leaf()) {
+      out = Tiler{l, false};
+      return true;
+    }
+    for (int i = 0; i < l.shape.rank(); ++i)
+      if (!l.shape.mode(i).is_leaf())
+        return fail_semantic(at, "nested shape tilers are not supported: write <" + to_string(l.mode(i)) + ",...> instead");
+    out = shape_tiler(l.shape);
+    return true;
+  }
+
+  bool has_colon(std::size_t from, std::size_t to) const { return s_.substr(from, to - from).find(':') != std::string_view::npos; }
+
   bool swizzled(SwizzledLayout& out) {
     skip_ws();
     const std::size_t at = p_;
@@ -196,6 +232,9 @@ Parsed<IntTuple> parse_int_tuple(std::string_view text) {
 Parsed<Layout> parse_layout(std::string_view text) {
   return run_parser<Layout>(text, [](Parser& p, Layout& v) { return p.layout(v); });
 }
+Parsed<Tiler> parse_tiler(std::string_view text) {
+  return run_parser<Tiler>(text, [](Parser& p, Tiler& v) { return p.tiler(v); });
+}
 Parsed<SwizzledLayout> parse_swizzled_layout(std::string_view text) {
   return run_parser<SwizzledLayout>(text, [](Parser& p, SwizzledLayout& v) { return p.swizzled(v); });
 }
@@ -206,6 +245,15 @@ std::string to_string(const IntTuple& t) {
   return s;
 }
 std::string to_string(const Layout& l) { return to_string(l.shape) + ":" + to_string(l.stride); }
+std::string to_string(const Tiler& t) {
+  if (!t.by_mode) return to_string(t.layout);
+  std::string s = "<";
+  for (int i = 0; i < t.rank(); ++i) {
+    if (i) s += ',';
+    s += to_string(t.mode(i));
+  }
+  return s + ">";
+}
 std::string to_string(const SwizzledLayout& l) {
   if (l.swizzle.bits == 0) return to_string(l.layout);
   return "Sw<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +

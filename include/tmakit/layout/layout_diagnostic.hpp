@@ -25,6 +25,7 @@ enum class LayoutRule : std::uint16_t {
   not_power_of_two,            // F2 linear layouts: extent or stride a is not a power of two
   not_bijective,               // F2 linear layout inverse of a non-bijective map
   dims_mismatch,               // F2 linear layouts: the two maps do not share the named dimension
+  not_linear,                  // F2 linear layouts: two input bits land on output bit a (carries)
 };
 
 TMAKIT_HD constexpr const char* rule_id(LayoutRule r) {
@@ -44,6 +45,7 @@ TMAKIT_HD constexpr const char* rule_id(LayoutRule r) {
     case LayoutRule::not_power_of_two: return "layout.linear.not_power_of_two";
     case LayoutRule::not_bijective: return "layout.linear.not_bijective";
     case LayoutRule::dims_mismatch: return "layout.linear.dims_mismatch";
+    case LayoutRule::not_linear: return "layout.linear.not_linear";
   }
   return "layout.unknown";
 }

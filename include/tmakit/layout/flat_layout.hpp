@@ -1,0 +1,66 @@
+// FlatLayout: a layout's leaf modes as a plain list of (extent, stride) pairs, the working form of
+// the algebra (coalesce, composition, complement, inverses). Fixed capacity, constexpr, TMAKIT_HD.
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/layout/layout.hpp"
+
+namespace tmakit {
+
+struct FlatLayout {
+  static constexpr int kCapacity = IntTuple::kMaxNodes;
+  std::int64_t shape[kCapacity] = {};
+  std::int64_t stride[kCapacity] = {};
+  int n = 0;
+  bool overflow = false;
+
+  TMAKIT_HD constexpr void push(std::int64_t s, std::int64_t d) {
+    if (n >= kCapacity) {
+      overflow = true;
+      return;
+    }
+    shape[n] = s;
+    stride[n] = d;
+    ++n;
+  }
+  // The Layout: 1:0 for no modes, a leaf s:d for one, a flat tuple otherwise.
+  TMAKIT_HD constexpr Layout to_layout() const {
+    if (n == 0) return Layout{1, 0};
+    if (n == 1) return Layout{shape[0], stride[0]};
+    Layout l{IntTuple::tuple(), IntTuple::tuple()};
+    for (int i = 0; i < n; ++i) {
+      l.shape.append(IntTuple(shape[i]));
+      l.stride.append(IntTuple(stride[i]));
+    }
+    if (overflow) l.shape.overflow = true;
+    return l;
+  }
+};
+
+TMAKIT_HD constexpr FlatLayout flat_of(const Layout& l) {
+  FlatLayout f;
+  for (int i = 0; i < l.shape.count; ++i)
+    if (l.shape.nodes[i].rank < 0) f.push(l.shape.nodes[i].value, l.stride.nodes[i].value);
+  return f;
+}
+
+// CuTe's coalesce on a flat list: drop extent-1 modes; merge s0:d0 ++ s1:d1 into s0*s1:d0 when
+// d1 == s0*d0. The function on [0, size) and the size are unchanged.
+TMAKIT_HD constexpr FlatLayout coalesce_flat(const FlatLayout& in) {
+  FlatLayout out;
+  for (int i = 0; i < in.n; ++i) {
+    const std::int64_t s = in.shape[i], d = in.stride[i];
+    if (s == 1) continue;
+    if (out.n > 0 && out.shape[out.n - 1] * out.stride[out.n - 1] == d) {
+      out.shape[out.n - 1] *= s;
+      continue;
+    }
+    out.push(s, d);
+  }
+  out.overflow = out.overflow || in.overflow;
+  return out;
+}
+
+}  // namespace tmakit

@@ -1,0 +1,375 @@
+// F2 linear layouts (as Triton's linear layouts): a map from input bits to output bits that is
+// linear over GF(2): the image of an input is the XOR of the images ("basis vectors") of its set bits.
+//
+// Inputs and outputs are named dimensions of 2^bits values each (e.g. lane: 5 bits, register: 3 bits
+// -> offset: 13 bits). Input bits are numbered by concatenating the input dimensions in order (dim 0
+// lowest); output bits likewise; basis[k] holds the packed output bits of input bit k. Everything is
+// constexpr and TMAKIT_HD; at most 4 dimensions a side and 64 bits a side.
+//
+// Where power-of-two reasoning is simpler than the CuTe algebra: a swizzle is linear (XOR), so a
+// swizzled shared-memory tile composed with a thread->element map is still one matrix; inverses are
+// Gaussian elimination; the widest vector is the number of leading register bits that map to the
+// leading offset bits; bank conflicts follow from the lane bits' images (shared_wavefronts below).
+//
+//   linear_from_layout((4,8):(8,1))      index (5 bits) -> offset: basis 8,16,1,2,4
+//   linear_from_swizzle(Sw<3,4,3>, 10)   offset -> offset: identity, plus bits 7,8,9 also flip 4,5,6
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/layout/layout.hpp"
+#include "tmakit/layout/layout_diagnostic.hpp"
+#include "tmakit/layout/swizzle.hpp"
+
+namespace tmakit {
+
+struct LinearDim {
+  char name[12] = {};
+  int bits = 0;
+
+  TMAKIT_HD constexpr bool named(const char* n) const {
+    for (int i = 0; i < 12; ++i) {
+      if (name[i] != n[i]) return false;
+      if (n[i] == 0) return true;
+    }
+    return false;
+  }
+  friend TMAKIT_HD constexpr bool operator==(const LinearDim& a, const LinearDim& b) {
+    if (a.bits != b.bits) return false;
+    for (int i = 0; i < 12; ++i)
+      if (a.name[i] != b.name[i]) return false;
+    return true;
+  }
+};
+
+TMAKIT_HD constexpr LinearDim linear_dim(const char* name, int bits) {
+  LinearDim d;
+  for (int i = 0; i < 11 && name[i] != 0; ++i) d.name[i] = name[i];
+  d.bits = bits;
+  return d;
+}
+
+TMAKIT_HD constexpr std::uint64_t low_mask(int bits) {
+  return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+struct LinearLayout {
+  static constexpr int kMaxDims = 4;
+  static constexpr int kMaxBits = 64;
+
+  LinearDim in[kMaxDims] = {};
+  int n_in = 0;
+  LinearDim out[kMaxDims] = {};
+  int n_out = 0;
+  std::uint64_t basis[kMaxBits] = {};  // basis[k]: packed output bits of input bit k
+
+  TMAKIT_HD constexpr int in_bits() const {
+    int b = 0;
+    for (int i = 0; i < n_in; ++i) b += in[i].bits;
+    return b;
+  }
+  TMAKIT_HD constexpr int out_bits() const {
+    int b = 0;
+    for (int i = 0; i < n_out; ++i) b += out[i].bits;
+    return b;
+  }
+  // First packed bit of input / output dimension d.
+  TMAKIT_HD constexpr int in_offset(int d) const {
+    int b = 0;
+    for (int i = 0; i < d; ++i) b += in[i].bits;
+    return b;
+  }
+  TMAKIT_HD constexpr int out_offset(int d) const {
+    int b = 0;
+    for (int i = 0; i < d; ++i) b += out[i].bits;
+    return b;
+  }
+  TMAKIT_HD constexpr int in_index(const char* name) const {
+    for (int i = 0; i < n_in; ++i)
+      if (in[i].named(name)) return i;
+    return -1;
+  }
+  TMAKIT_HD constexpr int out_index(const char* name) const {
+    for (int i = 0; i < n_out; ++i)
+      if (out[i].named(name)) return i;
+    return -1;
+  }
+  // The image of bit `bit` of input dimension d.
+  TMAKIT_HD constexpr std::uint64_t basis_of(int d, int bit) const { return basis[in_offset(d) + bit]; }
+
+  // Packed input bits -> packed output bits.
+  TMAKIT_HD constexpr std::uint64_t apply(std::uint64_t packed_in) const {
+    std::uint64_t r = 0;
+    const int nb = in_bits();
+    for (int k = 0; k < nb; ++k)
+      if ((packed_in >> k) & 1) r ^= basis[k];
+    return r;
+  }
+  // One value per input dimension (values[d] < 2^in[d].bits) -> packed output bits.
+  TMAKIT_HD constexpr std::uint64_t apply_dims(const std::uint64_t* values) const {
+    std::uint64_t packed = 0;
+    for (int d = 0; d < n_in; ++d) packed |= (values[d] & low_mask(in[d].bits)) << in_offset(d);
+    return apply(packed);
+  }
+  // Output dimension d of packed output bits.
+  TMAKIT_HD constexpr std::uint64_t out_value(std::uint64_t packed_out, int d) const {
+    return (packed_out >> out_offset(d)) & low_mask(out[d].bits);
+  }
+
+  friend TMAKIT_HD constexpr bool operator==(const LinearLayout& a, const LinearLayout& b) {
+    if (a.n_in != b.n_in || a.n_out != b.n_out) return false;
+    for (int i = 0; i < a.n_in; ++i)
+      if (!(a.in[i] == b.in[i])) return false;
+    for (int i = 0; i < a.n_out; ++i)
+      if (!(a.out[i] == b.out[i])) return false;
+    for (int k = 0; k < a.in_bits(); ++k)
+      if (a.basis[k] != b.basis[k]) return false;
+    return true;
+  }
+};
+
+struct LinearLayoutResult {
+  LinearLayout value{};
+  LayoutDiagnostic diagnostic{};
+  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
+};
+
+namespace detail {
+TMAKIT_HD constexpr int log2_exact(std::int64_t v) {  // -1 unless v is a power of two
+  if (v <= 0 || (v & (v - 1)) != 0) return -1;
+  int b = 0;
+  while ((std::int64_t{1} << b) < v) ++b;
+  return b;
+}
+TMAKIT_HD constexpr int bit_length(std::uint64_t v) {
+  int b = 0;
+  while (b < 64 && (v >> b) != 0) ++b;
+  return b;
+}
+TMAKIT_HD constexpr LinearLayoutResult refuse_linear(LayoutRule r, int mode = -1, std::int64_t a = 0, std::int64_t b = 0) {
+  return {LinearLayout{}, make_diagnostic(r, mode, a, b)};
+}
+
+// Reduced echelon form of the columns, remembering which input bits make each row: solves L(x) = y.
+struct F2Solver {
+  std::uint64_t vec[64] = {};   // reduced image vectors, pivot = highest set bit
+  std::uint64_t comb[64] = {};  // input bits whose images XOR to vec
+  int n = 0;
+  TMAKIT_HD constexpr void add(std::uint64_t v, std::uint64_t c) {
+    for (int i = 0; i < n; ++i)
+      if ((v ^ vec[i]) < v) {
+        v ^= vec[i];
+        c ^= comb[i];
+      }
+    if (v == 0) return;
+    // keep sorted by pivot, descending, so one pass reduces
+    int pos = n;
+    while (pos > 0 && bit_length(vec[pos - 1]) < bit_length(v)) {
+      vec[pos] = vec[pos - 1];
+      comb[pos] = comb[pos - 1];
+      --pos;
+    }
+    vec[pos] = v;
+    comb[pos] = c;
+    ++n;
+  }
+  // Some x with L(x) == y; false when y is not in the image.
+  TMAKIT_HD constexpr bool solve(std::uint64_t y, std::uint64_t& x) const {
+    x = 0;
+    for (int i = 0; i < n; ++i)
+      if ((y ^ vec[i]) < y) {
+        y ^= vec[i];
+        x ^= comb[i];
+      }
+    return y == 0;
+  }
+};
+TMAKIT_HD constexpr F2Solver solver_of(const LinearLayout& l) {
+  F2Solver s;
+  for (int k = 0; k < l.in_bits(); ++k) s.add(l.basis[k], std::uint64_t{1} << k);
+  return s;
+}
+}  // namespace detail
+
+// The identity on one dimension of 2^bits values.
+TMAKIT_HD constexpr LinearLayout identity_linear(const char* name, int bits) {
+  LinearLayout l;
+  l.in[0] = linear_dim(name, bits);
+  l.out[0] = linear_dim(name, bits);
+  l.n_in = l.n_out = 1;
+  for (int k = 0; k < bits && k < LinearLayout::kMaxBits; ++k) l.basis[k] = std::uint64_t{1} << k;
+  return l;
+}
+
+// A CuTe layout with power-of-two extents and power-of-two (or 0) strides whose strides never add
+// up with carries (distinct input bits land on distinct output bits) is F2-linear. With `in_names`
+// naming each top-level mode (count == rank), each mode is its own input dimension; otherwise
+// (in_names == nullptr) the whole layout is one input dimension `index`. The output is `offset`.
+// Refused: a non-power-of-two extent or stride (layout.linear.not_power_of_two, mode = leaf index),
+// two input bits on the same output bit (strides that add with carries: layout.linear.not_linear,
+// a = the offset bit), too many bits (layout.capacity).
+TMAKIT_HD constexpr LinearLayoutResult linear_from_layout(const Layout& lay, const char* const* in_names = nullptr,
+                                                          int n_names = 0, const char* out_name = "offset") {
+  LinearLayout l;
+  const bool per_mode = in_names != nullptr && n_names == lay.rank() && lay.shape.is_tuple();
+  if (per_mode && n_names > LinearLayout::kMaxDims) return detail::refuse_linear(LayoutRule::capacity, -1, n_names);
+  int k = 0;  // next input bit
+  std::uint64_t used = 0;
+  const int n_dims = per_mode ? n_names : 1;
+  for (int d = 0; d < n_dims; ++d) {
+    const Layout m = per_mode ? lay.mode(d) : lay;
+    int dim_bits = 0;
+    for (int leaf = 0; leaf < m.num_leaves(); ++leaf) {
+      const int eb = detail::log2_exact(m.shape_at(leaf));
+      const std::int64_t stride = m.stride_at(leaf);
+      const int sb = stride == 0 ? 0 : detail::log2_exact(stride);
+      if (eb < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, leaf, m.shape_at(leaf));
+      if (sb < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, leaf, stride);
+      for (int j = 0; j < eb; ++j) {
+        if (k >= LinearLayout::kMaxBits || (stride != 0 && sb + j >= 63))
+          return detail::refuse_linear(LayoutRule::capacity, leaf, 64);
+        const std::uint64_t v = stride == 0 ? 0 : std::uint64_t{1} << (sb + j);
+        if (v & used) return detail::refuse_linear(LayoutRule::not_linear, leaf, sb + j, 0);
+        used |= v;
+        l.basis[k++] = v;
+        ++dim_bits;
+      }
+    }
+    l.in[d] = linear_dim(per_mode ? in_names[d] : "index", dim_bits);
+  }
+  l.n_in = n_dims;
+  l.out[0] = linear_dim(out_name, detail::bit_length(used));
+  l.n_out = 1;
+  return {l, {}};
+}
+
+// A byte swizzle on `bits` offset bits: offset -> offset, bit k in [M+S, M+S+B) also flips bit k-S.
+TMAKIT_HD constexpr LinearLayout linear_from_swizzle(const SwizzleParams& sw, int bits, const char* name = "offset") {
+  LinearLayout l = identity_linear(name, bits);
+  if (sw.bits == 0) return l;
+  for (int k = sw.base + sw.shift; k < sw.base + sw.shift + sw.bits && k < bits; ++k)
+    l.basis[k] |= std::uint64_t{1} << (k - sw.shift);
+  return l;
+}
+
+// outer o inner: inner's output dimensions must be outer's input dimensions (names and bits).
+TMAKIT_HD constexpr LinearLayoutResult compose(const LinearLayout& outer, const LinearLayout& inner) {
+  bool same = inner.n_out == outer.n_in;
+  for (int i = 0; same && i < inner.n_out; ++i) same = inner.out[i] == outer.in[i];
+  if (!same) return detail::refuse_linear(LayoutRule::dims_mismatch, -1, inner.out_bits(), outer.in_bits());
+  LinearLayout r;
+  r.n_in = inner.n_in;
+  for (int i = 0; i < inner.n_in; ++i) r.in[i] = inner.in[i];
+  r.n_out = outer.n_out;
+  for (int i = 0; i < outer.n_out; ++i) r.out[i] = outer.out[i];
+  for (int k = 0; k < inner.in_bits(); ++k) r.basis[k] = outer.apply(inner.basis[k]);
+  return {r, {}};
+}
+
+// The rank of the map (number of independent images).
+TMAKIT_HD constexpr int rank_of(const LinearLayout& l) { return detail::solver_of(l).n; }
+
+// Inverse of a bijective map (in_bits == out_bits == rank). Inputs and outputs swap names.
+TMAKIT_HD constexpr LinearLayoutResult invert(const LinearLayout& l) {
+  const detail::F2Solver s = detail::solver_of(l);
+  if (l.in_bits() != l.out_bits() || s.n != l.out_bits())
+    return detail::refuse_linear(LayoutRule::not_bijective, -1, l.in_bits(), l.out_bits());
+  LinearLayout r;
+  r.n_in = l.n_out;
+  for (int i = 0; i < l.n_out; ++i) r.in[i] = l.out[i];
+  r.n_out = l.n_in;
+  for (int i = 0; i < l.n_in; ++i) r.out[i] = l.in[i];
+  for (int j = 0; j < l.out_bits(); ++j) s.solve(std::uint64_t{1} << j, r.basis[j]);
+  return {r, {}};
+}
+
+// A right inverse R (L(R(y)) == y for every y) of a surjective map (rank == out_bits); for a
+// bijective map it is the inverse. Among the preimages it picks the one Gaussian elimination finds.
+TMAKIT_HD constexpr LinearLayoutResult right_inverse(const LinearLayout& l) {
+  const detail::F2Solver s = detail::solver_of(l);
+  if (s.n != l.out_bits()) return detail::refuse_linear(LayoutRule::not_bijective, -1, l.in_bits(), l.out_bits());
+  LinearLayout r;
+  r.n_in = l.n_out;
+  for (int i = 0; i < l.n_out; ++i) r.in[i] = l.out[i];
+  r.n_out = l.n_in;
+  for (int i = 0; i < l.n_in; ++i) r.out[i] = l.in[i];
+  for (int j = 0; j < l.out_bits(); ++j) s.solve(std::uint64_t{1} << j, r.basis[j]);
+  return {r, {}};
+}
+
+// The widest vector: 2^k where k is the number of leading bits of input dimension `in_dim` whose
+// images are exactly the leading bits of output dimension `out_dim` (bit j -> bit j, nothing else).
+// E.g. registers 0..7 at consecutive offsets -> 8 (one 8-element vector store).
+TMAKIT_HD constexpr std::int64_t contiguous_elements(const LinearLayout& l, int in_dim, int out_dim = 0) {
+  if (in_dim < 0 || in_dim >= l.n_in || out_dim < 0 || out_dim >= l.n_out) return 1;
+  int k = 0;
+  while (k < l.in[in_dim].bits && k < l.out[out_dim].bits &&
+         l.basis_of(in_dim, k) == (std::uint64_t{1} << (l.out_offset(out_dim) + k)))
+    ++k;
+  return std::int64_t{1} << k;
+}
+
+// ---- shared-memory banks (32 banks of 4-byte words)
+//
+// The rule (Hopper): a warp's shared-memory access is served in wavefronts; one wavefront moves at
+// most 128 bytes and at most one distinct 4-byte word per bank (lanes naming the same word share it).
+// So the number of wavefronts is the largest number of DISTINCT words any one bank must serve, and
+// at least ceil(distinct words / 32). With by_lane_groups = true, lanes are first split into groups
+// of 128 / bytes_per_lane lanes (half-warps for 8 B, quarter-warps for 16 B) that are served
+// separately, and the groups' counts add up: the stricter model of the CUDA guide for 64/128-bit
+// accesses.
+struct BankAnalysis {
+  int wavefronts = 0;        // the answer
+  int max_bank_words = 0;    // largest number of distinct words in one bank
+  int distinct_words = 0;    // distinct 4-byte words touched
+  int ideal_wavefronts = 0;  // ceil(active lanes * bytes_per_lane / 128): no conflicts
+  TMAKIT_HD constexpr bool conflict_free() const { return wavefronts == ideal_wavefronts; }
+};
+
+TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const std::uint64_t* lane_byte_address, int lanes, int bytes_per_lane,
+                                                   bool by_lane_groups = false) {
+  BankAnalysis r;
+  if (lanes <= 0 || bytes_per_lane <= 0) return r;
+  const int group = by_lane_groups && bytes_per_lane > 4 ? (128 / bytes_per_lane > 0 ? 128 / bytes_per_lane : 1) : lanes;
+  for (int g0 = 0; g0 < lanes; g0 += group) {
+    const int g1 = g0 + group < lanes ? g0 + group : lanes;
+    std::uint64_t words[32 * 16] = {};  // up to 32 lanes x 64 bytes
+    int n = 0;
+    for (int lane = g0; lane < g1; ++lane) {
+      const std::uint64_t first = lane_byte_address[lane] / 4;
+      const std::uint64_t last = (lane_byte_address[lane] + static_cast<std::uint64_t>(bytes_per_lane) - 1) / 4;
+      for (std::uint64_t w = first; w <= last && n < 32 * 16; ++w) {
+        bool seen = false;
+        for (int i = 0; i < n && !seen; ++i) seen = words[i] == w;
+        if (!seen) words[n++] = w;
+      }
+    }
+    int per_bank[32] = {};
+    int worst = 0;
+    for (int i = 0; i < n; ++i) {
+      const int b = static_cast<int>(words[i] % 32);
+      per_bank[b] += 1;
+      worst = per_bank[b] > worst ? per_bank[b] : worst;
+    }
+    r.wavefronts += worst;
+    r.max_bank_words = worst > r.max_bank_words ? worst : r.max_bank_words;
+    r.distinct_words += n;
+  }
+  r.ideal_wavefronts = (lanes * bytes_per_lane + 127) / 128;
+  return r;
+}
+
+// The same for a linear layout from (lane, ...) to a BYTE offset: lanes 0..31 of input dimension
+// `lane_dim`, every other input 0 (one instruction), output dimension `out_dim`.
+TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const LinearLayout& byte_map, int lane_dim, int bytes_per_lane,
+                                                   int out_dim = 0, bool by_lane_groups = false) {
+  std::uint64_t addr[32] = {};
+  const int lanes = lane_dim >= 0 && lane_dim < byte_map.n_in
+                        ? (byte_map.in[lane_dim].bits >= 5 ? 32 : 1 << byte_map.in[lane_dim].bits) : 0;
+  for (int lane = 0; lane < lanes; ++lane)
+    addr[lane] = byte_map.out_value(byte_map.apply(static_cast<std::uint64_t>(lane) << byte_map.in_offset(lane_dim)), out_dim);
+  return shared_wavefronts(addr, lanes, bytes_per_lane, by_lane_groups);
+}
+
+}  // namespace tmakit

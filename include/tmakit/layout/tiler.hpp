@@ -1,0 +1,44 @@
+// Tiler: what divide / product / composition take as their second argument (CuTe's Tiler).
+//   - a Layout: the operation treats both layouts as 1-D functions;
+//   - a tuple of layouts <B0, B1, ...> (by_mode): the operation applies Bi to mode i of the layout;
+//   - a Shape (4,8) is the by-mode tiler <4:1, 8:1> (CuTe's reading of a shape as a tiler).
+// Stored as one Layout whose top-level modes are the per-mode tilers. One level of by-mode only:
+// a mode's tiler is itself a Layout (CuTe also allows nested tuples of tilers).
+// Written `<3:3,(2,4):(1,8)>` (see notation.hpp: parse_tiler, to_string).
+#pragma once
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/layout/layout.hpp"
+
+namespace tmakit {
+
+struct Tiler {
+  Layout layout{};
+  bool by_mode = false;
+
+  TMAKIT_HD constexpr int rank() const { return by_mode ? layout.rank() : 1; }
+  TMAKIT_HD constexpr Layout mode(int i) const { return by_mode ? layout.mode(i) : layout; }
+  friend TMAKIT_HD constexpr bool operator==(const Tiler& a, const Tiler& b) {
+    return a.by_mode == b.by_mode && a.layout == b.layout;
+  }
+};
+
+TMAKIT_HD constexpr Tiler layout_tiler(const Layout& l) { return {l, false}; }
+// <l0, l1, ...>
+template <class... Ls>
+TMAKIT_HD constexpr Tiler by_mode_tiler(const Ls&... ls) {
+  return {make_layout_of(ls...), true};
+}
+// A shape as a tiler: each top-level extent n becomes n:1 (a tuple mode becomes its compact layout).
+TMAKIT_HD constexpr Tiler shape_tiler(const IntTuple& shape) {
+  if (shape.is_leaf()) return {make_layout(shape), false};
+  Layout l{IntTuple::tuple(), IntTuple::tuple()};
+  for (int i = 0; i < shape.rank(); ++i) {
+    const Layout m = make_layout(shape.mode(i));
+    l.shape.append(m.shape);
+    l.stride.append(m.stride);
+  }
+  return {l, true};
+}
+
+}  // namespace tmakit

@@ -1,0 +1,186 @@
+// The worked examples of CuTe's layout-algebra documentation (media/docs/cpp/cute/02_layout_algebra.md),
+// asserted on tmakit's printed results, plus refusals. Each doc example is one row; the count is printed.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "tmakit/layout/algebra.hpp"
+#include "tmakit/layout/notation.hpp"
+
+using namespace tmakit;
+
+namespace {
+
+Layout L(const std::string& s) {
+  const auto p = parse_layout(s);
+  EXPECT_TRUE(p.ok) << s << ": " << p.error.message;
+  return p.value;
+}
+Tiler T(const std::string& s) {
+  const auto p = parse_tiler(s);
+  EXPECT_TRUE(p.ok) << s << ": " << p.error.message;
+  return p.value;
+}
+std::string str(const LayoutResult& r) { return r.ok() ? to_string(r.value) : "refused: " + message(r.diagnostic); }
+
+int g_doc_examples = 0;
+#define DOC_EXAMPLE(expr, expected) \
+  do {                              \
+    EXPECT_EQ(expr, expected);      \
+    ++g_doc_examples;               \
+  } while (0)
+
+// compile-time: the algebra is constexpr
+constexpr Layout kA{IntTuple::make(6, 2), IntTuple::make(8, 2)};
+constexpr Layout kB{IntTuple::make(4, 3), IntTuple::make(3, 1)};
+constexpr LayoutResult kAB = composition(kA, kB);
+static_assert(kAB.ok());
+static_assert(kAB.value == Layout{IntTuple::make(IntTuple::make(2, 2), 3), IntTuple::make(IntTuple::make(24, 2), 8)});
+static_assert(complement(Layout{4, 2}, 24).value == Layout{IntTuple::make(2, 3), IntTuple::make(1, 8)});
+static_assert(right_inverse(Layout{IntTuple::make(4, 2), IntTuple::make(2, 1)}) ==
+              Layout{IntTuple::make(2, 4), IntTuple::make(4, 1)});
+
+}  // namespace
+
+TEST(LayoutDocExamples, Coalesce) {
+  DOC_EXAMPLE(to_string(coalesce(L("(2,(1,6)):(1,(6,2))"))), "12:1");
+  DOC_EXAMPLE(str(coalesce(L("(2,(1,6)):(1,(6,2))"), IntTuple::make(1, 1))), "(2,6):(1,2)");
+  // the four binary cases of the doc
+  EXPECT_EQ(to_string(coalesce(L("(4,1):(2,7)"))), "4:2");
+  EXPECT_EQ(to_string(coalesce(L("(1,4):(7,2)"))), "4:2");
+  EXPECT_EQ(to_string(coalesce(L("(4,3):(2,8)"))), "12:2");
+  EXPECT_EQ(to_string(coalesce(L("(4,3):(2,9)"))), "(4,3):(2,9)");
+  EXPECT_EQ(to_string(coalesce(L("(2,4):(1,2)"))), "8:1");
+  EXPECT_EQ(to_string(coalesce(L("(1,1):(3,5)"))), "1:0");
+}
+
+TEST(LayoutDocExamples, Composition) {
+  DOC_EXAMPLE(str(composition(L("(6,2):(8,2)"), L("(4,3):(3,1)"))), "((2,2),3):((24,2),8)");
+  // its two halves
+  DOC_EXAMPLE(str(composition(L("(6,2):(8,2)"), L("4:3"))), "(2,2):(24,2)");
+  DOC_EXAMPLE(str(composition(L("(6,2):(8,2)"), L("3:1"))), "3:8");
+  DOC_EXAMPLE(str(composition(L("20:2"), L("(5,4):(4,1)"))), "(5,4):(8,2)");
+  DOC_EXAMPLE(str(composition(L("(10,2):(16,4)"), L("(5,4):(1,5)"))), "(5,(2,2)):(16,(80,4))");
+  // (3,6,2,8):(w,x,y,z) o 16:9 = (1,2,2,4):(9w,3x,y,z), with w,x,y,z = 1000,100,10,1
+  DOC_EXAMPLE(str(composition(L("(3,6,2,8):(1000,100,10,1)"), L("16:9"))), "(2,2,4):(300,10,1)");
+  // by-mode composition with a tiler and with a shape
+  DOC_EXAMPLE(str(composition(L("(12,(4,8)):(59,(13,1))"), T("<3:4,8:2>"))), "(3,(2,4)):(236,(26,1))");
+  DOC_EXAMPLE(str(composition(L("(12,(4,8)):(59,(13,1))"), T("(3,8)"))), "(3,(4,2)):(59,(13,1))");
+  // the function is A(B(i)) on B's domain
+  const Layout a = L("(6,2):(8,2)"), b = L("(4,3):(3,1)");
+  const Layout r = composition(a, b).value;
+  const int doc_values[12] = {0, 24, 2, 26, 8, 32, 10, 34, 16, 40, 18, 42};
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(r(i), doc_values[i]) << i;
+}
+
+TEST(LayoutDocExamples, Complement) {
+  DOC_EXAMPLE(str(complement(L("4:1"), 24)), "6:4");
+  DOC_EXAMPLE(str(complement(L("6:4"), 24)), "4:1");
+  DOC_EXAMPLE(str(complement(L("(4,6):(1,4)"), 24)), "1:0");
+  DOC_EXAMPLE(str(complement(L("4:2"), 24)), "(2,3):(1,8)");
+  DOC_EXAMPLE(str(complement(L("(2,4):(1,6)"), 24)), "3:2");
+  DOC_EXAMPLE(str(complement(L("(2,2):(1,6)"), 24)), "(3,2):(2,12)");
+}
+
+TEST(LayoutDocExamples, Divide) {
+  // 1-D: complement, concatenation, composition
+  DOC_EXAMPLE(str(complement(L("4:2"), 24)), "(2,3):(1,8)");
+  DOC_EXAMPLE(str(logical_divide(L("(4,2,3):(2,1,8)"), L("4:2"))), "((2,2),(2,3)):((4,1),(2,8))");
+  // 2-D: A = (9,(4,8)):(59,(13,1)), B = <3:3, (2,4):(1,8)>
+  const Layout a = L("(9,(4,8)):(59,(13,1))");
+  const Tiler b = T("<3:3,(2,4):(1,8)>");
+  const LayoutResult ld = logical_divide(a, b);
+  ASSERT_TRUE(ld.ok()) << str(ld);
+  // "the first mode of each mode of the result is (3,(2,4)):(177,(13,2)) = composition(A, B)"
+  const Layout first = make_layout_of(ld.value.mode(0).mode(0), ld.value.mode(1).mode(0));
+  DOC_EXAMPLE(to_string(first), "(3,(2,4)):(177,(13,2))");
+  DOC_EXAMPLE(str(composition(a, b)), "(3,(2,4)):(177,(13,2))");
+  // shapes: logical ((3,3),(8,4)), zipped ((3,8),(3,4))
+  DOC_EXAMPLE(to_string(ld.value.shape), "((3,3),((2,4),(2,2)))");
+  const LayoutResult zd = zipped_divide(a, b);
+  ASSERT_TRUE(zd.ok());
+  DOC_EXAMPLE(to_string(zd.value.mode(0)) + " " + std::to_string(zd.value.mode(0).size()) + " " +
+                  std::to_string(zd.value.mode(1).size()) + " rank " + std::to_string(zd.value.mode(1).rank()),
+              "(3,(2,4)):(177,(13,2)) 24 12 rank 2");
+  // layout<0>(zipped_divide(a, b)) == composition(a, b)
+  DOC_EXAMPLE(zd.value.mode(0) == composition(a, b).value, true);
+  EXPECT_EQ(str(zd), "((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))");
+  EXPECT_EQ(str(tiled_divide(a, b)), "((3,(2,4)),3,(2,2)):((177,(13,2)),59,(26,1))");
+  // a layout tiler: zipped == tiled == logical
+  EXPECT_EQ(str(zipped_divide(L("(4,2,3):(2,1,8)"), T("4:2"))), "((2,2),(2,3)):((4,1),(2,8))");
+  // tiled_divide unpacks the rest mode, as CuTe's result(_, repeat<R1>(_))
+  EXPECT_EQ(str(tiled_divide(L("(4,2,3):(2,1,8)"), T("4:2"))), "((2,2),2,3):((4,1),2,8)");
+}
+
+TEST(LayoutDocExamples, Product) {
+  DOC_EXAMPLE(str(complement(L("(2,2):(4,1)"), 24)), "(2,3):(2,8)");
+  DOC_EXAMPLE(str(composition(L("(2,3):(2,8)"), L("6:1"))), "(2,3):(2,8)");
+  DOC_EXAMPLE(str(logical_product(L("(2,2):(4,1)"), L("6:1"))), "((2,2),(2,3)):((4,1),(2,8))");
+  // "identical to the result of the 1-D logical divide example"
+  DOC_EXAMPLE(str(logical_product(L("(2,2):(4,1)"), L("6:1"))), str(logical_divide(L("(4,2,3):(2,1,8)"), L("4:2"))));
+  // B = (4,2):(2,1): 8 tiles in another order
+  EXPECT_EQ(str(logical_product(L("(2,2):(4,1)"), L("(4,2):(2,1)"))), "((2,2),(4,2)):((4,1),(8,2))");
+  // 2x5 row-major block tiled over a 3x4 column-major arrangement; blocked coalesces mode 0
+  DOC_EXAMPLE(str(blocked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "(6,(5,4)):(5,(1,30))");
+  DOC_EXAMPLE(str(raked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "((3,2),(4,5)):((10,5),(30,1))");
+  // the block is compatible with a corner of the blocked result: element (r, c) of block 0
+  const Layout bp = blocked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)")).value;
+  const Layout blk = L("(2,5):(5,1)");
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 5; ++c) EXPECT_EQ(bp(IntTuple::make(r, c)), blk(IntTuple::make(r, c)));
+}
+
+TEST(LayoutDocExamples, ZZZ_Count) {
+  std::printf("[doc] CuTe layout-algebra documentation examples asserted: %d\n", g_doc_examples);
+  EXPECT_GE(g_doc_examples, 25);
+}
+
+TEST(LayoutAlgebra, InversesAndCommonVector) {
+  EXPECT_EQ(to_string(right_inverse(L("(4,2):(2,1)"))), "(2,4):(4,1)");
+  EXPECT_EQ(to_string(right_inverse(L("(4,8):(8,1)"))), "(8,4):(4,1)");
+  EXPECT_EQ(to_string(right_inverse(L("4:2"))), "1:0");
+  EXPECT_EQ(to_string(right_inverse(L("(2,4):(1,4)"))), "2:1");   // stride 2 missing: stops after 2
+  EXPECT_EQ(str(left_inverse(L("4:2"))), "(2,4):(4,1)");
+  EXPECT_EQ(str(left_inverse(L("(4,8):(8,1)"))), "(8,4):(4,1)");
+  EXPECT_EQ(max_common_vector(L("(4,8):(1,4)"), L("(4,8):(1,4)")).value, 32);
+  EXPECT_EQ(max_common_vector(L("(4,8):(8,1)"), L("(4,8):(1,4)")).value, 1);
+  EXPECT_EQ(max_common_vector(L("(4,8):(1,8)"), L("(4,8):(1,4)")).value, 4);
+  EXPECT_EQ(str(max_common_layout(L("(4,8):(1,8)"), L("(4,8):(1,4)"))), "4:1");
+  EXPECT_EQ(str(max_common_layout(L("(4,8):(8,1)"), L("(4,8):(1,4)"))), "1:0");
+}
+
+TEST(LayoutAlgebra, RefusalsNameRuleModeAndNumbers) {
+  // (6,2) / 4: 4 neither divides 6 nor is a multiple of it
+  const LayoutResult c = composition(L("(6,2):(1,6)"), L("2:4"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(std::string(rule_id(c.diagnostic.rule)), "layout.composition.stride_divisibility");
+  EXPECT_EQ(c.diagnostic.mode, 0);
+  EXPECT_EQ(c.diagnostic.a, 4);
+  EXPECT_EQ(c.diagnostic.b, 6);
+  EXPECT_NE(message(c.diagnostic).find("stride 4"), std::string::npos) << message(c.diagnostic);
+  EXPECT_FALSE(fix(c.diagnostic).empty());
+  // (6,2) % 4: shape divisibility
+  const LayoutResult s = composition(L("(6,2):(1,6)"), L("4:1"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.diagnostic.rule, LayoutRule::composition_shape);
+  // complement of a non-injective layout
+  const LayoutResult n = complement(L("(2,2):(1,1)"), 8);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.diagnostic.rule, LayoutRule::complement_not_injective);
+  EXPECT_EQ(complement(L("(2,3):(1,3)"), 24).diagnostic.rule, LayoutRule::complement_not_divisible);
+  EXPECT_EQ(left_inverse(L("(4,2):(1,0)")).diagnostic.rule, LayoutRule::not_injective);
+  EXPECT_EQ(logical_divide(L("(8,8):(1,8)"), T("<2:1,2:1,2:1>")).diagnostic.rule, LayoutRule::tiler_rank);
+  EXPECT_EQ(coalesce(L("8:1"), IntTuple::make(1, 1)).diagnostic.rule, LayoutRule::tiler_rank);
+}
+
+TEST(LayoutAlgebra, TilerNotation) {
+  EXPECT_EQ(to_string(T("<3:3, (2,4):(1,8)>")), "<3:3,(2,4):(1,8)>");
+  EXPECT_EQ(to_string(T("(4,8)")), "<4:1,8:1>");
+  EXPECT_EQ(to_string(T("<4,8>")), "<4:1,8:1>");
+  EXPECT_EQ(to_string(T("8")), "8:1");
+  EXPECT_EQ(to_string(T("(4,8):(8,1)")), "(4,8):(8,1)");
+  EXPECT_FALSE(parse_tiler("((2,2),8)").ok);
+  EXPECT_FALSE(parse_tiler("<(2,2),8>").ok);
+  EXPECT_FALSE(parse_tiler("<2:1,8:1").ok);
+}
