@@ -80,8 +80,8 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
   return r;
 }
 
-ParsedTiler parse_tiler(std::string_view text) {
-  ParsedTiler r;
+ParsedTileExtents parse_tile_extents(std::string_view text) {
+  ParsedTileExtents r;
   std::string_view s = trim(text);
   if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trim(s.substr(1, s.size() - 2));
   if (s.empty()) {

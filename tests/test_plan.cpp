@@ -24,7 +24,7 @@ namespace {
 struct Inputs {
   GlobalTensor g;
   SwizzledLayout s;
-  Tiler t;
+  TileExtents t;
   std::vector<std::string> names;
 };
 
@@ -32,7 +32,7 @@ Inputs parse(const std::string& gmem, const std::string& smem, const std::string
   Inputs in;
   const auto g = parse_global_tensor(gmem);
   const auto s = parse_swizzled_layout(smem);
-  const auto t = parse_tiler(tile);
+  const auto t = parse_tile_extents(tile);
   EXPECT_TRUE(g.ok) << gmem << ": " << g.error;
   EXPECT_TRUE(s.ok) << smem << ": " << s.error.message;
   EXPECT_TRUE(t.ok) << tile << ": " << t.error;
@@ -368,7 +368,7 @@ TEST(Plan, FromDlpackTensor) {
   EXPECT_EQ(to_string(r.tensor.layout), "(2,512,128):(65536,128,1)");
   const auto s = parse_swizzled_layout("Sw<3,4,3> o (64,(64,2)):(64,(1,4096))");
   ASSERT_TRUE(s.ok);
-  Tiler tl;
+  TileExtents tl;
   tl.modes = 3;
   tl.extent[0] = 1;
   tl.extent[1] = 64;
@@ -396,7 +396,7 @@ constexpr PlanResult kConstexprPlan = [] {
   SwizzledLayout s;
   s.swizzle = SwizzleParams{3, 4, 3};
   s.layout = make_layout(IntTuple::make(128, 64), IntTuple::make(64, 1));
-  Tiler t;
+  TileExtents t;
   t.modes = 2;
   t.extent[0] = 128;
   t.extent[1] = 64;
@@ -426,14 +426,14 @@ TEST(Plan, NotationRoundTripsAndRefusesGarbage) {
   EXPECT_FALSE(parse_global_tensor("bf16").ok);
   EXPECT_NE(parse_global_tensor("bf17 (4,4):(4,1)").error.find("dtype 'bf17'"), std::string::npos);
   EXPECT_FALSE(parse_global_tensor("bf16 (4,4):(4,1) align=x").ok);
-  const auto t = parse_tiler("(M=128, K=_, 1)");
+  const auto t = parse_tile_extents("(M=128, K=_, 1)");
   ASSERT_TRUE(t.ok) << t.error;
   EXPECT_EQ(t.value.modes, 3);
   EXPECT_EQ(t.value.extent[1], 0);
   EXPECT_EQ(t.names, (std::vector<std::string>{"M", "K", ""}));
-  EXPECT_FALSE(parse_tiler("M=0").ok);
-  EXPECT_FALSE(parse_tiler("=4").ok);
-  EXPECT_FALSE(parse_tiler("").ok);
+  EXPECT_FALSE(parse_tile_extents("M=0").ok);
+  EXPECT_FALSE(parse_tile_extents("=4").ok);
+  EXPECT_FALSE(parse_tile_extents("").ok);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -490,7 +490,7 @@ TEST(PlanRefusal, GlobalTensorProblemsAllAtOnce) {
 
 TEST(PlanRefusal, TileExtentAndTooManyModes) {
   const Inputs in = parse("bf16 (512,64):(64,1)", "(64,64):(64,1)", "64,64");
-  Tiler t = in.t;
+  TileExtents t = in.t;
   t.extent[1] = -3;
   const PlanResult r = plan_tile(in.g, in.s, t);
   ASSERT_FALSE(r.ok());

@@ -96,7 +96,7 @@ struct Case {
 struct Prepared {
   GlobalTensor g;
   SwizzledLayout s;
-  Tiler t;
+  TileExtents t;
   std::vector<std::string> names;
   ProblemResult pr;
   TmaPlan plan;
@@ -108,7 +108,7 @@ Prepared prepare(const Case& c, const PlanOptions& o = {}) {
   Prepared p;
   const auto g = parse_global_tensor(c.gmem);
   const auto s = parse_swizzled_layout(c.smem);
-  const auto t = parse_tiler(c.tile);
+  const auto t = parse_tile_extents(c.tile);
   EXPECT_TRUE(g.ok && s.ok && t.ok) << c.gmem << " | " << c.smem << " | " << c.tile;
   if (!g.ok || !s.ok || !t.ok) return p;
   p.g = g.value;
@@ -220,7 +220,7 @@ constexpr PlanResult kConstexprPlan = [] {
   SwizzledLayout s;
   s.swizzle = SwizzleParams{3, 4, 3};
   s.layout = make_layout(IntTuple::make(64, 128), IntTuple::make(128, 1));
-  Tiler t;
+  TileExtents t;
   t.modes = 2;
   t.extent[0] = 64;
   t.extent[1] = 0;

@@ -78,7 +78,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   if (!g.ok) return usage("--gmem: " + g.error);
   const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
   if (!s.ok) return usage("--smem: " + s.error.message);
-  const ParsedTiler t = parse_tiler(tile);
+  const ParsedTileExtents t = parse_tile_extents(tile);
   if (!t.ok) return usage("--tile: " + t.error);
   PlanOptions o;
   std::string why;

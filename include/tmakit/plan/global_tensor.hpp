@@ -22,7 +22,7 @@ struct GlobalTensor {
 // How a CTA's tile coordinate maps into the global tensor (CuTe's tiler, by mode): the tile spans
 // extent[m] consecutive coordinates of global mode m (0: the whole mode), and tile coordinate t[m]
 // puts its origin at t[m] * extent[m]. One entry per (flattened) global mode.
-struct Tiler {
+struct TileExtents {
   std::int32_t modes = 0;
   std::int64_t extent[kMaxTileModes] = {};
 };

@@ -1,4 +1,4 @@
-// From the user's objects (GlobalTensor, shared SwizzledLayout, Tiler) to the planner's flat
+// From the user's objects (GlobalTensor, shared SwizzledLayout, TileExtents) to the planner's flat
 // TileProblem, and plan_tile(): both steps at once. constexpr and host+device.
 //
 // The shared layout's top-level modes are the tile's modes: either one per global mode, or one per
@@ -29,7 +29,7 @@ struct ProblemResult {
   TMAKIT_HD constexpr bool ok() const { return issues.empty(); }
 };
 
-TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const SwizzledLayout& smem, const Tiler& t,
+TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const SwizzledLayout& smem, const TileExtents& t,
                                                     const PlanOptions& o = {}) {
   ProblemResult r;
   TileProblem& pb = r.problem;
@@ -100,7 +100,7 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
 }
 
 // The whole planner: objects in, plan (or every refusal) out.
-TMAKIT_HD constexpr PlanResult plan_tile(const GlobalTensor& g, const SwizzledLayout& smem, const Tiler& t,
+TMAKIT_HD constexpr PlanResult plan_tile(const GlobalTensor& g, const SwizzledLayout& smem, const TileExtents& t,
                                          const PlanOptions& o = {}) {
   const ProblemResult pr = make_tile_problem(g, smem, t, o);
   if (!pr.ok()) {

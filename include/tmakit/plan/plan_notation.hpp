@@ -25,13 +25,13 @@ struct ParsedGlobalTensor {
 };
 ParsedGlobalTensor parse_global_tensor(std::string_view text);
 
-struct ParsedTiler {
-  Tiler value{};
+struct ParsedTileExtents {
+  TileExtents value{};
   std::vector<std::string> names;  // one per entry ("" when unnamed)
   bool ok = false;
   std::string error;
 };
-ParsedTiler parse_tiler(std::string_view text);
+ParsedTileExtents parse_tile_extents(std::string_view text);
 
 // "bf16", "f16", "u8", ... (the names parse_global_tensor takes; tmakit's canonical name otherwise)
 std::string short_dtype_name(DataType t);
