@@ -21,6 +21,8 @@ std::string tile_var(std::int32_t m, const std::vector<std::string>& names) { re
 std::string dim_name(const TmaPlan& p, std::uint32_t j, const std::vector<std::string>& names) {
   const PlanDim& d = p.dim[j];
   std::string s = mode_name(d.mode, names);
+  for (std::int32_t m = 0; m < kMaxTileModes; ++m)
+    if ((d.folded >> m) & 1u) s += "+" + mode_name(m, names);
   if (d.offset != 1) s += "/" + std::to_string(d.offset);
   return s;
 }
@@ -98,7 +100,13 @@ std::string plan_json(const TmaPlan& p, const std::vector<std::string>& names) {
                     {"stride_bytes", d == 0 ? element_bits(q.dtype) / 8 : q.strides[d - 1]},
                     {"box", q.box[d]},
                     {"smem_pitch", p.dim[d].smem_pitch},
-                    {"coordinate", coordinate_formula(p, d, names)}});
+                    {"coordinate", coordinate_formula(p, d, names)},
+                    {"folded_modes", [&] {
+                       json f = json::array();
+                       for (std::int32_t m = 0; m < kMaxTileModes; ++m)
+                         if ((p.dim[d].folded >> m) & 1u) f.push_back(m);
+                       return f;
+                     }()}});
   }
   json coef = json::array();
   for (std::uint32_t d = 0; d < q.rank; ++d) {

@@ -224,8 +224,9 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
     case PlanRule::rank_exceeded:
       d.what = "the plan needs " + num(i.a) + " TMA dimensions (" + num(i.b) + " in the box, the rest for modes the "
                "tile takes one index of): TMA has at most 5";
-      d.fix = "coalesce global modes the tile takes one index of into one (e.g. batch x heads when stride(batch) = "
-              "heads * stride(heads)), or drop global modes of extent 1";
+      d.fix = "index modes fold into one TMA dimension only when they continue each other in memory (stride(batch) "
+              "= heads * stride(heads)): lay the tensor out so, view it with fewer modes, or load a larger tile "
+              "along one of them";
       break;
     case PlanRule::smem_offset_align:
       d.what = "instructions for " + c.piece(i.mode, i.part) + " start " + num(i.a) +

@@ -266,6 +266,23 @@ TEST(Plan, Rank5WithEveryModeTiled) {
   EXPECT_EQ(p.instructions, 1u);
 }
 
+TEST(Plan, SixModeTensorFoldsItsIndexModesIntoOneDimension) {
+  // (seq, d, h, b, x, y): h, b, x, y continue each other in memory; 6 TMA dimensions would be
+  // needed, so they fold into one (coordinate t_h + 2 t_b + 4 t_x + 8 t_y)
+  const TmaPlan p = plan_and_check("bf16 (256,64,2,2,2,2):(64,1,16384,32768,65536,131072)",
+                                   "Sw<3,4,3> o (64,64):(64,1)", "s=64,d=_,h=1,b=1,x=1,y=1");
+  EXPECT_EQ(p.params.rank, 3u);
+  EXPECT_EQ(p.instructions, 1u);
+  EXPECT_EQ(p.params.dims[2], 16u);
+  EXPECT_EQ(p.dim[2].folded, (1u << 3) | (1u << 4) | (1u << 5));
+  EXPECT_EQ(coordinate_formula(p, 2, {"s", "d", "h", "b", "x", "y"}), "t_h + 2*t_b + 4*t_x + 8*t_y");
+  // a 5-mode tensor that fits is left unfolded
+  const TmaPlan q = plan_and_check("bf16 (256,4,2,128):(512,128,131072,1)", "Sw<3,4,3> o (64,64):(64,1)",
+                                   "seq=64,h=1,b=1,d=64");
+  EXPECT_EQ(q.params.rank, 4u);
+  EXPECT_EQ(q.dim[0].folded | q.dim[1].folded | q.dim[2].folded | q.dim[3].folded, 0u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Boxes over 256.
 
@@ -509,7 +526,8 @@ TEST(PlanRefusal, ContiguousRunWithNoDivisor) {
 }
 
 TEST(PlanRefusal, MoreThanFiveTmaDimensions) {
-  const auto ds = refusals("bf16 (2,2,2,2,64,64):(8192,16384,32768,65536,64,1)", "(64,64):(64,1)", "1,1,1,1,64,64");
+  // four index modes that do not continue each other in memory: no folding possible
+  const auto ds = refusals("bf16 (2,2,2,2,64,64):(8192,32768,131072,524288,64,1)", "(64,64):(64,1)", "1,1,1,1,64,64");
   expect_refusal(ds, "plan.rank", {"needs 6 TMA dimensions", "at most 5"});
 }
 

@@ -9,7 +9,9 @@
 // offset). Box dims above 256, or a dim-0 row wider than the swizzle span, are cut into two pieces.
 // A global mode walked by several pieces is either cut into several TMA dimensions (a higher-rank
 // box: one dimension per piece) or kept as one dimension with the outer pieces as loops; every
-// combination is tried and the one with the fewest instructions (then the lowest rank) wins.
+// combination is tried and the one with the fewest instructions (then the lowest rank) wins. Only
+// when none fits in 5 TMA dimensions, modes the tile takes one index of that continue each other in
+// memory (stride = extent x stride) are folded into one dimension and the search runs again.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +78,11 @@ struct DescDim {
   std::int64_t box = 1;
   std::int64_t pitch = 0;    // shared pitch (elements) of the box dim
   bool in_box = false;
+  // Further global modes folded into this dimension (modes the tile takes one index of, adjacent
+  // in memory): coordinate += merged_coef[k] * t[merged_mode[k]].
+  std::int32_t merged = 0;
+  std::int32_t merged_mode[kMaxTileModes] = {};
+  std::int64_t merged_coef[kMaxTileModes] = {};
 };
 
 // validate()'s checks, reported straight into the plan's issues (no ViolationList copy: its
@@ -98,7 +105,7 @@ TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return element_bits(t)
 
 // Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
 TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
-                                    const std::int32_t* multi, std::int32_t nmulti, Swizzle sw) {
+                                    const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
   Candidate c;
   const std::int64_t eb = elem_bytes(pb.dtype);
   const std::int64_t span = swizzle_span_bytes(sw);
@@ -119,7 +126,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       if (w.leaf[i].mode == g) idx[np++] = i;
     if (np == 0) {
       if (pb.extent[g] == 1 && pb.tile[g] == 1) continue;  // nothing to address
-      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], 1, -1, 1, 0, false};
+      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], 1, -1, 1, 0, false, 0, {}, {}};
       continue;
     }
     if (np > 1 && is_cut(g)) {
@@ -133,7 +140,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
         const bool last = k + 1 == np;
         leaf_dim[idx[k]] = nd;
         dims[nd++] = DescDim{g, L.offset, last ? pb.extent[g] / L.offset : L.extent, pb.stride[g] * L.offset,
-                             last ? pb.tile[g] / L.offset : 0, idx[k], 1, 0, false};
+                             last ? pb.tile[g] / L.offset : 0, idx[k], 1, 0, false, 0, {}, {}};
       }
     } else {
       std::int32_t box_leaf = -1;
@@ -141,10 +148,36 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
         leaf_dim[idx[k]] = nd;
         if (w.leaf[idx[k]].offset == 1) box_leaf = idx[k];
       }
-      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], pb.tile[g], box_leaf, 1, 0, false};
+      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], pb.tile[g], box_leaf, 1, 0, false, 0, {}, {}};
     }
   }
   if (!c.issues.empty()) return c;
+  // Fold: a dimension the tile takes one index of (no pieces, box 1) that continues another such
+  // dimension in memory (stride = extent x stride) joins it: one TMA dimension for both, coordinate
+  // t_inner + extent_inner * t_outer. Only tried when the plan would otherwise need more than 5.
+  for (bool again = fold; again;) {
+    again = false;
+    for (std::int32_t x = 0; x < nd && !again; ++x)
+      for (std::int32_t y = 0; y < nd && !again; ++y) {
+        DescDim& X = dims[x];
+        const DescDim& Y = dims[y];
+        if (x == y || X.box_leaf >= 0 || Y.box_leaf >= 0 || X.offset != 1 || Y.offset != 1) continue;
+        if (X.extent * X.stride != Y.stride) continue;
+        const std::int64_t scale = X.extent;
+        X.merged_mode[X.merged] = Y.mode;
+        X.merged_coef[X.merged++] = Y.coef * scale;
+        for (std::int32_t k = 0; k < Y.merged; ++k) {
+          X.merged_mode[X.merged] = Y.merged_mode[k];
+          X.merged_coef[X.merged++] = Y.merged_coef[k] * scale;
+        }
+        X.extent *= Y.extent;
+        for (std::int32_t k = y; k + 1 < nd; ++k) dims[k] = dims[k + 1];
+        --nd;
+        for (std::int32_t i = 0; i < w.n; ++i)
+          if (leaf_dim[i] > y) --leaf_dim[i];
+        again = true;
+      }
+  }
 
   // Chain the pieces in shared-stride order.
   std::int32_t order[kMaxTileLeaves] = {};
@@ -220,6 +253,10 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     p.elem_strides[k] = 1;
     P.dim[k] = PlanDim{D.mode, D.offset, D.in_box ? D.pitch : 0};
     P.coef[k][D.mode] = static_cast<std::int32_t>(D.coef);
+    for (std::int32_t m = 0; m < D.merged; ++m) {
+      P.coef[k][D.merged_mode[m]] = static_cast<std::int32_t>(D.merged_coef[m]);
+      P.dim[k].folded |= 1u << D.merged_mode[m];
+    }
     if (k > 0 && (D.stride * eb) % 16 != 0)
       c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, D.stride * eb);
   }
@@ -431,11 +468,14 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   D::Candidate best{};
   D::Candidate first_fail{};
   bool have_fail = false;
-  for (std::uint32_t mask = 0; mask < (1u << nmulti); ++mask) {
-    D::Candidate c = D::build(pb, w, mask, multi, nmulti, sw);
+  for (std::uint32_t trial = 0; trial < (2u << nmulti) && !(have && trial == (1u << nmulti)); ++trial) {
+    const std::uint32_t mask = trial & ((1u << nmulti) - 1);
+    const bool fold = trial >= (1u << nmulti);  // second round: fold unit modes (only if none fit)
+    D::Candidate c = D::build(pb, w, mask, multi, nmulti, sw, fold);
     if (!c.issues.empty()) {
-      // keep the refusal of the cut that would issue the fewest instructions (all modes cut)
-      if (!have_fail || mask == (1u << nmulti) - 1) first_fail = c;
+      // keep the refusal of the cut that would issue the fewest instructions (all modes cut),
+      // from the first round (the second only folds modes to save TMA dimensions)
+      if (!have_fail || (!fold && mask == (1u << nmulti) - 1)) first_fail = c;
       have_fail = true;
       continue;
     }

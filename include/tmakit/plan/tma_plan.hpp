@@ -25,12 +25,14 @@ struct PlanLoop {
 };
 
 // What one TMA dimension of the descriptor is: global mode `mode`, in units of `offset` elements of
-// that mode's coordinate (1 unless the planner cut the mode into several TMA dimensions), and the
+// that mode's coordinate (1 unless the planner cut the mode into several TMA dimensions), the
+// modes folded into it (only when more than 5 dimensions would be needed otherwise), and the
 // shared-memory stride (elements, before the swizzle) its box steps by.
 struct PlanDim {
   std::int32_t mode = -1;
   std::int64_t offset = 1;
   std::int64_t smem_pitch = 0;
+  std::uint32_t folded = 0;  // bit m: global mode m is folded into this dimension too (see coef)
 };
 
 struct PlanInstruction {
