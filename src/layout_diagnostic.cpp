@@ -26,11 +26,11 @@ std::string message(const LayoutDiagnostic& d) {
       return head + "the right-hand extent " + n(d.a) + " neither divides nor is a multiple of the left-hand extent " +
              n(d.b) + " (left " + mode_of(d) + ", after dividing out the stride)";
     case LayoutRule::complement_not_injective:
-      return head + mode_of(d) + " (stride " + n(d.a) + ") overlaps the modes below it, which already span " + n(d.b) +
-             " offsets: the layout is not injective";
+      return head + "a mode with stride " + n(d.a) + " starts inside the " + n(d.b) +
+             " offsets spanned by the modes with smaller strides: the layout is not injective (or its modes interleave)";
     case LayoutRule::complement_not_divisible:
-      return head + mode_of(d) + " has stride " + n(d.a) + ", not a multiple of " + n(d.b) +
-             " (the extent spanned by the smaller-stride modes): no layout fills the gaps";
+      return head + "a mode has stride " + n(d.a) + ", not a multiple of " + n(d.b) +
+             " (the extent spanned by the modes with smaller strides): no layout fills the gap";
     case LayoutRule::tiler_rank:
       return head + "the tiler has " + n(d.a) + " modes but the layout only " + n(d.b);
     case LayoutRule::not_injective:

@@ -254,6 +254,19 @@ std::string to_string(const Tiler& t) {
   }
   return s + ">";
 }
+std::string to_string(const LinearLayout& l) {
+  std::string s;
+  for (int d = 0; d < l.n_in; ++d) {
+    if (d) s += "; ";
+    s += std::string(l.in[d].name) + "[" + std::to_string(l.in[d].bits) + "]:";
+    for (int b = 0; b < l.in[d].bits; ++b) s += (b ? "," : " ") + std::to_string(l.basis_of(d, b));
+  }
+  s += " ->";
+  for (int d = 0; d < l.n_out; ++d)
+    s += std::string(d ? ", " : " ") + l.out[d].name + "[" + std::to_string(l.out[d].bits) + "]";
+  return s;
+}
+
 std::string to_string(const SwizzledLayout& l) {
   if (l.swizzle.bits == 0) return to_string(l.layout);
   return "Sw<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +

@@ -80,6 +80,7 @@ TEST(LinearLayout, NamedDimensionsPerMode) {
   EXPECT_EQ(r.value.apply_dims(v), 3u * 8 + 5);
   EXPECT_EQ(contiguous_elements(r.value, 1), 8);
   EXPECT_EQ(contiguous_elements(r.value, 0), 1);
+  EXPECT_EQ(to_string(r.value), "lane[5]: 8,16,32,64,128; register[3]: 1,2,4 -> offset[8]");
 }
 
 TEST(LinearLayout, SwizzleComposeAndSwizzledLayoutAgree) {
@@ -184,4 +185,19 @@ TEST(LinearLayout, WavefrontsFromALinearByteMap) {
   const LinearLayoutResult sw = compose(linear_from_swizzle(kSw128, m.value.out_bits()), m.value);
   ASSERT_TRUE(sw.ok());
   EXPECT_EQ(shared_wavefronts(sw.value, 1, 16).wavefronts, 4);
+}
+
+TEST(LinearLayout, ByteMapOfASwizzledTile) {
+  // every element of the 128B-swizzled bf16 tile, and an f32 one, as one linear map
+  for (const char* text : {"Sw<3,4,3> o (64,64):(64,1)", "Sw<2,4,3> o (16,32):(32,1)", "(8,8):(1,8)"}) {
+    const auto sl = parse_swizzled_layout(text);
+    ASSERT_TRUE(sl.ok);
+    for (std::int64_t e : {2, 4}) {
+      const LinearLayoutResult m = linear_byte_map(sl.value, e);
+      ASSERT_TRUE(m.ok()) << text;
+      for (std::int64_t i = 0; i < sl.value.size(); ++i)
+        ASSERT_EQ(m.value.apply(static_cast<std::uint64_t>(i)), sl.value.byte_offset(i, static_cast<std::uint64_t>(e))) << text;
+    }
+  }
+  EXPECT_EQ(linear_byte_map(parse_swizzled_layout("(8,8):(1,8)").value, 3).diagnostic.rule, LayoutRule::not_power_of_two);
 }

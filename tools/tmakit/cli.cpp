@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "cli_parse.hpp"
+#include "cmd_layout.hpp"
 #include "cmd_plan.hpp"
 #include "decode_diff.hpp"
 #include "tmakit/tensor_map/encode.hpp"
@@ -30,6 +31,7 @@ constexpr const char* kUsage =
     "  tmakit check tiled|im2col|im2col-wide [options]   every violated rule, or \"ok\"\n"
     "  tmakit decode HEX|@FILE [--json]                  descriptor -> parameters\n"
     "  tmakit diff HEX|@FILE HEX|@FILE [--json]          field-by-field difference of two descriptors\n"
+    "  tmakit layout OP ARGS... [--json] [--svg FILE]    CuTe layout algebra (tmakit layout --help)\n"
     "  tmakit plan --gmem G --smem S --tile T [--json]   TMA plan of a tile: descriptor, instructions, bytes\n"
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
@@ -176,8 +178,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     return cmd == "encode" ? run_encode(pr.request, out, err) : run_check(pr.request, out);
   }
   if (cmd == "decode" || cmd == "diff") return run_descriptor_command(cmd, std::move(rest), in, out, err);
+  if (cmd == "layout") return run_layout(std::move(rest), in, out, err);
   if (cmd == "plan") return run_plan(std::move(rest), in, out, err);
-  err << "tmakit: unknown command '" << cmd << "'; valid: encode, check, decode, diff, plan\n"
+  err << "tmakit: unknown command '" << cmd << "'; valid: encode, check, decode, diff, layout, plan\n"
       << "Run 'tmakit --help' for usage.\n";
   return 2;
 }

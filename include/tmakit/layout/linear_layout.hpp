@@ -21,6 +21,7 @@
 #include "tmakit/layout/layout.hpp"
 #include "tmakit/layout/layout_diagnostic.hpp"
 #include "tmakit/layout/swizzle.hpp"
+#include "tmakit/layout/swizzled_layout.hpp"
 
 namespace tmakit {
 
@@ -251,6 +252,26 @@ TMAKIT_HD constexpr LinearLayout linear_from_swizzle(const SwizzleParams& sw, in
   for (int k = sw.base + sw.shift; k < sw.base + sw.shift + sw.bits && k < bits; ++k)
     l.basis[k] |= std::uint64_t{1} << (k - sw.shift);
   return l;
+}
+
+// forward declaration (defined below)
+TMAKIT_HD constexpr LinearLayoutResult compose(const LinearLayout& outer, const LinearLayout& inner);
+
+// The BYTE-address map of a swizzled shared-memory tile for elem_bytes-byte elements (a power of two):
+// swizzle(L(c) * elem_bytes) as one linear map, inputs as in linear_from_layout, output `offset`
+// (bytes). Refused as linear_from_layout for the layout scaled to bytes.
+TMAKIT_HD constexpr LinearLayoutResult linear_byte_map(const SwizzledLayout& sl, std::int64_t elem_bytes,
+                                                       const char* const* in_names = nullptr, int n_names = 0) {
+  if (detail::log2_exact(elem_bytes) < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, -1, elem_bytes);
+  Layout bytes = sl.layout;
+  for (int i = 0; i < bytes.stride.count; ++i)
+    if (bytes.stride.nodes[i].rank < 0) bytes.stride.nodes[i].value *= elem_bytes;
+  const LinearLayoutResult m = linear_from_layout(bytes, in_names, n_names, "offset");
+  if (!m.ok() || sl.swizzle.bits == 0) return m;
+  const int needed = sl.swizzle.base + sl.swizzle.shift + sl.swizzle.bits;
+  LinearLayout widened = m.value;
+  if (widened.out[0].bits < needed) widened.out[0].bits = needed;  // the swizzle reads bits up to M+S+B
+  return compose(linear_from_swizzle(sl.swizzle, widened.out[0].bits, "offset"), widened);
 }
 
 // outer o inner: inner's output dimensions must be outer's input dimensions (names and bits).

@@ -14,6 +14,7 @@
 
 #include "tmakit/layout/int_tuple.hpp"
 #include "tmakit/layout/layout.hpp"
+#include "tmakit/layout/linear_layout.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
 #include "tmakit/layout/tiler.hpp"
 
@@ -46,6 +47,9 @@ std::string to_string(const IntTuple& t);
 std::string to_string(const Tiler& t);  // a layout, or <L0,L1,...>
 std::string to_string(const Layout& l);
 std::string to_string(const SwizzledLayout& l);  // "Sw<B,M,S> o L", or just L for the identity
+// Each input dimension with the images of its bits (packed output bits), then the outputs:
+// "lane[5]: 8,16,32,64,128; register[3]: 1,2,4 -> offset[8]"
+std::string to_string(const LinearLayout& l);
 
 // Words for a refusal: what failed and a concrete fix (src/layout_diagnostic.cpp).
 std::string message(const LayoutDiagnostic& d);

@@ -1,0 +1,33 @@
+// 2-D renderings of a (swizzled) layout for `tmakit layout print` and `--svg`: a text table of
+// offsets in the spirit of cute::print_layout, and an SVG grid, coloured by shared-memory bank when
+// the element size is known.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tmakit/layout/swizzled_layout.hpp"
+
+namespace tmakit::cli {
+
+// The layout as a rows x cols grid: rows = mode 0, cols = the remaining modes (colexicographic);
+// a rank-1 layout is one column. offsets are element offsets (after the swizzle, when there is one);
+// banks (only with elem_bytes > 0) are the 4-byte banks (0..31) of each element's first byte.
+struct LayoutGrid {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> offset;  // row-major: [r * cols + c]
+  std::vector<int> bank;             // empty without elem_bytes
+  std::int64_t at(std::int64_t r, std::int64_t c) const { return offset[static_cast<std::size_t>(r * cols + c)]; }
+};
+
+// elem_bytes = 0: no element size (a swizzled layout then cannot be drawn: the caller refuses).
+LayoutGrid make_grid(const SwizzledLayout& l, std::uint64_t elem_bytes);
+
+// The text table: a header line (the layout), column numbers, and one boxed row per mode-0 index.
+std::string render_table(const std::string& title, const LayoutGrid& g);
+
+// The SVG picture: one cell per element with its offset (and "b<bank>" with a colour per bank).
+std::string render_svg(const std::string& title, const LayoutGrid& g);
+
+}  // namespace tmakit::cli
