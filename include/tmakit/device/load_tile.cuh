@@ -33,6 +33,26 @@ namespace tmakit::device {
 
 namespace detail {
 
+// A string literal naming the element type, for the watchdog's ledger ("TMA load of box 64x2x64 bf16").
+__device__ constexpr const char* dtype_literal(DataType t) {
+  switch (t) {
+    case DataType::uint8: return "u8";
+    case DataType::uint16: return "u16";
+    case DataType::uint32: return "u32";
+    case DataType::int32: return "s32";
+    case DataType::uint64: return "u64";
+    case DataType::int64: return "s64";
+    case DataType::float16: return "f16";
+    case DataType::float32: return "f32";
+    case DataType::float64: return "f64";
+    case DataType::bfloat16: return "bf16";
+    case DataType::float32_ftz: return "f32_ftz";
+    case DataType::tfloat32: return "tf32";
+    case DataType::tfloat32_ftz: return "tf32_ftz";
+    default: return "packed";
+  }
+}
+
 __device__ inline void issue_planned(const TmaPlan& plan, MapRef desc, unsigned char* smem, Barrier& bar,
                                      const PlanInstruction& in) {
   void* dst = smem + in.smem_offset;
@@ -65,7 +85,7 @@ __device__ inline void issue_planned_multicast(const TmaPlan& plan, MapRef desc,
 __device__ inline void load_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
                                  const std::int32_t* tile_coord) {
   arrive_expect_tx(bar, plan.expect_tx_bytes);
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, "planned tile", plan.params.box[0], plan.params.box[1],
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0], plan.params.box[1],
                             plan.params.box[2]);
   auto* base = static_cast<unsigned char*>(smem);
   for (std::uint32_t k = 0; k < plan.instructions; ++k)
@@ -77,7 +97,7 @@ template <TmaPlan Plan>
 __device__ inline void load_tile(MapRef desc, void* smem, Barrier& bar, const std::int32_t* tile_coord) {
   constexpr TmaPlan plan = Plan;
   arrive_expect_tx(bar, plan.expect_tx_bytes);
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, "planned tile", plan.params.box[0], plan.params.box[1],
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0], plan.params.box[1],
                             plan.params.box[2]);
   auto* base = static_cast<unsigned char*>(smem);
 #pragma unroll
@@ -97,7 +117,7 @@ __device__ inline void load_tile_multicast(const TmaPlan& plan, MapRef desc, voi
   const std::uint32_t k = cta[plan.multicast_dim];
   const std::uint16_t mask = plan.multicast_mask(cta);
   arrive_expect_tx(bar, plan.expect_tx_bytes);  // the whole tile arrives here, from every sharer
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, "planned multicast tile", plan.params.box[0],
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0],
                             plan.params.box[1], plan.params.box[2]);
   auto* base = static_cast<unsigned char*>(smem);
   const std::uint32_t first = plan.first_instruction(k);
