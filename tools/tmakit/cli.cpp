@@ -10,6 +10,7 @@
 
 #include "cli_parse.hpp"
 #include "cmd_layout.hpp"
+#include "cmd_plan.hpp"
 #include "cmd_smem_store.hpp"
 #include "decode_diff.hpp"
 #include "tmakit/tensor_map/encode.hpp"
@@ -32,6 +33,7 @@ constexpr const char* kUsage =
     "  tmakit decode HEX|@FILE [--json]                  descriptor -> parameters\n"
     "  tmakit diff HEX|@FILE HEX|@FILE [--json]          field-by-field difference of two descriptors\n"
     "  tmakit layout OP ARGS... [--json] [--svg FILE]    CuTe layout algebra (tmakit layout --help)\n"
+    "  tmakit plan --gmem G --smem S --tile T [--json]   TMA plan of a tile: descriptor, instructions, bytes\n"
     "  tmakit smem-store --src FRAGMENT --dst LAYOUT     plan a register -> shared-memory store\n"
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
@@ -179,8 +181,9 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
   }
   if (cmd == "decode" || cmd == "diff") return run_descriptor_command(cmd, std::move(rest), in, out, err);
   if (cmd == "layout") return run_layout(std::move(rest), in, out, err);
+  if (cmd == "plan") return run_plan(std::move(rest), in, out, err);
   if (cmd == "smem-store") return run_smem_store(std::move(rest), in, out, err);
-  err << "tmakit: unknown command '" << cmd << "'; valid: encode, check, decode, diff, layout, smem-store\n"
+  err << "tmakit: unknown command '" << cmd << "'; valid: encode, check, decode, diff, layout, plan, smem-store\n"
       << "Run 'tmakit --help' for usage.\n";
   return 2;
 }

@@ -1,0 +1,128 @@
+// load_tile: a TmaPlan (tmakit/plan) drives the TMA copies of one tile. The producer thread calls
+//
+//   tmakit::device::load_tile(plan, desc, smem, bar, tile_coord);
+//
+// which arms `bar` with exactly plan.expect_tx_bytes (arrive_expect_tx: one arrival) and issues
+// exactly the planned instructions, each at its planned coordinates (affine in tile_coord, one
+// int32 per global mode) and shared offset. No byte count is written by hand anywhere. Everyone then
+// waits on `bar` (mbarrier.cuh's wait). `smem` must be aligned to plan.smem_alignment (the watchdog,
+// when on, checks it per copy) and hold plan.smem_bytes.
+//
+// The plan can be a kernel parameter (`const __grid_constant__ tmakit::TmaPlan plan`, computed on
+// the host or as a constexpr there) or a template argument: load_tile<kPlan>(desc, smem, bar, t)
+// with `constexpr tmakit::TmaPlan kPlan = ...` (the loops unroll; the plan lives in no memory).
+// nvcc (12/13) cannot put a class-type template argument on a __global__ kernel itself: call
+// load_tile<kPlan> from an ordinary kernel (tests/gpu/test_plan_load.cu does).
+//
+// Multicast plans (plan.multicast_ctas > 1): every CTA of the multicast group calls
+// load_tile_multicast(plan, desc, smem, bar, tile_coord) with the same tile_coord; each issues its
+// share of the instructions to all of them and arms its own barrier with the whole tile's bytes
+// (what each receiving CTA must expect). The barriers must be initialized in every CTA of the group
+// and made visible (fence_init_cluster() + cluster sync) before any CTA calls it.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/tma.cuh"
+#include "tmakit/plan/tma_plan.hpp"
+
+namespace tmakit::device {
+
+namespace detail {
+
+// A string literal naming the element type, for the watchdog's ledger ("TMA load of box 64x2x64 bf16").
+__device__ constexpr const char* dtype_literal(DataType t) {
+  switch (t) {
+    case DataType::uint8: return "u8";
+    case DataType::uint16: return "u16";
+    case DataType::uint32: return "u32";
+    case DataType::int32: return "s32";
+    case DataType::uint64: return "u64";
+    case DataType::int64: return "s64";
+    case DataType::float16: return "f16";
+    case DataType::float32: return "f32";
+    case DataType::float64: return "f64";
+    case DataType::bfloat16: return "bf16";
+    case DataType::float32_ftz: return "f32_ftz";
+    case DataType::tfloat32: return "tf32";
+    case DataType::tfloat32_ftz: return "tf32_ftz";
+    default: return "packed";
+  }
+}
+
+__device__ inline void issue_planned(const TmaPlan& plan, MapRef desc, unsigned char* smem, Barrier& bar,
+                                     const PlanInstruction& in) {
+  void* dst = smem + in.smem_offset;
+  const std::int32_t* c = in.coord;
+  switch (plan.params.rank) {
+    case 1: load(desc, dst, bar, c[0]); break;
+    case 2: load(desc, dst, bar, c[0], c[1]); break;
+    case 3: load(desc, dst, bar, c[0], c[1], c[2]); break;
+    case 4: load(desc, dst, bar, c[0], c[1], c[2], c[3]); break;
+    default: load(desc, dst, bar, c[0], c[1], c[2], c[3], c[4]); break;
+  }
+}
+
+__device__ inline void issue_planned_multicast(const TmaPlan& plan, MapRef desc, unsigned char* smem, Barrier& bar,
+                                               std::uint16_t mask, const PlanInstruction& in) {
+  void* dst = smem + in.smem_offset;
+  const std::int32_t* c = in.coord;
+  switch (plan.params.rank) {
+    case 1: load_multicast(desc, dst, bar, mask, c[0]); break;
+    case 2: load_multicast(desc, dst, bar, mask, c[0], c[1]); break;
+    case 3: load_multicast(desc, dst, bar, mask, c[0], c[1], c[2]); break;
+    case 4: load_multicast(desc, dst, bar, mask, c[0], c[1], c[2], c[3]); break;
+    default: load_multicast(desc, dst, bar, mask, c[0], c[1], c[2], c[3], c[4]); break;
+  }
+}
+
+}  // namespace detail
+
+// One thread: arm + issue every instruction of the tile at tile_coord (plan.tile_modes entries).
+__device__ inline void load_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
+                                 const std::int32_t* tile_coord) {
+  arrive_expect_tx(bar, plan.expect_tx_bytes);
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0], plan.params.box[1],
+                            plan.params.box[2]);
+  auto* base = static_cast<unsigned char*>(smem);
+  for (std::uint32_t k = 0; k < plan.instructions; ++k)
+    detail::issue_planned(plan, desc, base, bar, plan.instruction(k, tile_coord));
+}
+
+// The same with the plan as a compile-time constant.
+template <TmaPlan Plan>
+__device__ inline void load_tile(MapRef desc, void* smem, Barrier& bar, const std::int32_t* tile_coord) {
+  constexpr TmaPlan plan = Plan;
+  arrive_expect_tx(bar, plan.expect_tx_bytes);
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0], plan.params.box[1],
+                            plan.params.box[2]);
+  auto* base = static_cast<unsigned char*>(smem);
+#pragma unroll
+  for (std::uint32_t k = 0; k < plan.instructions; ++k)
+    detail::issue_planned(plan, desc, base, bar, plan.instruction(k, tile_coord));
+}
+
+// One thread in each CTA of the multicast group (same tile_coord everywhere).
+__device__ inline void load_tile_multicast(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
+                                           const std::int32_t* tile_coord) {
+  if (plan.multicast_ctas <= 1 || plan.multicast_dim < 0) {
+    load_tile(plan, desc, smem, bar, tile_coord);
+    return;
+  }
+  const dim3 b = cooperative_groups::this_cluster().block_index();
+  const std::uint32_t cta[3] = {b.x, b.y, b.z};
+  const std::uint32_t k = cta[plan.multicast_dim];
+  const std::uint16_t mask = plan.multicast_mask(cta);
+  arrive_expect_tx(bar, plan.expect_tx_bytes);  // the whole tile arrives here, from every sharer
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0],
+                            plan.params.box[1], plan.params.box[2]);
+  auto* base = static_cast<unsigned char*>(smem);
+  const std::uint32_t first = plan.first_instruction(k);
+  for (std::uint32_t i = 0; i < plan.instructions_per_cta; ++i)
+    detail::issue_planned_multicast(plan, desc, base, bar, mask, plan.instruction(first + i, tile_coord));
+}
+
+}  // namespace tmakit::device

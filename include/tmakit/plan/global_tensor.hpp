@@ -1,0 +1,30 @@
+// A global-memory tensor as the planner sees it: element type, a layout in ELEMENT strides (CuTe
+// notation, any mode order; hierarchical modes are flattened, one global mode per leaf), and what
+// is known of the base address. Parsed from `bf16 (4096,4096):(4096,1)` (plan_notation.hpp) or
+// built from a DLPack DLTensor (dlpack.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/dtype.hpp"
+#include "tmakit/layout/layout.hpp"
+#include "tmakit/plan/tile_problem.hpp"
+
+namespace tmakit {
+
+struct GlobalTensor {
+  DataType dtype = DataType::bfloat16;
+  Layout layout{};
+  std::uint64_t address = 0;          // 0: not known yet (the descriptor can be re-pointed later)
+  std::uint64_t base_alignment = 16;  // bytes the base is known to be aligned to
+};
+
+// How a CTA's tile coordinate maps into the global tensor (CuTe's tiler, by mode): the tile spans
+// extent[m] consecutive coordinates of global mode m (0: the whole mode), and tile coordinate t[m]
+// puts its origin at t[m] * extent[m]. One entry per (flattened) global mode.
+struct TileExtents {
+  std::int32_t modes = 0;
+  std::int64_t extent[kMaxTileModes] = {};
+};
+
+}  // namespace tmakit

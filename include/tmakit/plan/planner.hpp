@@ -1,0 +1,511 @@
+// plan_tma(): from a TileProblem (global modes, tile, shared-layout pieces) to a TmaPlan, or every
+// refusal at once. constexpr and host+device: `constexpr PlanResult r = plan_tma(problem);`.
+//
+// How it works ("direct basis" search). TMA writes a box densely, box dim 0 fastest, each row
+// padded to the swizzle span when shorter, then swizzles the byte address. So the shared layout's
+// pieces, sorted by shared stride, must form a chain: the stride-1 piece is box dim 0 (and must be
+// contiguous in global memory), each next piece's stride equals the dense pitch so far. Pieces that
+// break the chain become instruction loops (one more instruction per step, at their own shared
+// offset). Box dims above 256, or a dim-0 row wider than the swizzle span, are cut into two pieces.
+// A global mode walked by several pieces is either cut into several TMA dimensions (a higher-rank
+// box: one dimension per piece) or kept as one dimension with the outer pieces as loops; every
+// combination is tried and the one with the fewest instructions (then the lowest rank) wins. Only
+// when none fits in 5 TMA dimensions, modes the tile takes one index of that continue each other in
+// memory (stride = extent x stride) are folded into one dimension and the search runs again.
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/plan/plan_rules.hpp"
+#include "tmakit/plan/tile_problem.hpp"
+#include "tmakit/plan/tma_plan.hpp"
+#include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/validate.hpp"
+
+namespace tmakit {
+
+// TMA swizzle mode of a byte-unit swizzle, or false when TMA has no such pattern (sm_90 modes).
+TMAKIT_HD constexpr bool tma_swizzle_of(const SwizzleParams& s, Swizzle& out) {
+  if (s.bits == 0) { out = Swizzle::none; return true; }
+  if (s.base == 4 && s.shift == 3) {
+    if (s.bits == 1) { out = Swizzle::b32; return true; }
+    if (s.bits == 2) { out = Swizzle::b64; return true; }
+    if (s.bits == 3) { out = Swizzle::b128; return true; }
+  }
+  return false;
+}
+
+// Shared-memory destinations of tensor copies: 128-byte aligned (CUDA programming guide; measured).
+inline constexpr std::uint64_t kTmaSmemDestinationAlignment = 128;
+
+namespace plan_detail {
+
+struct Work {
+  TileLeaf leaf[kMaxTileLeaves] = {};
+  std::int32_t n = 0;
+};
+
+TMAKIT_HD constexpr std::int64_t largest_divisor_at_most(std::int64_t e, std::int64_t limit, std::int64_t bytes,
+                                                         bool need16) {
+  for (std::int64_t d = limit < e ? limit : e; d >= 2; --d)
+    if (e % d == 0 && (!need16 || (d * bytes) % 16 == 0)) return d;
+  return 1;
+}
+
+// Splits leaf i into (d, e/d): the outer piece is inserted right after it.
+TMAKIT_HD constexpr bool split_leaf(Work& w, std::int32_t i, std::int64_t d) {
+  if (w.n >= kMaxTileLeaves) return false;
+  for (std::int32_t k = w.n; k > i + 1; --k) w.leaf[k] = w.leaf[k - 1];
+  TileLeaf outer = w.leaf[i];
+  outer.extent = w.leaf[i].extent / d;
+  outer.smem_stride = w.leaf[i].smem_stride * d;
+  outer.offset = w.leaf[i].offset * d;
+  w.leaf[i].extent = d;
+  w.leaf[i + 1] = outer;
+  ++w.n;
+  return true;
+}
+
+struct DescDim {
+  std::int32_t mode = -1;
+  std::int64_t offset = 1;   // coordinate unit along the mode
+  std::int64_t extent = 1;   // globalDim
+  std::int64_t stride = 0;   // elements
+  std::int64_t coef = 0;     // per tile coordinate of `mode`
+  std::int32_t box_leaf = -1;
+  std::int64_t box = 1;
+  std::int64_t pitch = 0;    // shared pitch (elements) of the box dim
+  bool in_box = false;
+  // Further global modes folded into this dimension (modes the tile takes one index of, adjacent
+  // in memory): coordinate += merged_coef[k] * t[merged_mode[k]].
+  std::int32_t merged = 0;
+  std::int32_t merged_mode[kMaxTileModes] = {};
+  std::int64_t merged_coef[kMaxTileModes] = {};
+};
+
+// validate()'s checks, reported straight into the plan's issues (no ViolationList copy: its
+// unused slots are uninitialized, which constant evaluation in nvcc's front end refuses).
+struct DescriptorSink {
+  PlanIssues* issues;
+  TMAKIT_HD constexpr void add(Rule r, Field f, std::int32_t index, std::int64_t value) {
+    issues->add(PlanRule::descriptor_invalid, -1, index, static_cast<std::int64_t>(r), static_cast<std::int64_t>(f), value);
+  }
+};
+
+struct Candidate {
+  TmaPlan plan{};
+  PlanIssues issues{};
+  std::uint64_t instructions = 0;
+  std::uint32_t rank = 0;
+};
+
+TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return element_bits(t) / 8; }
+
+// Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
+TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
+                                    const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
+  Candidate c;
+  const std::int64_t eb = elem_bytes(pb.dtype);
+  const std::int64_t span = swizzle_span_bytes(sw);
+  auto is_cut = [&](std::int32_t mode) {
+    for (std::int32_t k = 0; k < nmulti; ++k)
+      if (multi[k] == mode) return ((cut_mask >> k) & 1u) != 0;
+    return false;
+  };
+  // TMA dimensions, before ordering.
+  DescDim dims[2 * kMaxTileLeaves + kMaxTileModes] = {};
+  std::int32_t nd = 0;
+  std::int32_t leaf_dim[kMaxTileLeaves] = {};
+  for (std::int32_t g = 0; g < pb.modes; ++g) {
+    // this mode's pieces in offset order (w keeps a mode's pieces in order)
+    std::int32_t idx[kMaxTileLeaves] = {};
+    std::int32_t np = 0;
+    for (std::int32_t i = 0; i < w.n; ++i)
+      if (w.leaf[i].mode == g) idx[np++] = i;
+    if (np == 0) {
+      if (pb.extent[g] == 1 && pb.tile[g] == 1) continue;  // nothing to address
+      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], 1, -1, 1, 0, false, 0, {}, {}};
+      continue;
+    }
+    if (np > 1 && is_cut(g)) {
+      const std::int64_t q_last = w.leaf[idx[np - 1]].offset;
+      if (pb.extent[g] % q_last != 0) {
+        c.issues.add(PlanRule::factor_divides, g, w.leaf[idx[np - 1]].part, pb.extent[g], q_last);
+        continue;
+      }
+      for (std::int32_t k = 0; k < np; ++k) {
+        const TileLeaf& L = w.leaf[idx[k]];
+        const bool last = k + 1 == np;
+        leaf_dim[idx[k]] = nd;
+        dims[nd++] = DescDim{g, L.offset, last ? pb.extent[g] / L.offset : L.extent, pb.stride[g] * L.offset,
+                             last ? pb.tile[g] / L.offset : 0, idx[k], 1, 0, false, 0, {}, {}};
+      }
+    } else {
+      std::int32_t box_leaf = -1;
+      for (std::int32_t k = 0; k < np; ++k) {
+        leaf_dim[idx[k]] = nd;
+        if (w.leaf[idx[k]].offset == 1) box_leaf = idx[k];
+      }
+      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], pb.tile[g], box_leaf, 1, 0, false, 0, {}, {}};
+    }
+  }
+  if (!c.issues.empty()) return c;
+  // Fold: a dimension the tile takes one index of (no pieces, box 1) that continues another such
+  // dimension in memory (stride = extent x stride) joins it: one TMA dimension for both, coordinate
+  // t_inner + extent_inner * t_outer. Only tried when the plan would otherwise need more than 5.
+  for (bool again = fold; again;) {
+    again = false;
+    for (std::int32_t x = 0; x < nd && !again; ++x)
+      for (std::int32_t y = 0; y < nd && !again; ++y) {
+        DescDim& X = dims[x];
+        const DescDim& Y = dims[y];
+        if (x == y || X.box_leaf >= 0 || Y.box_leaf >= 0 || X.offset != 1 || Y.offset != 1) continue;
+        if (X.extent * X.stride != Y.stride) continue;
+        const std::int64_t scale = X.extent;
+        X.merged_mode[X.merged] = Y.mode;
+        X.merged_coef[X.merged++] = Y.coef * scale;
+        for (std::int32_t k = 0; k < Y.merged; ++k) {
+          X.merged_mode[X.merged] = Y.merged_mode[k];
+          X.merged_coef[X.merged++] = Y.merged_coef[k] * scale;
+        }
+        X.extent *= Y.extent;
+        for (std::int32_t k = y; k + 1 < nd; ++k) dims[k] = dims[k + 1];
+        --nd;
+        for (std::int32_t i = 0; i < w.n; ++i)
+          if (leaf_dim[i] > y) --leaf_dim[i];
+        again = true;
+      }
+  }
+
+  // Chain the pieces in shared-stride order.
+  std::int32_t order[kMaxTileLeaves] = {};
+  for (std::int32_t i = 0; i < w.n; ++i) order[i] = i;
+  for (std::int32_t i = 1; i < w.n; ++i)
+    for (std::int32_t k = i; k > 0 && w.leaf[order[k]].smem_stride < w.leaf[order[k - 1]].smem_stride; --k) {
+      const std::int32_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
+    }
+  std::int32_t chain[kMaxRank] = {};
+  std::int32_t nchain = 0;
+  bool open = true;
+  std::int64_t pitch = 1;
+  TmaPlan& P = c.plan;
+  for (std::int32_t o = 0; o < w.n; ++o) {
+    const std::int32_t i = order[o];
+    const TileLeaf& L = w.leaf[i];
+    DescDim& D = dims[leaf_dim[i]];
+    if (open && L.smem_stride == pitch && D.box_leaf == i && nchain < static_cast<std::int32_t>(kMaxRank)) {
+      D.in_box = true;
+      D.box = L.extent;
+      D.pitch = pitch;
+      chain[nchain++] = leaf_dim[i];
+      if (nchain == 1) {
+        std::int64_t row = L.extent * eb;
+        if (span && row < span) row = span;  // rows shorter than the span take a whole span row
+        pitch = row / eb;
+      } else {
+        pitch *= L.extent;
+      }
+      continue;
+    }
+    open = false;
+    if (P.loops >= static_cast<std::uint32_t>(kMaxPlanLoops)) {
+      c.issues.add(PlanRule::too_many_loops, L.mode, L.part, kMaxPlanLoops);
+      return c;
+    }
+    PlanLoop& lp = P.loop[P.loops++];
+    lp.extent = static_cast<std::uint32_t>(L.extent);
+    lp.dim = leaf_dim[i];  // renumbered below
+    lp.coord_step = static_cast<std::int32_t>(L.offset / D.offset);
+    lp.smem_step = static_cast<std::uint32_t>(L.smem_stride * eb);
+  }
+  // Order: box dims in chain order, then the rest (box 1) in mode order.
+  std::int32_t final_of[2 * kMaxTileLeaves + kMaxTileModes] = {};
+  std::int32_t rank = 0;
+  std::int32_t perm[2 * kMaxTileLeaves + kMaxTileModes] = {};
+  for (std::int32_t k = 0; k < nchain; ++k) perm[rank++] = chain[k];
+  for (std::int32_t d = 0; d < nd; ++d)
+    if (!dims[d].in_box) perm[rank++] = d;
+  for (std::int32_t k = 0; k < rank; ++k) final_of[perm[k]] = k;
+  c.rank = static_cast<std::uint32_t>(rank);
+  if (rank > static_cast<std::int32_t>(kMaxRank)) {
+    c.issues.add(PlanRule::rank_exceeded, -1, -1, rank, nchain);
+    return c;
+  }
+  for (std::uint32_t l = 0; l < P.loops; ++l) P.loop[l].dim = final_of[P.loop[l].dim];
+
+  TensorMapParams& p = P.params;
+  p.kind = MapKind::tiled;
+  p.arch = pb.arch;
+  p.dtype = pb.dtype;
+  p.rank = static_cast<std::uint32_t>(rank);
+  p.address = pb.address;
+  p.swizzle = sw;
+  p.l2 = pb.l2;
+  p.oob = pb.oob;
+  P.tile_modes = pb.modes;
+  for (std::int32_t k = 0; k < rank; ++k) {
+    const DescDim& D = dims[perm[k]];
+    p.dims[k] = static_cast<std::uint64_t>(D.extent);
+    if (k > 0) p.strides[k - 1] = static_cast<std::uint64_t>(D.stride * eb);
+    p.box[k] = static_cast<std::uint32_t>(D.box);
+    p.elem_strides[k] = 1;
+    P.dim[k] = PlanDim{D.mode, D.offset, D.in_box ? D.pitch : 0};
+    P.coef[k][D.mode] = static_cast<std::int32_t>(D.coef);
+    for (std::int32_t m = 0; m < D.merged; ++m) {
+      P.coef[k][D.merged_mode[m]] = static_cast<std::int32_t>(D.merged_coef[m]);
+      P.dim[k].folded |= 1u << D.merged_mode[m];
+    }
+    if (k > 0 && (D.stride * eb) % 16 != 0)
+      c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, D.stride * eb);
+  }
+  // Innermost start coordinates: multiples of 16 bytes (else an illegal instruction on the H200).
+  const DescDim& D0 = dims[perm[0]];
+  if ((D0.coef * eb) % 16 != 0) c.issues.add(PlanRule::inner_start, D0.mode, -1, D0.coef, D0.coef * eb);
+  for (std::uint32_t l = 0; l < P.loops; ++l)
+    if (P.loop[l].dim == 0 && (std::int64_t{P.loop[l].coord_step} * eb) % 16 != 0)
+      c.issues.add(PlanRule::inner_start, D0.mode, -1, P.loop[l].coord_step, P.loop[l].coord_step * eb);
+
+  // Every destination (the tile base and each instruction's offset) must be aligned to the
+  // swizzle's repeat and to 128 bytes: a destination 16- but not 128-byte aligned (offset 144, no
+  // swizzle) faulted with "misaligned address" on an H100 (2026-11-22, docs/results.md), although
+  // the descriptor's own alignment field says 16 for unswizzled maps.
+  const std::uint64_t sa = smem_alignment(sw);
+  P.smem_alignment = static_cast<std::uint32_t>(sa < kTmaSmemDestinationAlignment ? kTmaSmemDestinationAlignment : sa);
+  const SwizzleParams swp = swizzle_for(sw);
+  const std::uint64_t rep = swp.base_alignment() > 16 ? swp.base_alignment() : 16;
+  for (std::uint32_t l = 0; l < P.loops; ++l)
+    if (P.loop[l].smem_step % P.smem_alignment != 0) {
+      std::int32_t mode = -1, part = -1;
+      for (std::int32_t i = 0; i < w.n; ++i)
+        if (static_cast<std::uint32_t>(w.leaf[i].smem_stride * eb) == P.loop[l].smem_step) {
+          mode = w.leaf[i].mode;
+          part = w.leaf[i].part;
+        }
+      c.issues.add(PlanRule::smem_offset_align, mode, part, P.loop[l].smem_step, P.smem_alignment);
+    }
+  if (!c.issues.empty()) return c;
+
+  // Multicast: each CTA of the group issues an equal share.
+  std::uint64_t instr = 1;
+  for (std::uint32_t l = 0; l < P.loops; ++l) instr *= P.loop[l].extent;
+  std::uint32_t n = 1;
+  if (pb.multicast_dim >= 0) {
+    n = pb.cluster[pb.multicast_dim];
+    if (n > 1 && instr % n != 0) {
+      // cut the outermost box dim into n pieces, one per CTA (only the outermost: cutting an inner
+      // one would change the dense pitch of the dims above it)
+      bool done = false;
+      const std::int32_t k = nchain - 1;
+      if (k >= 0 && p.box[k] % n == 0 && P.loops < static_cast<std::uint32_t>(kMaxPlanLoops)) {
+        const std::uint32_t nb = p.box[k] / n;
+        const std::uint64_t step = static_cast<std::uint64_t>(P.dim[k].smem_pitch) * nb * eb;
+        if (step % P.smem_alignment == 0 && (k != 0 || (nb * eb) % 16 == 0)) {
+          p.box[k] = nb;
+          // the new loop is the slowest, so that each CTA's share is one contiguous range
+          P.loop[P.loops++] = PlanLoop{n, k, static_cast<std::int32_t>(nb), static_cast<std::uint32_t>(step)};
+          instr *= n;
+          done = true;
+        }
+      }
+      if (!done) {
+        c.issues.add(PlanRule::multicast_split, -1, -1, static_cast<std::int64_t>(instr), n);
+        return c;
+      }
+    }
+  }
+  P.cluster[0] = pb.cluster[0];
+  P.cluster[1] = pb.cluster[1];
+  P.cluster[2] = pb.cluster[2];
+  P.multicast_dim = pb.multicast_dim;
+  P.multicast_ctas = n;
+  P.instructions = static_cast<std::uint32_t>(instr);
+  P.instructions_per_cta = static_cast<std::uint32_t>(instr / n);
+  P.tx_bytes_per_instruction = static_cast<std::uint32_t>(transaction_bytes(p));
+  const std::uint64_t expect = instr * P.tx_bytes_per_instruction;
+  P.expect_tx_bytes = static_cast<std::uint32_t>(expect);
+  // Shared span: the box's dense image (rows padded to the span, rounded to the swizzle repeat)
+  // past the last instruction's offset.
+  std::uint64_t box_span = std::uint64_t{p.box[0]} * eb;
+  if (span && box_span < static_cast<std::uint64_t>(span)) box_span = span;
+  for (std::uint32_t k = 1; k < p.rank; ++k) box_span *= p.box[k];
+  box_span = (box_span + rep - 1) / rep * rep;
+  std::uint64_t last = 0;
+  for (std::uint32_t l = 0; l < P.loops; ++l) last += std::uint64_t{P.loop[l].extent - 1} * P.loop[l].smem_step;
+  P.smem_bytes = last + box_span;
+  c.instructions = instr;
+  if (expect > (1u << 20) - 1) c.issues.add(PlanRule::expect_tx_limit, -1, -1, static_cast<std::int64_t>(expect), (1 << 20) - 1);
+  if (P.smem_bytes > smem_limit_bytes(pb.arch))
+    c.issues.add(PlanRule::smem_capacity, -1, -1, static_cast<std::int64_t>(P.smem_bytes),
+                 static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
+  DescriptorSink sink{&c.issues};
+  check_params(p, sink);
+  return c;
+}
+
+TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
+  namespace D = plan_detail;
+  PlanResult r;
+  PlanIssues& is = r.issues;
+  // --- the problem as given
+  const bool dtype_ok = is_valid(pb.dtype) && !is_packed(pb.dtype);
+  if (!dtype_ok) is.add(PlanRule::gmem_dtype, -1, -1, static_cast<std::int64_t>(pb.dtype));
+  const std::int64_t eb = dtype_ok ? D::elem_bytes(pb.dtype) : 1;
+  if (pb.modes < 1 || pb.modes > kMaxTileModes) {
+    is.add(PlanRule::gmem_rank, -1, -1, pb.modes, kMaxTileModes);
+    return r;
+  }
+  if (pb.leaves < 0 || pb.leaves > kMaxTileLeaves) {
+    is.add(PlanRule::leaf_capacity, -1, -1, pb.leaves, kMaxTileLeaves);
+    return r;
+  }
+  for (std::int32_t g = 0; g < pb.modes; ++g) {
+    if (pb.extent[g] < 1) is.add(PlanRule::gmem_extent, g, -1, pb.extent[g]);
+    if (pb.stride[g] < 0) is.add(PlanRule::gmem_negative_stride, g, -1, pb.stride[g]);
+    if (pb.tile[g] < 1) is.add(PlanRule::tile_extent, g, -1, pb.tile[g]);
+  }
+  Swizzle sw = Swizzle::none;
+  if (!tma_swizzle_of(pb.swizzle, sw)) is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, eb);
+  if (pb.multicast_dim >= 0) {
+    const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
+    if (pb.multicast_dim > 2 || pb.cluster[0] < 1 || pb.cluster[1] < 1 || pb.cluster[2] < 1 || csize > 16)
+      is.add(PlanRule::multicast_cluster, -1, -1, static_cast<std::int64_t>(csize), pb.multicast_dim);
+  }
+  if (!is.empty()) return r;
+
+  // --- pieces: drop extent-1 pieces, merge pieces of one mode that are adjacent in both memories
+  D::Work w;
+  for (std::int32_t i = 0; i < pb.leaves; ++i) {
+    const TileLeaf& L = pb.leaf[i];
+    if (L.extent < 1 || L.mode < 0 || L.mode >= pb.modes) {
+      is.add(PlanRule::smem_mode_size, L.mode, L.part, L.extent);
+      continue;
+    }
+    if (L.extent == 1) continue;
+    if (w.n > 0) {
+      TileLeaf& prev = w.leaf[w.n - 1];
+      if (prev.mode == L.mode && L.offset == prev.offset * prev.extent && L.smem_stride == prev.smem_stride * prev.extent) {
+        prev.extent *= L.extent;
+        continue;
+      }
+    }
+    w.leaf[w.n++] = L;
+  }
+  if (!is.empty()) return r;
+  for (std::int32_t i = 0; i < w.n; ++i)
+    if (w.leaf[i].smem_stride <= 0)  // a broadcast (or reversed) shared mode: not what TMA writes
+      is.add(PlanRule::smem_overlap, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].smem_stride, -1, -1);
+  if (!is.empty()) return r;
+  for (std::int32_t i = 0; i < w.n; ++i)
+    for (std::int32_t k = i + 1; k < w.n; ++k)
+      if (w.leaf[i].smem_stride == w.leaf[k].smem_stride)
+        is.add(PlanRule::smem_overlap, w.leaf[k].mode, w.leaf[k].part, w.leaf[k].smem_stride, w.leaf[i].mode,
+               w.leaf[i].part);
+  if (!is.empty()) return r;
+  // the stride-1 piece: box dim 0; it must be contiguous in global memory
+  std::int32_t c0 = -1;
+  for (std::int32_t i = 0; i < w.n; ++i)
+    if (w.leaf[i].smem_stride == 1) c0 = i;
+  std::int32_t gcontig = -1;  // the tiled global mode of stride 1, for the fix
+  for (std::int32_t g = 0; g < pb.modes; ++g)
+    if (pb.stride[g] == 1 && pb.tile[g] > 1) gcontig = g;
+  if (c0 < 0) {
+    std::int64_t smallest = -1;
+    for (std::int32_t i = 0; i < w.n; ++i)
+      if (smallest < 0 || w.leaf[i].smem_stride < smallest) smallest = w.leaf[i].smem_stride;
+    is.add(PlanRule::smem_no_contiguous, gcontig, -1, smallest);
+    return r;
+  }
+  const TileLeaf& L0 = w.leaf[c0];
+  const std::int64_t gs0 = pb.stride[L0.mode] * L0.offset;
+  if (gs0 != 1) {
+    is.add(PlanRule::inner_contiguous, L0.mode, L0.part, gs0, gcontig, L0.extent);
+    return r;
+  }
+  // dim-0 row: at most 256 elements and, with a swizzle, at most the span
+  const std::int64_t span = swizzle_span_bytes(sw);
+  const std::int64_t row_limit = span ? (span / eb < 256 ? span / eb : 256) : 256;
+  if (L0.extent > row_limit) {
+    std::int64_t d = 1;
+    if (span) d = L0.extent % row_limit == 0 ? row_limit : 1;
+    else d = D::largest_divisor_at_most(L0.extent, row_limit, eb, true);
+    if (d <= 1) {
+      is.add(span ? PlanRule::inner_span : PlanRule::box_split, L0.mode, L0.part, L0.extent, row_limit, span);
+      return r;
+    }
+    if (!D::split_leaf(w, c0, d)) {
+      is.add(PlanRule::leaf_capacity, -1, -1, w.n + 1, kMaxTileLeaves);
+      return r;
+    }
+  }
+  if ((w.leaf[c0].extent * eb) % 16 != 0)
+    is.add(PlanRule::inner_bytes, w.leaf[c0].mode, w.leaf[c0].part, w.leaf[c0].extent, w.leaf[c0].extent * eb);
+  // other pieces above 256
+  for (std::int32_t i = 0; i < w.n; ++i) {
+    if (w.leaf[i].extent <= 256) continue;
+    const std::int64_t d = D::largest_divisor_at_most(w.leaf[i].extent, 256, eb, false);
+    if (d <= 1) {
+      is.add(PlanRule::box_split, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].extent, 256, 0);
+      continue;
+    }
+    if (!D::split_leaf(w, i, d)) {
+      is.add(PlanRule::leaf_capacity, -1, -1, w.n + 1, kMaxTileLeaves);
+      return r;
+    }
+  }
+  if (!is.empty()) return r;
+
+  // --- the search: which multi-piece modes become several TMA dimensions
+  std::int32_t multi[kMaxTileModes] = {};
+  std::int32_t nmulti = 0;
+  for (std::int32_t g = 0; g < pb.modes; ++g) {
+    std::int32_t np = 0;
+    for (std::int32_t i = 0; i < w.n; ++i) np += w.leaf[i].mode == g ? 1 : 0;
+    if (np > 1) multi[nmulti++] = g;
+  }
+  bool have = false;
+  D::Candidate best{};
+  D::Candidate first_fail{};
+  bool have_fail = false;
+  for (std::uint32_t trial = 0; trial < (2u << nmulti) && !(have && trial == (1u << nmulti)); ++trial) {
+    const std::uint32_t mask = trial & ((1u << nmulti) - 1);
+    const bool fold = trial >= (1u << nmulti);  // second round: fold unit modes (only if none fit)
+    D::Candidate c = D::build(pb, w, mask, multi, nmulti, sw, fold);
+    if (!c.issues.empty()) {
+      // keep the refusal of the cut that would issue the fewest instructions (all modes cut),
+      // from the first round (the second only folds modes to save TMA dimensions)
+      if (!have_fail || (!fold && mask == (1u << nmulti) - 1)) first_fail = c;
+      have_fail = true;
+      continue;
+    }
+    if (!have || c.instructions < best.instructions || (c.instructions == best.instructions && c.rank < best.rank)) {
+      best = c;
+      have = true;
+    }
+  }
+  if (!have) {
+    r.issues = first_fail.issues;
+    return r;
+  }
+  r.plan = best.plan;
+  return r;
+}
+
+}  // namespace plan_detail
+
+TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
+  // The base alignment does not change the plan: reported together with everything else.
+  PlanResult r = plan_detail::plan_core(pb);
+  if (pb.address % 16 != 0 || pb.base_alignment % 16 != 0 || pb.base_alignment == 0) {
+    PlanIssues all;
+    all.add(PlanRule::gmem_base_align, -1, -1, static_cast<std::int64_t>(pb.address),
+            static_cast<std::int64_t>(pb.base_alignment));
+    for (const PlanIssue& i : r.issues) all.add(i);
+    all.truncated = all.truncated || r.issues.truncated;
+    r.issues = all;
+  }
+  return r;
+}
+
+}  // namespace tmakit

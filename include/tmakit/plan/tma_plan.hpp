@@ -1,0 +1,101 @@
+// The planner's output: descriptor parameters, the TMA instructions per tile (coordinates affine in
+// the tile coordinate, shared-memory byte offsets), the bytes to expect, the shared alignment.
+// Plain data (no pointers), constexpr and host+device: a kernel takes a TmaPlan as a constexpr
+// value or a kernel parameter (device/load_tile.cuh).
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/core/config.hpp"
+#include "tmakit/plan/plan_rules.hpp"
+#include "tmakit/plan/tile_problem.hpp"
+#include "tmakit/tensor_map/params.hpp"
+
+namespace tmakit {
+
+inline constexpr int kMaxPlanLoops = 8;
+
+// Instructions beyond the first come from loops: loop l repeats the box `extent` times, moving
+// coordinate `dim` by `coord_step` and the shared destination by `smem_step` bytes each time.
+struct PlanLoop {
+  std::uint32_t extent = 1;
+  std::int32_t dim = 0;
+  std::int32_t coord_step = 0;
+  std::uint32_t smem_step = 0;
+};
+
+// What one TMA dimension of the descriptor is: global mode `mode`, in units of `offset` elements of
+// that mode's coordinate (1 unless the planner cut the mode into several TMA dimensions), the
+// modes folded into it (only when more than 5 dimensions would be needed otherwise), and the
+// shared-memory stride (elements, before the swizzle) its box steps by.
+struct PlanDim {
+  std::int32_t mode = -1;
+  std::int64_t offset = 1;
+  std::int64_t smem_pitch = 0;
+  std::uint32_t folded = 0;  // bit m: global mode m is folded into this dimension too (see coef)
+};
+
+struct PlanInstruction {
+  std::int32_t coord[kMaxRank] = {};
+  std::uint32_t smem_offset = 0;  // bytes from the (aligned) tile base
+};
+
+struct TmaPlan {
+  TensorMapParams params{};  // tiled map; address as given in the problem
+  PlanDim dim[kMaxRank] = {};
+  std::int32_t tile_modes = 0;
+  // coordinate of TMA dim j = sum_m coef[j][m] * tile_coord[m] + the loop offsets
+  std::int32_t coef[kMaxRank][kMaxTileModes] = {};
+  std::uint32_t loops = 0;
+  PlanLoop loop[kMaxPlanLoops] = {};
+  std::uint32_t instructions = 1;          // per tile (all CTAs of a multicast group together)
+  std::uint32_t tx_bytes_per_instruction = 0;  // transaction_bytes(params)
+  std::uint32_t expect_tx_bytes = 0;       // per stage, for every CTA that receives the tile
+  std::uint64_t smem_bytes = 0;            // shared bytes the tile spans from its base
+  std::uint32_t smem_alignment = 128;      // the tile base must be a multiple of this (bytes): max(128, swizzle repeat)
+  std::uint32_t cluster[3] = {1, 1, 1};
+  std::int32_t multicast_dim = -1;
+  std::uint32_t multicast_ctas = 1;        // CTAs that share the tile (1: no multicast)
+  std::uint32_t instructions_per_cta = 1;  // instructions each of them issues
+
+  // Instruction k (0 <= k < instructions) of the tile at `tile_coord` (tile_modes entries).
+  TMAKIT_HD constexpr PlanInstruction instruction(std::uint32_t k, const std::int32_t* tile_coord) const {
+    PlanInstruction in;
+    for (std::uint32_t j = 0; j < params.rank && j < kMaxRank; ++j) {
+      std::int64_t c = 0;
+      for (std::int32_t m = 0; m < tile_modes && m < kMaxTileModes; ++m) c += std::int64_t{coef[j][m]} * tile_coord[m];
+      in.coord[j] = static_cast<std::int32_t>(c);
+    }
+    std::uint32_t rest = k;
+    for (std::uint32_t l = 0; l < loops && l < kMaxPlanLoops; ++l) {
+      const std::uint32_t i = loop[l].extent ? rest % loop[l].extent : 0;
+      rest = loop[l].extent ? rest / loop[l].extent : 0;
+      in.coord[loop[l].dim] += static_cast<std::int32_t>(i) * loop[l].coord_step;
+      in.smem_offset += i * loop[l].smem_step;
+    }
+    return in;
+  }
+
+  // Multicast: the mask of the CTAs (cluster ranks, x fastest) that share the tile with the CTA at
+  // cluster position `cta` (x, y, z). Without multicast: that CTA alone.
+  TMAKIT_HD constexpr std::uint16_t multicast_mask(const std::uint32_t cta[3]) const {
+    std::uint32_t mask = 0;
+    const std::uint32_t n = multicast_dim >= 0 ? multicast_ctas : 1;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      std::uint32_t p[3] = {cta[0], cta[1], cta[2]};
+      if (multicast_dim >= 0) p[multicast_dim] = k;
+      mask |= 1u << (p[0] + cluster[0] * (p[1] + cluster[1] * p[2]));
+    }
+    return static_cast<std::uint16_t>(mask);
+  }
+  // The instructions the CTA at position `k` along the multicast dimension issues: [first, first+count).
+  TMAKIT_HD constexpr std::uint32_t first_instruction(std::uint32_t k) const { return k * instructions_per_cta; }
+};
+
+struct PlanResult {
+  TmaPlan plan{};
+  PlanIssues issues{};
+  TMAKIT_HD constexpr bool ok() const { return issues.empty(); }
+};
+
+}  // namespace tmakit

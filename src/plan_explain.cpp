@@ -1,0 +1,300 @@
+// Planner refusals in the user's terms: see tmakit/plan/explain_plan.hpp.
+#include "tmakit/plan/explain_plan.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "tmakit/core/dtype.hpp"
+#include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/rules.hpp"
+
+namespace tmakit {
+namespace {
+
+using S = std::string;
+S num(std::int64_t v) { return std::to_string(v); }
+
+struct Ctx {
+  const TileProblem& pb;
+  const std::vector<std::string>& names;
+  std::int64_t eb() const {
+    const std::int64_t b = element_bits(pb.dtype) / 8;
+    return b > 0 ? b : 1;
+  }
+  S name(std::int32_t m) const {
+    if (m < 0) return "the tile";
+    S s = "tile mode " + num(m);
+    if (m < static_cast<std::int32_t>(names.size()) && !names[m].empty()) s += " (" + names[m] + ")";
+    return s;
+  }
+  S bare(std::int32_t m) const {
+    if (m >= 0 && m < static_cast<std::int32_t>(names.size()) && !names[m].empty()) return names[m];
+    return "mode " + num(m);
+  }
+  // pieces of mode m in the problem
+  int pieces(std::int32_t m) const {
+    int n = 0;
+    for (int i = 0; i < pb.leaves; ++i) n += pb.leaf[i].mode == m && pb.leaf[i].extent > 1 ? 1 : 0;
+    return n;
+  }
+  S piece(std::int32_t m, std::int32_t part) const {
+    S s = name(m);
+    if (part >= 0 && pieces(m) > 1) s += ", shared piece " + num(part);
+    return s;
+  }
+  S swizzle_text() const {
+    if (pb.swizzle.bits == 0) return "";
+    return "Sw<" + num(pb.swizzle.bits) + "," + num(pb.swizzle.base) + "," + num(pb.swizzle.shift) + "> o ";
+  }
+  // A compact shared layout over the tiled modes with mode `inner` at stride 1.
+  S suggest_smem(std::int32_t inner) const {
+    if (inner < 0)  // default: the tiled mode contiguous in global memory
+      for (std::int32_t m = 0; m < pb.modes; ++m)
+        if (pb.stride[m] == 1 && pb.tile[m] > 1) inner = m;
+    S shape = "(", stride = "(";
+    std::int64_t s = 1;
+    if (inner >= 0) s = pb.tile[inner];
+    bool first = true;
+    for (std::int32_t m = 0; m < pb.modes; ++m) {
+      if (pb.tile[m] <= 1) continue;
+      shape += (first ? "" : ",") + num(pb.tile[m]);
+      std::int64_t st = 0;
+      if (m == inner) st = 1;
+      else { st = s; s *= pb.tile[m]; }
+      stride += (first ? "" : ",") + num(st);
+      first = false;
+    }
+    return swizzle_text() + shape + "):" + stride + ")";
+  }
+};
+
+PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
+  PlanDiagnostic d;
+  d.rule_id = plan_rule_id(i.rule);
+  d.where = i.mode >= 0 ? c.piece(i.mode, i.part) : "";
+  const std::int64_t eb = c.eb();
+  switch (i.rule) {
+    case PlanRule::gmem_dtype:
+      if (i.a < 0)
+        d.what = "DLPack element type (code " + num(-1 - i.a) + ", " + num(i.b) + " bits, " + num(i.c) +
+                 " lanes) has no TMA element type of its width";
+      else
+        d.what = "element type " + num(i.a) + " cannot be placed by the planner (invalid or packed sub-byte)";
+      d.fix = "use a 1, 2, 4 or 8-byte element type with one lane (u8, bf16, f16, f32, f64, ...)";
+      break;
+    case PlanRule::gmem_rank:
+      d.what = "the global tensor has " + num(i.a) + " modes (after flattening); the planner takes at most " + num(i.b);
+      d.fix = "coalesce adjacent global modes the tile treats alike (stride(next) = extent * stride)";
+      break;
+    case PlanRule::gmem_extent:
+      d.what = c.name(i.mode) + " has global extent " + num(i.a) + ": extents must be at least 1";
+      d.fix = "give " + c.bare(i.mode) + " a positive extent";
+      break;
+    case PlanRule::gmem_negative_stride:
+      d.what = c.name(i.mode) + " has global stride " + num(i.a) + ": TMA strides are unsigned";
+      d.fix = "describe the tensor with a positive stride for " + c.bare(i.mode) +
+              " (reverse that mode and move the base address to its other end)";
+      break;
+    case PlanRule::gmem_base_align:
+      d.what = "the global base (address " + num(i.a) + ", known alignment " + num(i.b) +
+               " bytes) must be a multiple of 16 bytes for TMA";
+      d.fix = "allocate with at least 16-byte alignment (cudaMalloc gives 256) and say so with align=16 or more";
+      break;
+    case PlanRule::gmem_stride_align: {
+      const std::int64_t bytes = i.c;
+      std::int64_t pad = i.a;
+      while ((pad * i.b * eb) % 16 != 0) ++pad;
+      d.what = c.name(i.mode) + " has global stride " + num(i.a) + " elements" +
+               (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") + num(bytes) +
+               " bytes): TMA strides must be multiples of 16 bytes";
+      d.fix = "pad " + c.bare(i.mode) + "'s stride to " + num(pad) + " elements (" + num(pad * i.b * eb) + " bytes)";
+      break;
+    }
+    case PlanRule::tile_rank:
+      d.what = "the tiler has " + num(i.a) + " entries but the global tensor has " + num(i.b) + " modes";
+      d.fix = "give one entry per global mode, in the global layout's order ('_' = the whole mode, 1 = one index)";
+      break;
+    case PlanRule::tile_extent:
+      d.what = c.name(i.mode) + " has tile extent " + num(i.a) + ": must be at least 1";
+      d.fix = "use 1 to take one index of " + c.bare(i.mode) + ", '_' for all of it";
+      break;
+    case PlanRule::smem_rank: {
+      S tiled;
+      for (std::int32_t m = 0; m < c.pb.modes; ++m)
+        if (c.pb.tile[m] > 1) tiled += (tiled.empty() ? "" : ", ") + c.bare(m);
+      d.what = "the shared layout has " + num(i.a) + " top-level modes; the tile spans " + num(i.b) +
+               " global modes (" + tiled + ") of " + num(i.c);
+      d.fix = "give the shared layout one top-level mode per tiled mode, in order (" + tiled +
+              "), or one per global mode; group pieces of one mode in parentheses, e.g. " + c.suggest_smem(-1);
+      break;
+    }
+    case PlanRule::smem_mode_size:
+      d.what = "shared mode " + num(i.c) + " has " + num(i.a) + " elements but " + c.name(i.mode) + " spans " +
+               num(i.b);
+      d.fix = "make shared mode " + num(i.c) + "'s shape multiply to " + num(i.b) + " or change the tile extent of " +
+              c.bare(i.mode) + " to " + num(i.a);
+      break;
+    case PlanRule::smem_swizzle: {
+      d.what = "shared swizzle Sw<" + num(i.a) + "," + num(i.b) + "," + num(i.c) +
+               "> (byte units) is not a pattern TMA writes";
+      d.fix = "use Sw<1,4,3> (32B), Sw<2,4,3> (64B), Sw<3,4,3> (128B) or none; swizzles here are in BYTE units";
+      int log2e = 0;
+      while ((std::int64_t{1} << log2e) < i.d) ++log2e;
+      if (i.c == 3 && i.b + log2e == 4 && log2e > 0)
+        d.fix += " -- in element units for " + num(i.d) + "-byte elements (CuTe's convention) this is Sw<" + num(i.a) +
+                 ",4,3> in bytes";
+      break;
+    }
+    case PlanRule::smem_overlap:
+      if (i.b < 0) {
+        d.what = c.piece(i.mode, i.part) + " has shared stride " + num(i.a) +
+                 ": TMA writes every element of a box to its own place, at increasing addresses";
+        d.fix = "give it a positive stride of its own (a compact layout such as " + c.suggest_smem(-1) + ")";
+        break;
+      }
+      d.what = c.piece(i.mode, i.part) + " and " + c.piece(static_cast<std::int32_t>(i.b), static_cast<std::int32_t>(i.c)) +
+               " share the shared stride " + num(i.a) + ": two tile elements would land on one place";
+      d.fix = "give every shared mode its own stride (a compact layout such as " + c.suggest_smem(-1) + ")";
+      break;
+    case PlanRule::smem_no_contiguous:
+      d.what = "no shared mode has stride 1 (the smallest is " + num(i.a) +
+               "): TMA writes the innermost box dimension contiguously";
+      d.fix = i.mode >= 0 ? "give " + c.name(i.mode) + ", the mode contiguous in global memory, shared stride 1, e.g. smem " +
+                                c.suggest_smem(i.mode)
+                          : "give the mode contiguous in global memory shared stride 1";
+      break;
+    case PlanRule::inner_contiguous: {
+      d.what = c.piece(i.mode, i.part) + " is contiguous in shared memory but has global stride " + num(i.a) +
+               ": TMA's innermost box dimension must be contiguous in global memory";
+      if (i.b >= 0)
+        d.fix = "make " + c.name(static_cast<std::int32_t>(i.b)) + " the innermost shared mode (shared stride 1), e.g. smem " +
+                c.suggest_smem(static_cast<std::int32_t>(i.b)) + ", or group (" + c.bare(i.mode) + ", " +
+                c.bare(static_cast<std::int32_t>(i.b)) + ") so that the contiguous global mode comes first";
+      else
+        d.fix = "tile a global mode of stride 1 (the tile takes one index of every contiguous mode) or copy the tensor "
+                "into a layout with a contiguous mode";
+      break;
+    }
+    case PlanRule::inner_bytes: {
+      const std::int64_t q = 16 / eb > 0 ? 16 / eb : 1;
+      d.what = c.piece(i.mode, i.part) + " is the innermost box dimension with " + num(i.a) + " elements = " + num(i.b) +
+               " bytes: TMA's inner box must be a multiple of 16 bytes";
+      d.fix = "make " + c.bare(i.mode) + "'s contiguous extent a multiple of " + num(q) + " elements (e.g. " +
+              num((i.a + q - 1) / q * q) + ")";
+      break;
+    }
+    case PlanRule::inner_span: {
+      d.what = c.piece(i.mode, i.part) + " is contiguous for " + num(i.a) + " elements (" + num(i.a * eb) +
+               " bytes) in shared memory, wider than the " + num(i.c) + "-byte swizzle span (" + num(i.b) +
+               " elements), and " + num(i.a) + " is not a multiple of " + num(i.b) +
+               ": under this swizzle TMA writes rows of at most " + num(i.b) + " elements";
+      S alt;
+      for (std::int64_t sp : {64, 32})
+        if (sp < i.c && (i.a * eb) % sp == 0) {
+          alt = sp == 64 ? "Sw<2,4,3> (64B)" : "Sw<1,4,3> (32B)";
+          const std::int64_t e = sp / eb;
+          alt += " with the contiguous mode cut as (" + num(e) + "," + num(i.a / e) + ")";
+          break;
+        }
+      d.fix = (alt.empty() ? S("") : "use " + alt + ", ") + "make " + c.bare(i.mode) + "'s extent a multiple of " +
+              num(i.b) + ", or use no swizzle";
+      break;
+    }
+    case PlanRule::box_split:
+      d.what = c.piece(i.mode, i.part) + " spans " + num(i.a) + " elements in one box dimension: TMA boxes hold at most " +
+               num(i.b) + " per dimension and " + num(i.a) + " has no divisor in 2.." + num(i.b) +
+               (i.c == 0 && i.mode >= 0 ? "" : " whose rows are a multiple of 16 bytes") + " to cut it by";
+      d.fix = "use a tile extent for " + c.bare(i.mode) + " with a divisor of at most " + num(i.b) + " (e.g. a multiple of 64)";
+      break;
+    case PlanRule::inner_start: {
+      const std::int64_t q = 16 / eb > 0 ? 16 / eb : 1;
+      d.what = "the innermost TMA coordinate (" + c.name(i.mode) + ") moves by " + num(i.a) + " elements = " + num(i.b) +
+               " bytes between tiles or instructions: the hardware faults (illegal instruction, measured on the H200) "
+               "unless it moves by multiples of 16 bytes";
+      d.fix = "make the tile extent of " + c.bare(i.mode) + " a multiple of " + num(q) + " elements";
+      break;
+    }
+    case PlanRule::factor_divides:
+      d.what = "cutting " + c.name(i.mode) + " into one TMA dimension per shared piece needs its global extent " +
+               num(i.a) + " to be a multiple of " + num(i.b) + ", and keeping it whole needs more TMA dimensions or "
+               "loops than allowed";
+      d.fix = "pad " + c.bare(i.mode) + "'s global extent to " + num((i.a + i.b - 1) / i.b * i.b) +
+              " or use fewer shared pieces for it";
+      break;
+    case PlanRule::rank_exceeded:
+      d.what = "the plan needs " + num(i.a) + " TMA dimensions (" + num(i.b) + " in the box, the rest for modes the "
+               "tile takes one index of): TMA has at most 5";
+      d.fix = "index modes fold into one TMA dimension only when they continue each other in memory (stride(batch) "
+              "= heads * stride(heads)): lay the tensor out so, view it with fewer modes, or load a larger tile "
+              "along one of them";
+      break;
+    case PlanRule::smem_offset_align:
+      d.what = "instructions for " + c.piece(i.mode, i.part) + " start " + num(i.a) +
+               " bytes apart in shared memory: every TMA destination must be aligned to " + num(i.b) +
+               " bytes (the swizzle's repeat, and at least 128)";
+      d.fix = "make that shared stride a multiple of " + num(i.b / eb) + " elements (pad the shared layout), or make "
+              "the piece contiguous with the rest of the box";
+      break;
+    case PlanRule::too_many_loops:
+      d.what = "the plan needs more than " + num(i.a) + " instruction loops";
+      d.fix = "make the shared layout closer to what TMA writes (dense, innermost mode first)";
+      break;
+    case PlanRule::expect_tx_limit:
+      d.what = "one stage delivers " + num(i.a) + " bytes; an mbarrier's transaction count holds at most " + num(i.b);
+      d.fix = "use smaller tiles, or split the stage over two barriers";
+      break;
+    case PlanRule::smem_capacity:
+      d.what = "the tile spans " + num(i.a) + " bytes of shared memory; the architecture has " + num(i.b) + " per block";
+      d.fix = "use a smaller tile";
+      break;
+    case PlanRule::multicast_split:
+      d.what = "the tile takes " + num(i.a) + " instructions, which do not split evenly over the " + num(i.b) +
+               " CTAs that share it, and its outermost box dimension cannot be cut into " + num(i.b) +
+               " aligned pieces";
+      d.fix = "make the tile's outermost shared mode a multiple of " + num(i.b) + " pieces of aligned size, or use a "
+              "cluster of " + num(i.a) + " CTAs along the multicast dimension";
+      break;
+    case PlanRule::multicast_cluster:
+      d.what = "cluster of " + num(i.a) + " CTAs with multicast dimension " + num(i.b) +
+               ": clusters hold 1..16 CTAs (the multicast mask has 16 bits) and the dimension is x, y or z";
+      d.fix = "use a cluster of at most 16 CTAs and --multicast-mode x|y|z";
+      break;
+    case PlanRule::descriptor_invalid: {
+      const auto r = static_cast<Rule>(i.a);
+      d.what = "the planned descriptor breaks [" + S(rule_id(r)) + "]: " + S(rule_text(r)) + " (index " + num(i.part) +
+               ", value " + num(i.c) + ")";
+      d.fix = "check the tile extents against the rule above (e.g. box dimensions 1..256, box within shared memory)";
+      break;
+    }
+    case PlanRule::leaf_capacity:
+      d.what = "the shared layout has " + num(i.a) + " pieces; the planner takes at most " + num(i.b);
+      d.fix = "coalesce the shared layout's modes";
+      break;
+    case PlanRule::tile_smem_mismatch:
+      d.what = "the shared layout is not what TMA writes";
+      d.fix = "use a layout the planner suggests";
+      break;
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string PlanDiagnostic::message() const { return "error [" + rule_id + "] " + what + "; fix: " + fix; }
+
+std::vector<PlanDiagnostic> explain_plan(const PlanIssues& issues, const TileProblem& problem,
+                                         const std::vector<std::string>& names) {
+  std::vector<PlanDiagnostic> out;
+  const Ctx c{problem, names};
+  for (const PlanIssue& i : issues) out.push_back(one(i, c));
+  if (issues.truncated) {
+    PlanDiagnostic d;
+    d.rule_id = "plan.truncated";
+    d.what = "more refusals than " + std::to_string(PlanIssues::kCapacity) + "; the rest are not listed";
+    d.fix = "fix the ones above first";
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace tmakit

@@ -1,0 +1,152 @@
+// Text forms of the planner's inputs: see tmakit/plan/plan_notation.hpp.
+#include "tmakit/plan/plan_notation.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/tensor_map/names.hpp"
+
+namespace tmakit {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_u64(std::string_view s, std::uint64_t& out) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  if (s.empty()) return false;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+  return ec == std::errc{} && p == s.data() + s.size();
+}
+
+}  // namespace
+
+ParsedGlobalTensor parse_global_tensor(std::string_view text) {
+  ParsedGlobalTensor r;
+  std::string_view s = trim(text);
+  const std::size_t sp = s.find_first_of(" \t");
+  if (sp == std::string_view::npos) {
+    r.error = "expected '<dtype> <layout>', e.g. 'bf16 (4096,4096):(4096,1)'";
+    return r;
+  }
+  std::string why;
+  if (!parse_name(s.substr(0, sp), r.value.dtype, &why)) {
+    r.error = "dtype '" + std::string(s.substr(0, sp)) + "': " + why;
+    return r;
+  }
+  s = trim(s.substr(sp));
+  // trailing key=value options
+  for (;;) {
+    const std::size_t last = s.find_last_of(" \t");
+    const std::string_view tok = last == std::string_view::npos ? s : s.substr(last + 1);
+    const std::size_t eq = tok.find('=');
+    if (eq == std::string_view::npos || last == std::string_view::npos) break;
+    const std::string_view key = tok.substr(0, eq), val = tok.substr(eq + 1);
+    std::uint64_t v = 0;
+    if (!parse_u64(val, v)) {
+      r.error = "option '" + std::string(tok) + "': expected a number (decimal or 0x hex)";
+      return r;
+    }
+    if (key == "align") r.value.base_alignment = v;
+    else if (key == "addr") r.value.address = v;
+    else {
+      r.error = "unknown option '" + std::string(key) + "' (valid: align=, addr=)";
+      return r;
+    }
+    s = trim(s.substr(0, last));
+  }
+  const Parsed<Layout> l = parse_layout(s);
+  if (!l.ok) {
+    r.error = "layout '" + std::string(s) + "': " + l.error.message;
+    return r;
+  }
+  r.value.layout = l.value;
+  if (r.value.address != 0 && r.value.base_alignment == 16) {
+    std::uint64_t a = 1024;
+    while (a > 1 && r.value.address % a != 0) a /= 2;
+    r.value.base_alignment = a;
+  }
+  r.ok = true;
+  return r;
+}
+
+ParsedTileExtents parse_tile_extents(std::string_view text) {
+  ParsedTileExtents r;
+  std::string_view s = trim(text);
+  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trim(s.substr(1, s.size() - 2));
+  if (s.empty()) {
+    r.error = "expected one entry per global mode, e.g. 'M=128,K=64' or '128,64' ('_' = whole mode)";
+    return r;
+  }
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t comma = s.find(',', pos);
+    const std::string_view item = trim(s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos));
+    if (r.value.modes >= kMaxTileModes) {
+      r.error = "more than " + std::to_string(kMaxTileModes) + " entries";
+      return r;
+    }
+    std::string_view name, ext = item;
+    if (const std::size_t eq = item.find('='); eq != std::string_view::npos) {
+      name = trim(item.substr(0, eq));
+      ext = trim(item.substr(eq + 1));
+      if (name.empty()) {
+        r.error = "entry " + std::to_string(r.value.modes) + " '" + std::string(item) + "': empty name before '='";
+        return r;
+      }
+    }
+    std::uint64_t v = 0;
+    if (ext == "_" || ext == "*") {
+      v = 0;
+    } else if (!parse_u64(ext, v) || v == 0 || v > (std::uint64_t{1} << 31)) {
+      r.error = "entry " + std::to_string(r.value.modes) + " '" + std::string(item) +
+                "': expected a tile extent 1..2^31 or '_' (the whole mode)";
+      return r;
+    }
+    r.value.extent[r.value.modes++] = static_cast<std::int64_t>(v);
+    r.names.emplace_back(name);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  r.ok = true;
+  return r;
+}
+
+std::string short_dtype_name(DataType t) {
+  switch (t) {
+    case DataType::uint8: return "u8";
+    case DataType::uint16: return "u16";
+    case DataType::uint32: return "u32";
+    case DataType::int32: return "s32";
+    case DataType::uint64: return "u64";
+    case DataType::int64: return "s64";
+    case DataType::float16: return "f16";
+    case DataType::float32: return "f32";
+    case DataType::float64: return "f64";
+    case DataType::bfloat16: return "bf16";
+    case DataType::tfloat32: return "tf32";
+    default: return to_name(t);
+  }
+}
+
+std::string to_string(const GlobalTensor& g) {
+  std::string s = short_dtype_name(g.dtype) + " " + to_string(g.layout) + " align=" + std::to_string(g.base_alignment);
+  if (g.address) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " addr=0x%llx", static_cast<unsigned long long>(g.address));
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace tmakit

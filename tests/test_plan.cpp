@@ -1,0 +1,570 @@
+// The TMA planner (include/tmakit/plan): plans for K/V tiles, GEMM A/B tiles (K-major and MN-major,
+// every swizzle), rank-3..5 tensors, boxes over 256, multicast; every plan is executed through the
+// host model of TMA (smem_model.hpp, matched to an H200) and every element of the tile must land at
+// the place the user's shared layout names. And every refusal: its rule id and its numbers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "plan_test_util.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/describe_plan.hpp"
+#include "tmakit/plan/dlpack.hpp"
+#include "tmakit/plan/explain_plan.hpp"
+#include "tmakit/plan/make_problem.hpp"
+#include "tmakit/plan/plan_notation.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+
+using namespace tmakit;
+
+namespace {
+
+struct Inputs {
+  GlobalTensor g;
+  SwizzledLayout s;
+  TileExtents t;
+  std::vector<std::string> names;
+};
+
+Inputs parse(const std::string& gmem, const std::string& smem, const std::string& tile) {
+  Inputs in;
+  const auto g = parse_global_tensor(gmem);
+  const auto s = parse_swizzled_layout(smem);
+  const auto t = parse_tile_extents(tile);
+  EXPECT_TRUE(g.ok) << gmem << ": " << g.error;
+  EXPECT_TRUE(s.ok) << smem << ": " << s.error.message;
+  EXPECT_TRUE(t.ok) << tile << ": " << t.error;
+  in.g = g.value;
+  in.s = s.value;
+  in.t = t.value;
+  in.names = t.names;
+  return in;
+}
+
+// Plans, then runs the plan for several tile coordinates (first, second, last along every mode)
+// through the TMA model and checks every element's bytes and place.
+TmaPlan plan_and_check(const std::string& gmem, const std::string& smem, const std::string& tile,
+                       const PlanOptions& o = {}) {
+  SCOPED_TRACE(gmem + " | " + smem + " | " + tile);
+  const Inputs in = parse(gmem, smem, tile);
+  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t, o);
+  const PlanResult r = plan_tile(in.g, in.s, in.t, o);
+  if (!r.ok()) {
+    std::string all;
+    for (const auto& d : explain_plan(r.issues, pr.problem, in.names)) all += d.message() + "\n";
+    ADD_FAILURE() << "refused:\n" << all;
+    return {};
+  }
+  const TmaPlan& p = r.plan;
+  EXPECT_TRUE(is_valid(p.params));
+  EXPECT_TRUE(encode(p.params).ok());
+  // bytes: the tile's elements, once
+  const std::uint64_t eb = element_bits(in.g.dtype) / 8;
+  EXPECT_EQ(p.expect_tx_bytes, static_cast<std::uint64_t>(in.s.size()) * eb);
+  EXPECT_EQ(p.expect_tx_bytes, std::uint64_t{p.instructions} * transaction_bytes(p.params));
+  EXPECT_EQ(p.smem_alignment, std::max<std::uint64_t>(128, smem_alignment(p.params.swizzle)));
+  EXPECT_GE(p.smem_alignment, in.s.base_alignment());
+  const auto global = tmakit_test::make_global(in.g);
+  const std::int32_t gm = pr.problem.modes;
+  std::vector<std::vector<std::int32_t>> coords(3, std::vector<std::int32_t>(kMaxTileModes, 0));
+  for (std::int32_t m = 0; m < gm; ++m) {
+    const std::int64_t tiles = (pr.problem.extent[m] + pr.problem.tile[m] - 1) / pr.problem.tile[m];
+    coords[1][m] = tiles > 1 ? 1 : 0;
+    coords[2][m] = static_cast<std::int32_t>(tiles - 1);
+  }
+  for (const auto& t : coords) {
+    const auto im = tmakit_test::model_plan_image(p, global, t.data());
+    const std::string why = tmakit_test::check_image(im, in.g, in.s, pr.problem.tile, t.data(), global);
+    EXPECT_EQ(why, "") << "tile coordinate " << ::testing::PrintToString(t) << "\n" << describe_plan(p, in.names);
+  }
+  return p;
+}
+
+std::vector<PlanDiagnostic> refusals(const std::string& gmem, const std::string& smem, const std::string& tile,
+                                     const PlanOptions& o = {}) {
+  const Inputs in = parse(gmem, smem, tile);
+  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t, o);
+  const PlanResult r = plan_tile(in.g, in.s, in.t, o);
+  EXPECT_FALSE(r.ok()) << "planned although a refusal was expected:\n" << describe_plan(r.plan, in.names);
+  return explain_plan(r.issues, pr.problem, in.names);
+}
+
+const PlanDiagnostic* find(const std::vector<PlanDiagnostic>& ds, const std::string& id) {
+  for (const auto& d : ds)
+    if (d.rule_id == id) return &d;
+  return nullptr;
+}
+
+void expect_refusal(const std::vector<PlanDiagnostic>& ds, const std::string& id,
+                    const std::vector<std::string>& needles) {
+  const PlanDiagnostic* d = find(ds, id);
+  std::string all;
+  for (const auto& x : ds) all += x.message() + "\n";
+  ASSERT_NE(d, nullptr) << "no " << id << " among:\n" << all;
+  const std::string m = d->message();
+  EXPECT_EQ(m.rfind("error [" + id + "] ", 0), 0u) << m;
+  EXPECT_NE(m.find("; fix: "), std::string::npos) << m;
+  for (const auto& n : needles) EXPECT_NE(m.find(n), std::string::npos) << "'" << n << "' missing from: " << m;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// K/V tiles of row-major (seq, d) tensors.
+
+TEST(Plan, KvTilesEveryHeadDimAndRowCount) {
+  for (int d : {64, 96, 128, 256})
+    for (int rows : {64, 128}) {
+      const std::string g = "bf16 (512," + std::to_string(d) + "):(" + std::to_string(d) + ",1)";
+      const std::string tile = "seq=" + std::to_string(rows) + ",d=_";
+      const std::string r = std::to_string(rows), ds = std::to_string(d);
+      std::vector<std::string> smems;
+      if (d % 64 == 0) {
+        smems.push_back("Sw<3,4,3> o (" + r + "," + ds + "):(" + ds + ",1)");  // row-major, 128B
+        smems.push_back("Sw<3,4,3> o (" + r + ",(64," + std::to_string(d / 64) + ")):(64,(1," +
+                        std::to_string(rows * 64) + "))");  // CuTe's tile_to_shape of the 128B atom
+      }
+      if (d % 32 == 0)
+        smems.push_back("Sw<2,4,3> o (" + r + ",(32," + std::to_string(d / 32) + ")):(32,(1," +
+                        std::to_string(rows * 32) + "))");
+      if (d <= 256) smems.push_back("(" + r + "," + ds + "):(" + ds + ",1)");  // no swizzle
+      for (const auto& s : smems) {
+        const TmaPlan p = plan_and_check(g, s, tile);
+        EXPECT_EQ(p.instructions, 1u) << g << " " << s;
+        EXPECT_EQ(p.expect_tx_bytes, static_cast<std::uint32_t>(rows * d * 2));
+        // the row-major 128B layout of d = 128/256 needs d cut into TMA dims of 64: rank 3
+        if (s.rfind("Sw<3", 0) == 0 && d > 64) {
+          EXPECT_EQ(p.params.rank, 3u);
+        }
+      }
+    }
+}
+
+TEST(Plan, KvHeadDim96RowMajorWith128BSwizzleIsRefusedWithTheSpanAndAFix) {
+  const auto ds = refusals("bf16 (512,96):(96,1)", "Sw<3,4,3> o (64,96):(96,1)", "seq=64,d=96");
+  expect_refusal(ds, "plan.inner_span",
+                 {"tile mode 1 (d)", "96 elements (192 bytes)", "128-byte swizzle span (64 elements)",
+                  "Sw<2,4,3> (64B) with the contiguous mode cut as (32,3)"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// GEMM tiles: A (M,K) and B (N,K), K-major and MN-major, every swizzle, several types.
+
+namespace {
+struct GemmSmem {
+  const char* swz;  // prefix
+  int span;         // bytes (0: none)
+};
+constexpr GemmSmem kSwizzles[] = {{"", 0}, {"Sw<1,4,3> o ", 32}, {"Sw<2,4,3> o ", 64}, {"Sw<3,4,3> o ", 128}};
+
+std::string kmajor_smem(const GemmSmem& sw, int mn, int k, int eb) {
+  const int e = sw.span ? sw.span / eb : k;  // elements per swizzle row
+  if (e >= k) return std::string(sw.swz) + "(" + std::to_string(mn) + "," + std::to_string(k) + "):(" + std::to_string(k) + ",1)";
+  return std::string(sw.swz) + "(" + std::to_string(mn) + ",(" + std::to_string(e) + "," + std::to_string(k / e) + ")):(" +
+         std::to_string(e) + ",(1," + std::to_string(mn * e) + "))";
+}
+std::string mnmajor_smem(const GemmSmem& sw, int mn, int k, int eb) {
+  const int e = sw.span ? sw.span / eb : mn;
+  if (e >= mn) return std::string(sw.swz) + "(" + std::to_string(mn) + "," + std::to_string(k) + "):(1," + std::to_string(mn) + ")";
+  return std::string(sw.swz) + "((" + std::to_string(e) + "," + std::to_string(mn / e) + ")," + std::to_string(k) + "):((1," +
+         std::to_string(e * k) + ")," + std::to_string(e) + ")";
+}
+}  // namespace
+
+TEST(Plan, GemmTilesKMajorAndMnMajorEverySwizzle) {
+  struct T { const char* dtype; int eb; int mn; int k; const char* name; };
+  for (const T& t : {T{"bf16", 2, 128, 64, "M"}, T{"f16", 2, 64, 64, "N"}, T{"f32", 4, 128, 32, "M"}, T{"u8", 1, 128, 128, "N"}})
+    for (const GemmSmem& sw : kSwizzles) {
+      const std::string tile = std::string(t.name) + "=" + std::to_string(t.mn) + ",K=" + std::to_string(t.k);
+      // K-major: (MN, K):(K, 1) in global memory
+      const std::string gk = std::string(t.dtype) + " (384,320):(320,1)";
+      const TmaPlan pk = plan_and_check(gk, kmajor_smem(sw, t.mn, t.k, t.eb), tile);
+      EXPECT_EQ(pk.instructions, 1u) << gk << " " << kmajor_smem(sw, t.mn, t.k, t.eb);
+      EXPECT_EQ(pk.params.swizzle, static_cast<Swizzle>(sw.span == 0 ? 0 : sw.span == 32 ? 1 : sw.span == 64 ? 2 : 3));
+      // MN-major: (MN, K):(1, MN)
+      const std::string gm = std::string(t.dtype) + " (384,320):(1,384)";
+      const TmaPlan pm = plan_and_check(gm, mnmajor_smem(sw, t.mn, t.k, t.eb), tile);
+      EXPECT_EQ(pm.instructions, 1u) << gm << " " << mnmajor_smem(sw, t.mn, t.k, t.eb);
+    }
+}
+
+TEST(Plan, GemmAKMajorIsTheTwoDimensionalBox) {
+  const TmaPlan p = plan_and_check("bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64");
+  ASSERT_EQ(p.params.rank, 2u);
+  EXPECT_EQ(p.params.box[0], 64u);
+  EXPECT_EQ(p.params.box[1], 128u);
+  EXPECT_EQ(p.params.strides[0], 8192u);
+  EXPECT_EQ(p.params.swizzle, Swizzle::b128);
+  EXPECT_EQ(p.expect_tx_bytes, 16384u);
+  EXPECT_EQ(p.smem_alignment, 1024u);
+  const std::int32_t t[kMaxTileModes] = {3, 5};  // (t_M, t_K)
+  const PlanInstruction in = p.instruction(0, t);
+  EXPECT_EQ(in.coord[0], 5 * 64);
+  EXPECT_EQ(in.coord[1], 3 * 128);
+  EXPECT_EQ(in.smem_offset, 0u);
+}
+
+TEST(Plan, TheCheckerCatchesAWrongPlan) {
+  // the checker used by every case above must see a plan that puts data at the wrong place
+  const Inputs in = parse("bf16 (512,128):(128,1)", "Sw<3,4,3> o (64,(64,2)):(64,(1,4096))", "seq=64,d=_");
+  PlanResult r = plan_tile(in.g, in.s, in.t);
+  ASSERT_TRUE(r.ok());
+  const auto global = tmakit_test::make_global(in.g);
+  const std::int32_t t[kMaxTileModes] = {1, 0};
+  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t);
+  auto check = [&](const TmaPlan& p) {
+    return tmakit_test::check_image(tmakit_test::model_plan_image(p, global, t), in.g, in.s, pr.problem.tile, t, global);
+  };
+  EXPECT_EQ(check(r.plan), "");
+  TmaPlan wrong_swizzle = r.plan;
+  wrong_swizzle.params.swizzle = Swizzle::b64;
+  EXPECT_NE(check(wrong_swizzle), "");
+  TmaPlan wrong_coord = r.plan;
+  wrong_coord.coef[r.plan.params.rank - 1][0] += 1;
+  EXPECT_NE(check(wrong_coord), "");
+  TmaPlan half = r.plan;
+  half.params.box[half.params.rank - 1] /= 2;
+  EXPECT_NE(check(half), "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rank 3 to 5 and the "fewer instructions" choice.
+
+TEST(Plan, Rank3HeadsTensor) {
+  const TmaPlan p = plan_and_check("bf16 (256,8,64):(512,64,1)", "Sw<3,4,3> o (64,64):(64,1)", "seq=64,h=1,d=_");
+  EXPECT_EQ(p.params.rank, 3u);
+  EXPECT_EQ(p.instructions, 1u);
+  EXPECT_EQ(p.params.box[2], 1u);  // the head index is a box-1 dimension
+}
+
+TEST(Plan, Rank4TensorCutsHeadDimIntoAFifthDimension) {
+  // (seq, heads, batch, d), d = 128 under the 128B swizzle: one rank-5 box beats two rank-4 boxes
+  const TmaPlan p = plan_and_check("bf16 (256,4,2,128):(512,128,131072,1)", "Sw<3,4,3> o (64,(64,2)):(64,(1,4096))",
+                                   "seq=64,h=1,b=1,d=_");
+  EXPECT_EQ(p.params.rank, 5u);
+  EXPECT_EQ(p.instructions, 1u);
+}
+
+TEST(Plan, Rank5TensorFallsBackToTwoInstructionsWhenACutWouldNeedRank6) {
+  const TmaPlan p = plan_and_check("bf16 (128,2,2,2,128):(1024,128,256,512,1)",
+                                   "Sw<3,4,3> o (64,(64,2)):(64,(1,4096))", "seq=64,a=1,b=1,c=1,d=_");
+  EXPECT_EQ(p.params.rank, 5u);
+  EXPECT_EQ(p.instructions, 2u);
+  EXPECT_EQ(p.params.box[0], 64u);
+  const std::int32_t t[kMaxTileModes] = {1, 1, 0, 1, 0};
+  const PlanInstruction i1 = p.instruction(1, t);
+  EXPECT_EQ(i1.coord[0], 64);        // second half of d
+  EXPECT_EQ(i1.smem_offset, 8192u);  // 64 x 64 bf16 further on
+}
+
+TEST(Plan, Rank5WithEveryModeTiled) {
+  const TmaPlan p = plan_and_check("f32 (4,3,6,8,32):(32,128,384,2304,1)", "(2,3,2,4,32):(32,64,192,384,1)",
+                                   "a=2,b=3,c=2,e=4,d=_");
+  EXPECT_EQ(p.params.rank, 5u);
+  EXPECT_EQ(p.instructions, 1u);
+}
+
+TEST(Plan, SixModeTensorFoldsItsIndexModesIntoOneDimension) {
+  // (seq, d, h, b, x, y): h, b, x, y continue each other in memory; 6 TMA dimensions would be
+  // needed, so they fold into one (coordinate t_h + 2 t_b + 4 t_x + 8 t_y)
+  const TmaPlan p = plan_and_check("bf16 (256,64,2,2,2,2):(64,1,16384,32768,65536,131072)",
+                                   "Sw<3,4,3> o (64,64):(64,1)", "s=64,d=_,h=1,b=1,x=1,y=1");
+  EXPECT_EQ(p.params.rank, 3u);
+  EXPECT_EQ(p.instructions, 1u);
+  EXPECT_EQ(p.params.dims[2], 16u);
+  EXPECT_EQ(p.dim[2].folded, (1u << 3) | (1u << 4) | (1u << 5));
+  EXPECT_EQ(coordinate_formula(p, 2, {"s", "d", "h", "b", "x", "y"}), "t_h + 2*t_b + 4*t_x + 8*t_y");
+  // a 5-mode tensor that fits is left unfolded
+  const TmaPlan q = plan_and_check("bf16 (256,4,2,128):(512,128,131072,1)", "Sw<3,4,3> o (64,64):(64,1)",
+                                   "seq=64,h=1,b=1,d=64");
+  EXPECT_EQ(q.params.rank, 4u);
+  EXPECT_EQ(q.dim[0].folded | q.dim[1].folded | q.dim[2].folded | q.dim[3].folded, 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Boxes over 256.
+
+TEST(Plan, InnerRowOver256IsCutIntoAHigherRankBox) {
+  const TmaPlan p = plan_and_check("u8 (128,512):(512,1)", "(64,512):(512,1)", "seq=64,d=_");
+  EXPECT_EQ(p.instructions, 1u);
+  ASSERT_EQ(p.params.rank, 3u);
+  EXPECT_EQ(p.params.box[0], 256u);
+  EXPECT_EQ(p.params.box[1], 2u);
+}
+
+TEST(Plan, RowsOver256BecomeAThirdDimension) {
+  const TmaPlan p = plan_and_check("f32 (1024,32):(32,1)", "(512,32):(32,1)", "seq=512,d=_");
+  EXPECT_EQ(p.instructions, 1u);
+  ASSERT_EQ(p.params.rank, 3u);
+  EXPECT_EQ(p.params.box[1], 256u);
+  EXPECT_EQ(p.params.box[2], 2u);
+}
+
+TEST(Plan, RowsOver256WithAnIndivisibleExtentBecomeTwoInstructions) {
+  // 1000 rows are not a whole number of 256-row pieces: no cut; two boxes, the last tile hangs off
+  const TmaPlan p = plan_and_check("f32 (1000,32):(32,1)", "(512,32):(32,1)", "seq=512,d=_");
+  EXPECT_EQ(p.instructions, 2u);
+  EXPECT_EQ(p.params.rank, 2u);
+  EXPECT_EQ(p.params.box[1], 256u);
+}
+
+TEST(Plan, PaddedSharedRowsBecomeOneInstructionPerRow) {
+  const TmaPlan p = plan_and_check("bf16 (512,64):(64,1)", "(8,64):(128,1)", "r=8,d=_");
+  EXPECT_EQ(p.instructions, 8u);
+  EXPECT_EQ(p.loop[0].smem_step, 256u);
+  EXPECT_EQ(p.smem_alignment, 128u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multicast.
+
+TEST(Plan, MulticastSplitsTheTileOverTheClusterAndEveryCtaExpectsAllOfIt) {
+  PlanOptions o;
+  o.cluster[0] = 2;
+  o.cluster[1] = 2;
+  o.multicast_dim = 0;
+  const TmaPlan p = plan_and_check("bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64", o);
+  EXPECT_EQ(p.multicast_ctas, 2u);
+  EXPECT_EQ(p.instructions, 2u);
+  EXPECT_EQ(p.instructions_per_cta, 1u);
+  EXPECT_EQ(p.expect_tx_bytes, 16384u);
+  EXPECT_EQ(p.tx_bytes_per_instruction, 8192u);
+  const std::uint32_t c00[3] = {0, 0, 0}, c01[3] = {1, 1, 0};
+  EXPECT_EQ(p.multicast_mask(c00), 0x3);
+  EXPECT_EQ(p.multicast_mask(c01), 0xc);  // ranks 2, 3 (y = 1)
+  // the two shares together are the tile; each alone is half of it
+  const Inputs in = parse("bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64");
+  const auto global = tmakit_test::make_global(in.g);
+  const std::int32_t t[kMaxTileModes] = {2, 1};
+  const auto a = tmakit_test::model_plan_image(p, global, t, 0, 1);
+  const auto b = tmakit_test::model_plan_image(p, global, t, 1, 1);
+  std::uint64_t na = 0, nb = 0, both = 0;
+  for (std::size_t i = 0; i < a.written.size(); ++i) {
+    na += a.written[i];
+    nb += b.written[i];
+    both += a.written[i] & b.written[i];
+  }
+  EXPECT_EQ(na, 8192u);
+  EXPECT_EQ(nb, 8192u);
+  EXPECT_EQ(both, 0u);
+}
+
+TEST(Plan, MulticastOverYWithFourCtas) {
+  PlanOptions o;
+  o.cluster[0] = 1;
+  o.cluster[1] = 4;
+  o.multicast_dim = 1;
+  const TmaPlan p = plan_and_check("bf16 (1024,512):(1,1024)", "Sw<3,4,3> o ((64,2),64):((1,4096),64)", "N=128,K=64", o);
+  EXPECT_EQ(p.multicast_ctas, 4u);
+  EXPECT_EQ(p.instructions % 4, 0u);
+  EXPECT_EQ(p.instructions_per_cta * 4, p.instructions);
+  const std::uint32_t c[3] = {0, 2, 0};
+  EXPECT_EQ(p.multicast_mask(c), 0xf);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: DLPack, constexpr plans, notation.
+
+TEST(Plan, FromDlpackTensor) {
+  std::int64_t shape[3] = {2, 512, 128};
+  dlpack::DLTensor t{};
+  t.data = reinterpret_cast<void*>(std::uintptr_t{0x7f0000010000});
+  t.device = {dlpack::kDLCUDA, 0};
+  t.ndim = 3;
+  t.dtype = {dlpack::kDLBfloat, 16, 1};
+  t.shape = shape;
+  t.strides = nullptr;  // compact row-major
+  t.byte_offset = 512;
+  const auto r = dlpack::from_dlpack(t);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.tensor.dtype, DataType::bfloat16);
+  EXPECT_EQ(r.tensor.address, 0x7f0000010200u);
+  EXPECT_EQ(r.tensor.base_alignment, 512u);
+  EXPECT_EQ(to_string(r.tensor.layout), "(2,512,128):(65536,128,1)");
+  const auto s = parse_swizzled_layout("Sw<3,4,3> o (64,(64,2)):(64,(1,4096))");
+  ASSERT_TRUE(s.ok);
+  TileExtents tl;
+  tl.modes = 3;
+  tl.extent[0] = 1;
+  tl.extent[1] = 64;
+  tl.extent[2] = 0;
+  const PlanResult p = plan_tile(r.tensor, s.value, tl);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.plan.params.address, 0x7f0000010200u);
+  EXPECT_EQ(p.plan.instructions, 1u);
+
+  dlpack::DLTensor bad = t;
+  bad.dtype = {dlpack::kDLComplex, 64, 1};
+  const auto rb = dlpack::from_dlpack(bad);
+  ASSERT_FALSE(rb.ok());
+  const auto ds = explain_plan(rb.issues, {});
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].rule_id, "gmem.dtype");
+  EXPECT_NE(ds[0].message().find("code 5, 64 bits, 1 lanes"), std::string::npos) << ds[0].message();
+}
+
+namespace {
+constexpr PlanResult kConstexprPlan = [] {
+  GlobalTensor g;
+  g.dtype = DataType::bfloat16;
+  g.layout = make_layout(IntTuple::make(4096, 4096), IntTuple::make(4096, 1));
+  SwizzledLayout s;
+  s.swizzle = SwizzleParams{3, 4, 3};
+  s.layout = make_layout(IntTuple::make(128, 64), IntTuple::make(64, 1));
+  TileExtents t;
+  t.modes = 2;
+  t.extent[0] = 128;
+  t.extent[1] = 64;
+  return plan_tile(g, s, t);
+}();
+static_assert(kConstexprPlan.ok());
+static_assert(kConstexprPlan.plan.instructions == 1);
+static_assert(kConstexprPlan.plan.expect_tx_bytes == 128 * 64 * 2);
+static_assert(kConstexprPlan.plan.params.box[0] == 64 && kConstexprPlan.plan.params.box[1] == 128);
+static_assert(encode(kConstexprPlan.plan.params).ok());
+}  // namespace
+
+TEST(Plan, ConstexprPlanEqualsTheRuntimePlan) {
+  const Inputs in = parse("bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(64,1)", "128,64");
+  const PlanResult r = plan_tile(in.g, in.s, in.t);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(encode(r.plan.params).map.words[1], encode(kConstexprPlan.plan.params).map.words[1]);
+  EXPECT_EQ(r.plan.expect_tx_bytes, kConstexprPlan.plan.expect_tx_bytes);
+}
+
+TEST(Plan, NotationRoundTripsAndRefusesGarbage) {
+  const auto g = parse_global_tensor("f16 (64,(8,16)):(128,(1,8)) align=256 addr=0x1000");
+  ASSERT_TRUE(g.ok) << g.error;
+  EXPECT_EQ(g.value.base_alignment, 256u);
+  EXPECT_EQ(g.value.address, 0x1000u);
+  EXPECT_EQ(to_string(g.value), "f16 (64,(8,16)):(128,(1,8)) align=256 addr=0x1000");
+  EXPECT_FALSE(parse_global_tensor("bf16").ok);
+  EXPECT_NE(parse_global_tensor("bf17 (4,4):(4,1)").error.find("dtype 'bf17'"), std::string::npos);
+  EXPECT_FALSE(parse_global_tensor("bf16 (4,4):(4,1) align=x").ok);
+  const auto t = parse_tile_extents("(M=128, K=_, 1)");
+  ASSERT_TRUE(t.ok) << t.error;
+  EXPECT_EQ(t.value.modes, 3);
+  EXPECT_EQ(t.value.extent[1], 0);
+  EXPECT_EQ(t.names, (std::vector<std::string>{"M", "K", ""}));
+  EXPECT_FALSE(parse_tile_extents("M=0").ok);
+  EXPECT_FALSE(parse_tile_extents("=4").ok);
+  EXPECT_FALSE(parse_tile_extents("").ok);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals: rule ids and numbers.
+
+TEST(PlanRefusal, InnerModeStridedInGlobalMemory) {
+  const auto ds = refusals("bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(1,128)", "tile_M=128,tile_K=64");
+  expect_refusal(ds, "plan.inner_contiguous",
+                 {"tile mode 0 (tile_M) is contiguous in shared memory but has global stride 4096",
+                  "TMA's innermost box dimension must be contiguous in global memory",
+                  "make tile mode 1 (tile_K) the innermost shared mode", "Sw<3,4,3> o (128,64):(64,1)",
+                  "group (tile_M, tile_K)"});
+}
+
+TEST(PlanRefusal, InnerBoxBytes) {
+  const auto ds = refusals("bf16 (512,4):(4,1)", "(64,4):(4,1)", "seq=64,d=_");
+  expect_refusal(ds, "plan.inner_bytes", {"tile mode 1 (d)", "4 elements = 8 bytes", "multiple of 8 elements"});
+}
+
+TEST(PlanRefusal, GlobalStrideNotSixteenBytes) {
+  const auto ds = refusals("bf16 (512,1028):(1028,1)", "(64,64):(64,1)", "rows=64,cols=64");
+  expect_refusal(ds, "gmem.stride_align", {"tile mode 0 (rows)", "stride 1028 elements", "2056 bytes",
+                                           "pad rows's stride to 1032 elements (2064 bytes)"});
+}
+
+TEST(PlanRefusal, ElementUnitSwizzleIsNamed) {
+  const auto ds = refusals("bf16 (512,64):(64,1)", "Sw<3,3,3> o (64,64):(64,1)", "64,_");
+  expect_refusal(ds, "smem.swizzle", {"Sw<3,3,3>", "BYTE units", "Sw<3,4,3> in bytes"});
+}
+
+TEST(PlanRefusal, NoContiguousSharedModeAndOverlap) {
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(128,2)", "s=64,d=_"), "smem.no_contiguous",
+                 {"smallest is 2", "tile mode 1 (d)", "(64,64):(64,1)"});
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(1,1)", "s=64,d=_"), "smem.overlap",
+                 {"shared stride 1"});
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(0,1)", "s=64,d=_"), "smem.overlap",
+                 {"tile mode 0 (s) has shared stride 0", "(64,64):(64,1)"});
+}
+
+TEST(PlanRefusal, SharedModesDoNotMatchTheTile) {
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(8,8,64):(512,64,1)", "s=64,d=_"), "smem.rank",
+                 {"3 top-level modes", "2 global modes (s, d)"});
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(32,64):(64,1)", "s=64,d=_"), "smem.mode_size",
+                 {"shared mode 0 has 32 elements", "tile mode 0 (s) spans 64"});
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(64,1)", "64"), "tile.rank",
+                 {"1 entries", "2 modes"});
+}
+
+TEST(PlanRefusal, GlobalTensorProblemsAllAtOnce) {
+  const auto ds = refusals("bf16 (512,64):(-64,1) align=8", "(64,64):(64,1)", "s=64,d=_");
+  expect_refusal(ds, "gmem.negative_stride", {"tile mode 0 (s)", "-64"});
+  expect_refusal(ds, "gmem.base_align", {"alignment 8 bytes"});
+}
+
+TEST(PlanRefusal, TileExtentAndTooManyModes) {
+  const Inputs in = parse("bf16 (512,64):(64,1)", "(64,64):(64,1)", "64,64");
+  TileExtents t = in.t;
+  t.extent[1] = -3;
+  const PlanResult r = plan_tile(in.g, in.s, t);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.issues.contains(PlanRule::tile_extent));
+  EXPECT_EQ(r.issues.items[0].a, -3);
+  const Inputs many = parse("u8 (2,2,2,2,2,2,2,2,16):(16,32,64,128,256,512,1024,2048,1)", "16:1", "16");
+  const PlanResult rm = plan_tile(many.g, many.s, many.t);
+  ASSERT_FALSE(rm.ok());
+  const auto ds = explain_plan(rm.issues, {});
+  expect_refusal(ds, "gmem.rank", {"9 modes", "at most 8"});
+}
+
+TEST(PlanRefusal, ContiguousRunWithNoDivisor) {
+  const auto ds = refusals("u8 (64,257):(272,1)", "(64,257):(257,1)", "r=64,c=_");
+  expect_refusal(ds, "plan.box_split", {"tile mode 1 (c)", "257 elements", "at most 256"});
+}
+
+TEST(PlanRefusal, MoreThanFiveTmaDimensions) {
+  // four index modes that do not continue each other in memory: no folding possible
+  const auto ds = refusals("bf16 (2,2,2,2,64,64):(8192,32768,131072,524288,64,1)", "(64,64):(64,1)", "1,1,1,1,64,64");
+  expect_refusal(ds, "plan.rank", {"needs 6 TMA dimensions", "at most 5"});
+}
+
+TEST(PlanRefusal, PaddedRowsBreakTheDestinationAlignment) {
+  const auto ds = refusals("bf16 (512,64):(64,1)", "Sw<3,4,3> o (8,64):(72,1)", "r=8,d=_");
+  expect_refusal(ds, "plan.smem_offset_align", {"tile mode 0 (r)", "144 bytes apart", "aligned to 1024 bytes"});
+  // without a swizzle: 128 bytes (144 faulted with "misaligned address" on an H100)
+  const auto dn = refusals("bf16 (512,64):(64,1)", "(8,64):(72,1)", "r=8,d=_");
+  expect_refusal(dn, "plan.smem_offset_align", {"144 bytes apart", "aligned to 128 bytes", "multiple of 64 elements"});
+}
+
+TEST(PlanRefusal, StageTooLargeForTheBarrierAndSharedMemory) {
+  const auto ds = refusals("f32 (4096,1024):(1024,1)", "(256,1024):(1024,1)", "r=256,c=_");
+  expect_refusal(ds, "plan.expect_tx", {"1048576 bytes", "at most 1048575"});
+  expect_refusal(ds, "plan.smem_capacity", {"1048576 bytes"});
+}
+
+TEST(PlanRefusal, MulticastThatCannotBeSplitAndBadClusters) {
+  PlanOptions o;
+  o.cluster[0] = 2;
+  o.multicast_dim = 0;
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(3,64):(64,1)", "r=3,d=_", o), "plan.multicast",
+                 {"1 instructions", "over the 2 CTAs"});
+  PlanOptions big;
+  big.cluster[0] = 4;
+  big.cluster[1] = 4;
+  big.cluster[2] = 2;
+  big.multicast_dim = 0;
+  expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(64,1)", "r=64,d=_", big), "plan.cluster",
+                 {"cluster of 32 CTAs"});
+}
+
+TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
+  std::vector<std::string> ids;
+  for (std::uint32_t i = 0; i < kPlanRuleCount; ++i) ids.push_back(plan_rule_id(static_cast<PlanRule>(i)));
+  EXPECT_EQ(ids[0], "gmem.dtype");
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::inner_contiguous)], "plan.inner_contiguous");
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
+}

@@ -1,0 +1,116 @@
+// `tmakit plan` in-process (tmakit::cli::run_cli): plan text, JSON, refusals, usage errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+struct CliRun {
+  int rc;
+  std::string out, err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  args.insert(args.begin(), "plan");
+  std::istringstream in;
+  std::ostringstream out, err;
+  const int rc = tmakit::cli::run_cli(args, in, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+const std::vector<std::string> kGemmA = {"--gmem", "bf16 (4096,4096):(4096,1)", "--smem", "Sw<3,4,3> o (128,64):(64,1)",
+                                         "--tile", "M=128,K=64"};
+
+// The descriptor `tmakit encode tiled --dtype bf16 --dims 4096,4096 --strides 8192 --box 64,128
+// --swizzle 128B` prints (README): the plan must produce the very same bytes.
+const std::string kGemmAHex =
+    "0000000000000000106500000002000000000000000000000000000000000000ff0f0000ff0f00000000000000000000000000000000003f7f00000000000000"
+    "00400000000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+
+}  // namespace
+
+TEST(PlanCli, PrintsThePlanAndTheDescriptor) {
+  const CliRun r = run(kGemmA);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("plan: 1 TMA instruction per tile, 16384 bytes each; expect_tx 16384 bytes per stage"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x0 = 64*t_K"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x1 = 128*t_M"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("base aligned to 1024 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("descriptor: " + kGemmAHex), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("boxDim[1]              128"), std::string::npos) << r.out;  // decoded fields
+}
+
+TEST(PlanCli, Json) {
+  std::vector<std::string> a = kGemmA;
+  a.push_back("--json");
+  const CliRun r = run(a);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["result"], 0);
+  EXPECT_EQ(j["plan"]["expect_tx_bytes"], 16384);
+  EXPECT_EQ(j["plan"]["smem_alignment"], 1024);
+  EXPECT_EQ(j["plan"]["instructions"].size(), 1u);
+  EXPECT_EQ(j["plan"]["dims"][0]["mode_name"], "K");
+  EXPECT_EQ(j["plan"]["dims"][1]["coordinate"], "128*t_M");
+  EXPECT_EQ(j["descriptor"]["bytes"], kGemmAHex);
+  EXPECT_EQ(j["descriptor"]["decoded"]["fields"]["boxDim[1]"]["value"], "128") << j["descriptor"].dump();
+}
+
+TEST(PlanCli, RefusalNamesTheModeTheNumbersAndAFix) {
+  const CliRun r = run({"--gmem", "bf16 (4096,4096):(4096,1)", "--smem", "Sw<3,4,3> o (128,64):(1,128)", "--tile",
+                     "tile_M=128,tile_K=64"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("error [plan.inner_contiguous] tile mode 0 (tile_M) is contiguous in shared memory but has "
+                       "global stride 4096"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fix: make tile mode 1 (tile_K) the innermost shared mode"), std::string::npos) << r.err;
+  const CliRun j = run({"--gmem", "bf16 (512,1028):(1028,1) align=8", "--smem", "(64,64):(64,1)", "--tile", "r=64,c=64",
+                     "--json"});
+  EXPECT_EQ(j.rc, 1);
+  const json e = json::parse(j.out);
+  EXPECT_EQ(e["result"], 1);
+  ASSERT_EQ(e["errors"].size(), 2u) << j.out;  // every violation at once
+  EXPECT_EQ(e["errors"][0]["rule"], "gmem.base_align");
+  EXPECT_EQ(e["errors"][1]["rule"], "gmem.stride_align");
+  EXPECT_NE(e["errors"][1]["fix"].get<std::string>().find("1032 elements"), std::string::npos);
+}
+
+TEST(PlanCli, Multicast) {
+  std::vector<std::string> a = kGemmA;
+  for (const char* s : {"--cluster", "2,1", "--multicast-mode", "x"}) a.push_back(s);
+  const CliRun r = run(a);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("2 CTAs along x share the tile; each issues 1 instruction(s) (8192 bytes)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("each receiving CTA expects 16384 bytes"), std::string::npos) << r.out;
+}
+
+TEST(PlanCli, BadUsageExitsTwo) {
+  EXPECT_EQ(run({"--gmem", "bf16 (4096,4096):(4096,1)", "--smem", "(128,64):(64,1)"}).rc, 2);  // no --tile
+  const CliRun g = run({"--gmem", "bf17 (4,4):(4,1)", "--smem", "(4,4):(4,1)", "--tile", "4,4"});
+  EXPECT_EQ(g.rc, 2);
+  EXPECT_NE(g.err.find("--gmem: dtype 'bf17'"), std::string::npos) << g.err;
+  const CliRun s = run({"--gmem", "bf16 (4,4):(4,1)", "--smem", "(4,4:(4,1)", "--tile", "4,4"});
+  EXPECT_EQ(s.rc, 2);
+  EXPECT_NE(s.err.find("--smem: "), std::string::npos) << s.err;
+  std::vector<std::string> m = kGemmA;
+  m.push_back("--multicast-mode");
+  m.push_back("w");
+  EXPECT_EQ(run(m).rc, 2);
+  std::vector<std::string> c = kGemmA;
+  c.push_back("--cluster");
+  c.push_back("2,x");
+  EXPECT_EQ(run(c).rc, 2);
+  const CliRun h = run({"--help"});
+  EXPECT_EQ(h.rc, 0);
+  EXPECT_NE(h.out.find("--multicast-mode"), std::string::npos);
+}
