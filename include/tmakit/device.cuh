@@ -1,6 +1,6 @@
 // tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, the TMA copies
-// (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh) and the planned register ->
-// shared-memory stores (smem_store.cuh).
+// (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh), planned tile loads (load_tile.cuh)
+// and the planned register -> shared-memory stores (smem_store.cuh).
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
@@ -13,3 +13,4 @@
 #include "tmakit/device/dsmem.cuh"
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/device/smem_store.cuh"
+#include "tmakit/device/load_tile.cuh"

@@ -81,5 +81,25 @@ __global__ void __cluster_dims__(2, 1, 1)
   td::pipeline_teardown();
 }
 
+// Planned tile loads (load_tile.cuh): a TmaPlan as a parameter, and multicast.
+__global__ void __cluster_dims__(2, 1, 1)
+    tmakit_compile_check_load_tile_kernel(const __grid_constant__ tmakit::TmaPlan plan, const CUtensorMap* map) {
+  __shared__ td::Barrier bar;
+  __shared__ alignas(1024) std::uint8_t tile[8192];
+  if (threadIdx.x == 0) {
+    td::init(bar, 1);
+    td::fence_init_cluster();
+  }
+  cooperative_groups::this_cluster().sync();
+  const std::int32_t coord[tmakit::kMaxTileModes] = {};
+  if (threadIdx.x == 0) {
+    if (plan.multicast_ctas > 1) td::load_tile_multicast(plan, map, tile, bar, coord);
+    else td::load_tile(plan, map, tile, bar, coord);
+  }
+  td::Phase ph;
+  td::wait(bar, ph);
+  cooperative_groups::this_cluster().sync();
+}
+
 // Host side of the watchdog API.
 [[maybe_unused]] static cudaError_t tmakit_compile_check_host() { return td::watchdog::set_bound_ns(200000000ull); }

@@ -85,11 +85,7 @@ __device__ inline void issue_multicast(MulticastPipeline<Stages>& p, MapRef map,
   if (mask == (1u << cluster_rank())) {
     load(map, smem_dst, f, coords...);
   } else {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
-    __trap();  // sm_120 has no .multicast::cluster tensor copy (CCCL 3.0: sm_90a/100a/101a only)
-#else
-    load_multicast(map, smem_dst, f, mask, coords...);
-#endif
+    load_multicast(map, smem_dst, f, mask, coords...);  // traps on sm_120 (no multicast there)
   }
 }
 

@@ -131,8 +131,15 @@ __device__ inline void load_multicast(MapRef map, void* smem_dst, Barrier& bar, 
   static_assert(sizeof...(C) >= 1 && sizeof...(C) <= 5 && detail::all_int_v<C...>, "1..5 integer coordinates");
   const std::int32_t c[sizeof...(C)] = {static_cast<std::int32_t>(coords)...};
   detail::check_smem_alignment("multicast load into", map.p, smem_dst);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+  // sm_120 has no .multicast::cluster tensor copy (CCCL 3.0 wraps it for sm_90a/100a/101a only).
+  (void)c, (void)cta_mask, (void)bar;
+  printf("tmakit: TMA multicast is not available on sm_120; use per-CTA loads\n");
+  __trap();
+#else
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem_dst, map.p, c, raw(bar),
                                   cta_mask);
+#endif
 }
 
 // Load with an L2 cache policy (from policy_evict_*() or createpolicy).
