@@ -40,8 +40,11 @@
 // could read it; (3) a byte count landing before the arm cannot complete the phase early: the arm's
 // own arrival is still pending (the hardware allows a transiently negative tx-count). So arming is
 // still program-ordered before the release of the issuers (ARM-BEFORE-ISSUE as a protocol), without
-// a cluster-scope fence. With TMAKIT_WATCHDOG on, the arrival is release.cluster, so the issuer's
-// ledger check (issue before arm / wrong fan-in) reads an up-to-date ledger.
+// a cluster-scope fence. (1) rests on how loads complete (a read whose value has returned cannot
+// see a later write), not on a cluster-scope happens-before in the PTX memory model; to have the
+// formal guarantee, define TMAKIT_MULTICAST_RELEASE_CLUSTER (costs ~1 us per round, measured).
+// With TMAKIT_WATCHDOG on, the arrival is release.cluster too, so the issuer's ledger check
+// (issue before arm / wrong fan-in) reads an up-to-date ledger.
 //
 // With the watchdog on, issue_multicast() registers the copy on each receiver's ledger and traps
 // with "issue before arm" / "wrong fan-in" instead of issuing (cluster_watchdog.cuh).
@@ -148,7 +151,7 @@ template <int Stages>
 __device__ inline void release_to_senders(MulticastPipeline<Stages>& p, const StageRole& role, int s) {
   for (std::uint32_t r = 0; r < 16; ++r)
     if (role.senders >> r & 1u) {
-#if TMAKIT_WATCHDOG
+#if TMAKIT_WATCHDOG || defined(TMAKIT_MULTICAST_RELEASE_CLUSTER)
       arrive_remote(p.empty[s], r);
 #else
       arrive_remote_relaxed(p.empty[s], r);
