@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Plot bench_cluster's CSV (bench/bench_cluster.cu) as one SVG with three panels: delivered smem
-fill bandwidth (unicast vs multicast, L2 / HBM working sets, per pipeline shape), the protocol
-variants (pipelined per-tile handshake, burst, leader broadcast), and DSMEM copy bandwidth per
-path and size.
+"""Plot bench_cluster's CSV (bench/bench_cluster.cu; docs/cluster_bench.csv) as one SVG with three
+panels: delivered smem fill bandwidth of tmakit's warp-specialized pipeline (unicast vs sliced
+multicast c2 / c4, L2 and HBM working sets, per pipeline shape); the hand-back forms compared on
+6 x 32 KiB, L2 set (section fill_before: the first pipeline and burst; fill_handshake: the
+warp-specialized experiments); DSMEM copy bandwidth per path and size.
 
-    python3 tools/plot_cluster_bench.py bench_cluster.csv docs/cluster_bench.svg [title]
+    python3 tools/plot_cluster_bench.py docs/cluster_bench.csv docs/cluster_bench.svg [title]
 """
 import csv
 import sys
@@ -15,38 +16,55 @@ matplotlib.use("Agg")
 matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: a smaller, greppable SVG
 import matplotlib.pyplot as plt  # noqa: E402
 
+TRIO = ["unicast", "c2", "c4"]
+
+
+def trio_key(variant):
+    """'before_unicast' / 'mcast_c2' / 'releaser_relaxed_c4' -> (prefix, unicast|c2|c4) or None."""
+    for t in TRIO:
+        if variant.endswith("_" + t) or variant == t:
+            return variant[: -len(t)].rstrip("_").replace("mcast", ""), t
+    return None
+
 
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     title = sys.argv[3] if len(sys.argv) > 3 else "bench_cluster"
-    fill, dsmem, variants_row = {}, {}, {}
+    fill, forms, dsmem = {}, {}, {}
     with open(src) as f:
         for row in csv.DictReader(f):
-            if row["section"] == "fill":
-                fill.setdefault((row["working_set"], row["size"]), {})[row["variant"]] = float(row["gbps"])
-            elif row["section"] == "fill_variant":
-                variants_row[row["variant"]] = float(row["gbps"])
-            elif row["section"] == "dsmem":
-                dsmem.setdefault(row["variant"], {})[int(row["size"])] = float(row["gbps"])
-    fig, (a, c, b) = plt.subplots(1, 3, figsize=(18, 4.8), gridspec_kw={"width_ratios": [3, 2, 2]})
-    groups = sorted(fill)
-    variants = ["unicast", "mcast_c2", "mcast_c4"]
+            sec, v, g = row["section"], row["variant"], float(row["gbps"])
+            if sec == "fill":
+                k = trio_key(v)
+                fill.setdefault((row["working_set"], row["size"]), {})[k[1]] = g
+            elif sec in ("fill_before", "fill_handshake") and row["size"] == "6x32KiB":
+                k = trio_key(v)
+                if k and "_n1" not in v and "w1024" not in v and "ctawait" not in v:
+                    forms.setdefault(k[0], {})[k[1]] = g
+            elif sec == "dsmem":
+                dsmem.setdefault(v, {})[int(row["size"])] = float(row["gbps"])
+    fig, (a, c, b) = plt.subplots(1, 3, figsize=(20, 5.2), gridspec_kw={"width_ratios": [4, 3, 2]})
+    order = ["4x16KiB", "12x16KiB", "14x16KiB", "6x32KiB", "7x32KiB", "3x64KiB"]
+    groups = sorted(fill, key=lambda g: (g[0] != "L2", order.index(g[1]) if g[1] in order else 99))
     w = 0.26
-    for i, v in enumerate(variants):
-        xs = [g + (i - 1) * w for g in range(len(groups))]
-        a.bar(xs, [fill[g].get(v, 0) for g in groups], w, label=v)
+    for i, t in enumerate(TRIO):
+        xs = [j + (i - 1) * w for j in range(len(groups))]
+        a.bar(xs, [fill[g].get(t, 0) for g in groups], w, label="unicast" if t == "unicast" else "multicast " + t)
     a.set_xticks(range(len(groups)))
-    a.set_xticklabels([f"{s}\n{p}" for s, p in groups], fontsize=8)
-    a.set_ylabel("delivered smem fill GB/s (all SMs)")
-    a.set_title("TMA fill: unicast vs sliced multicast")
+    a.set_xticklabels([f"{s}\n{p}" for s, p in groups], fontsize=7)
+    a.set_ylabel("delivered smem fill GB/s (all receiving CTAs)")
+    a.set_title("tmakit warp-specialized pipeline: unicast vs sliced multicast")
     a.legend(fontsize=8)
-    names = list(variants_row)
-    c.bar(range(len(names)), [variants_row[n] for n in names], 0.6,
-          color=["tab:blue" if "unicast" in n else "tab:orange" for n in names])
+    names = [n for n in ["before", "pipe1w", "burst", "warp_release", "warp_relaxed", "releaser_release",
+                         "releaser_relaxed"] if n in forms]
+    for i, t in enumerate(TRIO):
+        xs = [j + (i - 1) * w for j in range(len(names))]
+        c.bar(xs, [forms[n].get(t, 0) for n in names], w, label=t)
     c.set_xticks(range(len(names)))
-    c.set_xticklabels(names, rotation=35, ha="right", fontsize=8)
+    c.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
     c.set_ylabel("delivered GB/s (L2 set, 6 x 32 KiB)")
-    c.set_title("protocol variants: per-tile handshake vs burst")
+    c.set_title("hand-back forms (releaser_relaxed = tmakit's)")
+    c.legend(fontsize=8)
     sizes = sorted({s for d in dsmem.values() for s in d})
     for i, (path, d) in enumerate(sorted(dsmem.items())):
         xs = [j + (i - 1.5) * 0.2 for j in range(len(sizes))]

@@ -3,7 +3,8 @@
 // CTAs, sparse active masks, a 2x2 GEMM-style cluster where A and B complete on one barrier, a
 // 3-D cluster, and the grouped-GEMM straddle (unicast fallback). Every CTA bit-checks every byte
 // of every round against global memory. 2 stages, 6 rounds: buffers are reused three times, so the
-// empty-barrier gating (ARM-BEFORE-ISSUE on reuse) is exercised.
+// empty-barrier gating (ARM-BEFORE-ISSUE on reuse) is exercised. The WarpSpecialized* cases run the
+// same plans through the warp-specialized form (producer, releaser, consumer warps).
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/layout/swizzle.hpp"
@@ -115,6 +116,63 @@ __global__ void multicast_kernel(const __grid_constant__ MulticastPlan plan0, co
   td::pipeline_teardown();
 }
 
+// The same rounds through the warp-specialized form: warp 3 is the producer (one elected thread
+// waits for its receivers and issues), warp 4 the releaser (run_releaser: waits for the consumers,
+// arms, releases the senders), warps 0..2 consume (wait_round / consumer_done); no CTA-wide
+// barrier inside the loop. 160 threads.
+template <int NOps>
+__global__ void multicast_ws_kernel(const __grid_constant__ MulticastPlan plan0, const __grid_constant__ MulticastPlan plan1,
+                                    const __grid_constant__ OperandArgs op0, const __grid_constant__ OperandArgs op1,
+                                    unsigned* errors) {
+  __shared__ td::MulticastPipeline<kStages> pipe;
+  extern __shared__ __align__(1024) std::uint8_t dyn[];
+  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  const MulticastPlan* plans[2] = {&plan0, &plan1};
+  const OperandArgs* ops[2] = {&op0, &op1};
+  const std::uint32_t rank = td::cluster_rank(), warp = threadIdx.x / 32, consumers = blockDim.x / 32 - 2;
+  StageRole both = stage_role(&plan0, 1, rank);
+  if (NOps == 2) {
+    const MulticastPlan two[2] = {plan0, plan1};
+    both = stage_role(two, 2, rank);
+  }
+  td::pipeline_init(pipe, both, consumers);
+  auto tile = [&](int o, std::uint32_t k) { return buf + (k % kStages) * NOps * kTileBytes + o * kTileBytes; };
+  if (plan0.cta[rank].active) {
+    if (warp == consumers) {
+      if (threadIdx.x % 32 == 0)
+        for (std::uint32_t k = 0; k < kRounds; ++k) {
+          bool waited = false;
+          for (int o = 0; o < NOps; ++o) {
+            const MulticastCta& c = plans[o]->cta[rank];
+            if (!c.issues) continue;
+            if (!waited) td::wait_receivers_armed(pipe, both, k);
+            waited = true;
+            const bool sliced = c.issue.slices > 1;
+            td::issue_multicast(pipe, sliced ? &ops[o]->slice : &ops[o]->full, tile(o, k) + c.issue.smem_offset,
+                                c.issue.mask, c.issue.bytes, k, 0,
+                                static_cast<int>(tile_row(*plans[o], rank, k) + c.issue.coord_offset));
+          }
+        }
+    } else if (warp == consumers + 1) {
+      if (threadIdx.x % 32 == 0) td::run_releaser(pipe, both, kRounds);
+    } else {
+      for (std::uint32_t k = 0; k < kRounds; ++k) {
+        td::wait_round(pipe, k);
+        unsigned bad = 0;
+        for (int o = 0; o < NOps; ++o) {
+          const std::uint8_t* t = tile(o, k);
+          const std::uint32_t* g = ops[o]->data + tile_row(*plans[o], rank, k) * kCols;
+          for (std::uint32_t i = threadIdx.x; i < kCols * kRows; i += consumers * 32)
+            bad += *reinterpret_cast<const std::uint32_t*>(t + ops[o]->swizzle(i * 4u)) != g[i];
+        }
+        if (bad) atomicAdd(&errors[blockIdx.x], bad);
+        td::consumer_done(pipe, k);
+      }
+    }
+  }
+  td::pipeline_teardown();
+}
+
 struct Fixture {
   std::vector<std::uint32_t*> tensors;
   unsigned* errors = nullptr;
@@ -134,7 +192,7 @@ struct Fixture {
 };
 
 // Runs plans[0..nops) on `clusters` clusters; returns total mismatching words (or ~0u on a CUDA error).
-unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2) {
+unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2, bool ws = false) {
   Fixture f;
   OperandArgs ops[2];
   for (int o = 0; o < nops; ++o) {
@@ -159,8 +217,11 @@ unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2) {
   const std::size_t smem = kStages * nops * kTileBytes + 1024;
   const MulticastPlan& p1 = nops == 2 ? plans[1] : plans[0];
   const dim3 grid(cs.x * clusters, cs.y, cs.z);
-  cudaError_t e = nops == 2 ? tmakit_test::launch_cluster(multicast_kernel<2>, cs, grid, dim3(128), smem, plans[0], p1, ops[0], ops[1], f.errors)
-                            : tmakit_test::launch_cluster(multicast_kernel<1>, cs, grid, dim3(128), smem, plans[0], p1, ops[0], ops[1], f.errors);
+  auto* k2 = ws ? multicast_ws_kernel<2> : multicast_kernel<2>;
+  auto* k1 = ws ? multicast_ws_kernel<1> : multicast_kernel<1>;
+  const dim3 block(ws ? 160 : 128);
+  cudaError_t e = nops == 2 ? tmakit_test::launch_cluster(k2, cs, grid, block, smem, plans[0], p1, ops[0], ops[1], f.errors)
+                            : tmakit_test::launch_cluster(k1, cs, grid, block, smem, plans[0], p1, ops[0], ops[1], f.errors);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     ADD_FAILURE() << "CUDA: " << cudaGetErrorString(e);
@@ -202,7 +263,36 @@ TEST_P(ClusterMulticastSize, Sliced) {
   EXPECT_EQ(run(&p, 1), 0u);
 }
 
+TEST_P(ClusterMulticastSize, WarpSpecializedSliced) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(GetParam(), MulticastMode::sliced));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(run(&p, 1, 2, true), 0u);
+}
+
+TEST_P(ClusterMulticastSize, WarpSpecializedLeader) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(GetParam(), MulticastMode::leader_broadcast));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(run(&p, 1, 2, true), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, ClusterMulticastSize, ::testing::Values(2u, 4u, 8u, 16u));
+
+TEST(ClusterMulticast, WarpSpecializedGemm2x2SparseAndUnicast) {
+  TMAKIT_REQUIRE_GPU();
+  const TensorMapParams box = tile_params(nullptr, kRows);
+  const GemmMulticastPlans g = plan_gemm_multicast(ClusterShape{2, 2, 1}, box, box, MulticastMode::sliced);
+  ASSERT_TRUE(g.a.ok() && g.b.ok());
+  const MulticastPlan plans[2] = {g.a, g.b};
+  EXPECT_EQ(run(plans, 2, 2, true), 0u);
+  const MulticastPlan sparse = plan_multicast(spec_1d(8, MulticastMode::sliced, 0b10100101));
+  ASSERT_TRUE(sparse.ok());
+  EXPECT_EQ(run(&sparse, 1, 2, true), 0u);
+  const MulticastPlan uni = plan_multicast(spec_1d(1, MulticastMode::sliced));
+  ASSERT_TRUE(uni.ok());
+  EXPECT_EQ(run(&uni, 1, 4, true), 0u);
+}
 
 TEST(ClusterMulticast, SparseMaskSliced) {
   TMAKIT_REQUIRE_GPU();

@@ -149,6 +149,14 @@ __device__ inline void arrive_remote(Barrier& b, std::uint32_t cta_rank) {
   detail::ledger_arrive(*p, 0);
   cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, raw(*p));
 }
+// The same arrival without release semantics (mbarrier.arrive.relaxed.cluster.shared::cluster,
+// PTX ISA 8.6): it orders nothing before it. For a signal whose receiver needs no data from the
+// arriving thread, e.g. "stage free" when the stage's phase cannot complete before this arrival.
+__device__ inline void arrive_remote_relaxed(Barrier& b, std::uint32_t cta_rank) {
+  Barrier* p = detail::peer(b, cta_rank);
+  detail::ledger_arrive(*p, 0);
+  cuda::ptx::mbarrier_arrive(cuda::ptx::sem_relaxed, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, raw(*p), 1u);
+}
 __device__ inline void arrive_expect_tx_remote(Barrier& b, std::uint32_t cta_rank, std::uint32_t bytes) {
   Barrier* p = detail::peer(b, cta_rank);
   detail::ledger_arrive(*p, bytes);

@@ -18,6 +18,34 @@
 // barrier setup and the final teardown are cluster barriers (release/acquire): pipeline_init() and
 // pipeline_teardown(), called by ALL threads.
 //
+// Warp-specialized form (the fast one; docs/cluster.md "Benchmarks"): the issue and the cluster
+// handshake leave the consumers' path. Three roles, one thread or warp each:
+//   PRODUCER (one thread):  for k: produce(pipe, role, map, dst, mask, bytes, k, coords...)
+//                           (waits until its receivers armed round k, acquire.cluster; issues)
+//   RELEASER (one thread of ANOTHER warp):  run_releaser(pipe, role, rounds)
+//                           for k: waits until this CTA's consumers left stage s (round k - Stages),
+//                           arms full[s] for round k, THEN arrives on empty[s] of every sender
+//   CONSUMERS (W warps, all lanes):  for k: wait_round(pipe, k); <read stage k % Stages>;
+//                           consumer_done(pipe, k)   (__syncwarp + one release.cta arrival per warp
+//                           on the local consumed[s], which counts W)
+// pipeline_init(pipe, role, W) sets it up. Per round each CTA sends ONE remote arrival per sender
+// (not one per consumer warp) and no CTA-wide barrier is taken.
+//
+// The remote "stage free + armed" arrival is RELAXED (mbarrier.arrive.relaxed.cluster) in release
+// builds: measured on an H100, an arrive.release.cluster costs about a microsecond in a loop with
+// copies in flight and capped the pipeline at ~23 GB/s per SM (docs/cluster.md). What it would
+// order is not needed for correctness: (1) the consumers' reads of stage s are complete before their
+// release.cta arrivals that the releaser waited for, all causally before the issue; (2) the copy
+// for round k cannot complete_tx into an earlier phase: that phase completed before the consumers
+// could read it; (3) a byte count landing before the arm cannot complete the phase early: the arm's
+// own arrival is still pending (the hardware allows a transiently negative tx-count). So arming is
+// still program-ordered before the release of the issuers (ARM-BEFORE-ISSUE as a protocol), without
+// a cluster-scope fence. (1) rests on how loads complete (a read whose value has returned cannot
+// see a later write), not on a cluster-scope happens-before in the PTX memory model; to have the
+// formal guarantee, define TMAKIT_MULTICAST_RELEASE_CLUSTER (costs ~1 us per round, measured).
+// With TMAKIT_WATCHDOG on, the arrival is release.cluster too, so the issuer's ledger check
+// (issue before arm / wrong fan-in) reads an up-to-date ledger.
+//
 // With the watchdog on, issue_multicast() registers the copy on each receiver's ledger and traps
 // with "issue before arm" / "wrong fan-in" instead of issuing (cluster_watchdog.cuh).
 #pragma once
@@ -40,16 +68,19 @@ struct MulticastPipeline {
   static_assert(Stages >= 1, "at least one stage");
   Barrier full[Stages];
   Barrier empty[Stages];
+  Barrier consumed[Stages];  // warp-specialized form only: the consumer warps' local "stage read"
 };
 
-// ALL threads of every CTA of the cluster: barrier setup, then a cluster barrier.
+// ALL threads of every CTA of the cluster: barrier setup, then a cluster barrier. consumer_warps:
+// 0 for the single-producer-thread form (arm_round), W for the warp-specialized form.
 template <int Stages>
-__device__ inline void pipeline_init(MulticastPipeline<Stages>& p, const StageRole& role) {
+__device__ inline void pipeline_init(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t consumer_warps = 0) {
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
     const std::uint32_t e = role.empty_arrivals();
     for (int s = 0; s < Stages; ++s) {
       init(p.full[s], 1);
       init(p.empty[s], e ? e : 1u);
+      init(p.consumed[s], consumer_warps ? consumer_warps : 1u);
     }
     fence_init_cluster();
   }
@@ -101,6 +132,41 @@ __device__ inline void produce(MulticastPipeline<Stages>& p, const StageRole& ro
 template <int Stages>
 __device__ inline void wait_round(MulticastPipeline<Stages>& p, std::uint32_t k) {
   watchdog::wait_parity(p.full[k % Stages], (k / Stages) & 1u, watchdog::bound_ns());
+}
+
+// Warp-specialized CONSUMER warp, all lanes, after reading round k's stage: one release.cta
+// arrival per warp on consumed[s] (the releaser waits for all W).
+template <int Stages>
+__device__ inline void consumer_done(MulticastPipeline<Stages>& p, std::uint32_t k) {
+  __syncwarp();  // every lane of this warp has finished reading the stage
+  if ((threadIdx.x & 31u) == 0u) arrive(p.consumed[k % Stages]);
+}
+
+// The "stage free and armed" arrival on a sender's empty barrier (see the header for why relaxed).
+template <int Stages>
+__device__ inline void release_to_senders(MulticastPipeline<Stages>& p, const StageRole& role, int s) {
+  for (std::uint32_t r = 0; r < 16; ++r)
+    if (role.senders >> r & 1u) {
+#if TMAKIT_WATCHDOG || defined(TMAKIT_MULTICAST_RELEASE_CLUSTER)
+      arrive_remote(p.empty[s], r);
+#else
+      arrive_remote_relaxed(p.empty[s], r);
+#endif
+    }
+}
+
+// Warp-specialized RELEASER: one thread, not in the producer's warp, for all `rounds`: round k
+// (k >= Stages) waits until the consumers left the stage (round k - Stages), then arms full[s]
+// with expect_bytes, then releases every sender.
+template <int Stages>
+__device__ inline void run_releaser(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t rounds) {
+  for (std::uint32_t k = 0; k < rounds; ++k) {
+    const int s = static_cast<int>(k % Stages);
+    if (k >= static_cast<std::uint32_t>(Stages))
+      watchdog::wait_parity(p.consumed[s], ((k - Stages) / Stages) & 1u, watchdog::bound_ns());
+    arrive_expect_tx(p.full[s], role.expect_bytes);  // ARM first ...
+    release_to_senders(p, role, s);                  // ... then release the issuers
+  }
 }
 
 // ALL threads of every CTA, at the end: no CTA exits while a peer may still arrive on or copy into it.
