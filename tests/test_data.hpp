@@ -3,6 +3,11 @@
 
 #include <zlib.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,5 +41,45 @@ inline std::vector<std::string> read_gz_lines(const std::string& path) {
 }
 
 inline std::string data_path(const char* name) { return std::string(TMAKIT_TEST_DATA_DIR) + "/" + name; }
+
+// The probes' shared-memory dumps (tools/driver_sweep/*_probe.cu): runs of 32-bit words written as
+// "a+n=g" (words a..a+n-1 hold global words g..g+n-1, stored as value + 1), "aZn" (n zero words) and
+// "a?n" (untouched: not returned). Returns shared word index -> stored value (global word + 1, or 0).
+inline std::map<std::uint32_t, std::uint32_t> parse_word_runs(const std::string& runs) {
+  std::map<std::uint32_t, std::uint32_t> words;
+  std::istringstream in(runs);
+  std::string tok;
+  while (in >> tok) {
+    unsigned a = 0, n = 0, g = 0;
+    if (std::sscanf(tok.c_str(), "%u+%u=%u", &a, &n, &g) == 3) {
+      for (unsigned k = 0; k < n; ++k) words[a + k] = g + k + 1;
+    } else if (tok.find('Z') != std::string::npos && std::sscanf(tok.c_str(), "%uZ%u", &a, &n) == 2) {
+      for (unsigned k = 0; k < n; ++k) words[a + k] = 0;
+    }
+  }
+  return words;
+}
+
+// The probes' global memory: 32-bit word k holds k + 1 (so 0 means fill), `bytes` rounded to words.
+inline std::vector<unsigned char> word_index_image(std::uint64_t bytes) {
+  std::vector<unsigned char> g(bytes / 4 * 4);
+  for (std::size_t w = 0; w < g.size() / 4; ++w) {
+    const auto v = static_cast<std::uint32_t>(w + 1);
+    std::memcpy(&g[4 * w], &v, 4);
+  }
+  return g;
+}
+
+// A shared-memory image as word index -> value, leaving out words equal to `untouched`.
+inline std::map<std::uint32_t, std::uint32_t> image_words(const std::vector<unsigned char>& smem,
+                                                          std::uint32_t untouched) {
+  std::map<std::uint32_t, std::uint32_t> out;
+  for (std::size_t w = 0; w < smem.size() / 4; ++w) {
+    std::uint32_t v;
+    std::memcpy(&v, &smem[4 * w], 4);
+    if (v != untouched) out[static_cast<std::uint32_t>(w)] = v;
+  }
+  return out;
+}
 
 }  // namespace tmakit_test

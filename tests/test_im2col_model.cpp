@@ -58,16 +58,7 @@ bool parse(const std::string& line, Recorded& r) {
   r.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
   const auto colon = line.find(" : ");
   if (!r.encoded || r.kernel_error || colon == std::string::npos) return true;
-  std::istringstream runs(line.substr(colon + 3));
-  std::string tok;
-  while (runs >> tok) {
-    unsigned a = 0, n = 0, g = 0;
-    if (std::sscanf(tok.c_str(), "%u+%u=%u", &a, &n, &g) == 3) {
-      for (unsigned k = 0; k < n; ++k) r.words[a + k] = g + k + 1;
-    } else if (tok.find('Z') != std::string::npos && std::sscanf(tok.c_str(), "%uZ%u", &a, &n) == 2) {
-      for (unsigned k = 0; k < n; ++k) r.words[a + k] = 0;
-    }
-  }
+  r.words = tmakit_test::parse_word_runs(line.substr(colon + 3));
   return true;
 }
 
@@ -94,19 +85,10 @@ TEST(Im2colModel, MatchesEveryRecordedH100Load) {
     EXPECT_TRUE(inside) << "a load that ran has its start outside the bounding box";
     std::uint64_t extent = tmakit::smem_model_element_bytes(r.p) * r.p.dims[0];
     for (std::uint32_t i = 1; i < r.p.rank; ++i) extent += r.p.strides[i - 1] * (r.p.dims[i] - 1);
-    std::vector<unsigned char> global((extent + 4096) / 4 * 4);
-    for (std::size_t w = 0; w < global.size() / 4; ++w) {
-      const auto v = static_cast<std::uint32_t>(w + 1);
-      std::memcpy(&global[4 * w], &v, 4);
-    }
+    const std::vector<unsigned char> global = tmakit_test::word_index_image(extent + 4096);
     std::vector<unsigned char> smem;
     ASSERT_TRUE(tmakit::smem_model_im2col_load(r.p, global, r.start, r.offsets, smem, 0xA5));
-    std::map<std::uint32_t, std::uint32_t> want;
-    for (std::size_t w = 0; w < smem.size() / 4; ++w) {
-      std::uint32_t v;
-      std::memcpy(&v, &smem[4 * w], 4);
-      if (v != 0xA5A5A5A5u) want[static_cast<std::uint32_t>(w)] = v;
-    }
+    const auto want = tmakit_test::image_words(smem, 0xA5A5A5A5u);
     EXPECT_EQ(want, r.words) << "model differs from the H100's shared memory";
     ++compared;
   }

@@ -55,16 +55,7 @@ bool parse(const std::string& line, Recorded& r) {
   r.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
   const auto colon = line.find(" : ");
   if (!r.encoded || r.kernel_error || colon == std::string::npos) return true;
-  std::istringstream runs(line.substr(colon + 3));
-  std::string tok;
-  while (runs >> tok) {
-    unsigned a = 0, n = 0, g = 0;
-    if (std::sscanf(tok.c_str(), "%u+%u=%u", &a, &n, &g) == 3) {
-      for (unsigned k = 0; k < n; ++k) r.words[a + k] = g + k + 1;
-    } else if (std::sscanf(tok.c_str(), "%uZ%u", &a, &n) == 2 && tok.find('Z') != std::string::npos) {
-      for (unsigned k = 0; k < n; ++k) r.words[a + k] = 0;
-    }  // "a?n": untouched words, not recorded
-  }
+  r.words = tmakit_test::parse_word_runs(line.substr(colon + 3));
   return true;
 }
 
@@ -91,21 +82,12 @@ TEST(InterleaveModel, MatchesEveryRecordedH100Load) {
     // A global image of word k = k + 1, large enough for every case.
     std::uint64_t extent = tmakit::dim0_unit_bytes(r.p) * r.p.dims[0];
     for (std::uint32_t i = 1; i < r.p.rank; ++i) extent += r.p.strides[i - 1] * (r.p.dims[i] - 1);
-    std::vector<unsigned char> global((extent + 4096) / 4 * 4);
-    for (std::size_t w = 0; w < global.size() / 4; ++w) {
-      const auto v = static_cast<std::uint32_t>(w + 1);
-      std::memcpy(&global[4 * w], &v, 4);
-    }
+    const std::vector<unsigned char> global = tmakit_test::word_index_image(extent + 4096);
     std::vector<unsigned char> smem;
     constexpr unsigned char kUntouched = 0xA5;  // the probe's fill, as in the recording
     ASSERT_TRUE(tmakit::smem_model_tiled_load(r.p, global, r.start, smem, {}, kUntouched))
         << "dtype " << int(r.p.dtype) << " il " << int(r.p.interleave) << " rank " << r.p.rank << " dims0 " << r.p.dims[0] << " box0 " << r.p.box[0];
-    std::map<std::uint32_t, std::uint32_t> want;
-    for (std::size_t w = 0; w < smem.size() / 4; ++w) {
-      std::uint32_t v;
-      std::memcpy(&v, &smem[4 * w], 4);
-      if (v != 0xA5A5A5A5u) want[static_cast<std::uint32_t>(w)] = v;
-    }
+    const auto want = tmakit_test::image_words(smem, 0xA5A5A5A5u);
     EXPECT_EQ(want, r.words) << "model differs from the H100's shared memory";
     // What was written is also what the barrier counts (checked on silicon by the GPU suite).
     EXPECT_EQ(tmakit::transaction_bytes(r.p), 4 * r.words.size());

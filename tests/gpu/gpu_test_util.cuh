@@ -3,9 +3,16 @@
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "tmakit/core/dtype.hpp"
 #include "tmakit/device/mbarrier.cuh"
 
 namespace tmakit_test {
@@ -33,6 +40,71 @@ __device__ inline bool bounded_wait(tmakit::device::Barrier& b, tmakit::device::
     if (clock64() - t0 > max_cycles) return false;
   ph.advance();
   return true;
+}
+
+// ---- TMA tests: buffers and data
+
+// The first 1024-byte aligned address at or after p (in shared memory): what every swizzle needs.
+__device__ inline unsigned char* align1024(unsigned char* p) {
+  const std::uint32_t s = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+  return p + ((1024u - (s & 1023u)) & 1023u);
+}
+
+// Per-element pattern, unique per idx within the type's range; float types get normal values with
+// the low 13 mantissa bits of f32 zero (so tf32 rounding and FTZ change nothing).
+inline void put_pattern(tmakit::DataType t, std::uint64_t idx, unsigned char* dst) {
+  using tmakit::DataType;
+  const std::uint32_t eb = tmakit::element_bits(t) / 8;
+  std::uint64_t v = 0;
+  switch (t) {
+    case DataType::float16: case DataType::bfloat16: v = 0x3000u + (idx & 0xfffu); break;
+    case DataType::float32: case DataType::float32_ftz: case DataType::tfloat32: case DataType::tfloat32_ftz:
+      v = 0x30000000u + ((idx & 0xffffu) << 13); break;
+    case DataType::float64: v = 0x3ff0000000000000ull + (idx << 12); break;
+    default: v = (idx + 1) * 0x9E3779B97F4A7C15ull; v ^= v >> 29; break;
+  }
+  for (std::uint32_t i = 0; i < eb; ++i) dst[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+// ---- planted-bug tests: a kernel that traps on purpose runs in a child process (a trap ends the
+// CUDA context, and with it every later test of the process).
+
+// True in the child: the environment variable TMAKIT_WATCHDOG_CHILD=1.
+inline bool is_child() {
+  const char* v = std::getenv("TMAKIT_WATCHDOG_CHILD");
+  return v && std::string(v) == "1";
+}
+
+struct ChildResult {
+  std::string output;  // stdout and stderr together
+  int status = -1;
+  double seconds = 0;
+};
+
+// Re-executes this binary on one test ("Suite.Name") with TMAKIT_WATCHDOG_CHILD=1, killed after 60 s.
+inline ChildResult run_child(const std::string& suite_dot_test) {
+  std::array<char, 4096> self{};
+  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  ChildResult r;
+  if (n <= 0) return r;
+  const std::string cmd = "TMAKIT_WATCHDOG_CHILD=1 timeout -s KILL 60 '" + std::string(self.data(), n) +
+                          "' --gtest_filter=" + suite_dot_test + " 2>&1";
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> chunk{};
+  size_t got;
+  while ((got = fread(chunk.data(), 1, chunk.size(), p)) > 0) r.output.append(chunk.data(), got);
+  r.status = pclose(p);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// The child ended within `bound_s`, failed, and printed every needle.
+inline void expect_diagnosis(const ChildResult& r, const std::vector<std::string>& needles, double bound_s) {
+  EXPECT_LT(r.seconds, bound_s) << "the child did not end within " << bound_s << " s\n" << r.output;
+  EXPECT_NE(r.status, 0) << "the planted bug did not fail the kernel\n" << r.output;
+  for (const auto& s : needles) EXPECT_NE(r.output.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.output;
 }
 
 }  // namespace tmakit_test

@@ -28,6 +28,8 @@
 #include "tmakit/tensor_map/validate.hpp"
 
 namespace td = tmakit::device;
+using tmakit_test::align1024;
+using tmakit_test::put_pattern;
 using tmakit::DataType;
 using tmakit::OobFill;
 using tmakit::Swizzle;
@@ -44,11 +46,6 @@ struct Job {
   std::uint16_t off[3];
   std::uint64_t out_off;
 };
-
-__device__ unsigned char* align1024(unsigned char* p) {
-  const std::uint32_t s = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-  return p + ((1024u - (s & 1023u)) & 1023u);
-}
 
 __global__ void im2col_kernel(const CUtensorMap* descs, const Job* jobs, unsigned char* out, std::uint32_t* status) {
   extern __shared__ unsigned char dyn[];
@@ -80,19 +77,6 @@ __global__ void im2col_kernel(const CUtensorMap* descs, const Job* jobs, unsigne
   for (std::uint32_t i = threadIdx.x * 16; i < j.cap; i += blockDim.x * 16)
     *reinterpret_cast<uint4*>(out + j.out_off + i) = *reinterpret_cast<const uint4*>(s + i);
   if (threadIdx.x == 0) status[blockIdx.x] = ok ? 1u : 2u;
-}
-
-void put_pattern(DataType t, std::uint64_t idx, unsigned char* dst) {
-  const std::uint32_t eb = tmakit::element_bits(t) / 8;
-  std::uint64_t v = 0;
-  switch (t) {
-    case DataType::float16: case DataType::bfloat16: v = 0x3000u + (idx & 0xfffu); break;
-    case DataType::float32: case DataType::float32_ftz: case DataType::tfloat32: case DataType::tfloat32_ftz:
-      v = 0x30000000u + ((idx & 0xffffu) << 13); break;
-    case DataType::float64: v = 0x3ff0000000000000ull + (idx << 12); break;
-    default: v = (idx + 1) * 0x9E3779B97F4A7C15ull; v ^= v >> 29; break;
-  }
-  for (std::uint32_t i = 0; i < eb; ++i) dst[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
 struct Config {

@@ -25,6 +25,8 @@
 #include "tmakit/tensor_map/smem_model.hpp"
 
 namespace td = tmakit::device;
+using tmakit_test::align1024;
+using tmakit_test::put_pattern;
 using tmakit::DataType;
 using tmakit::Interleave;
 using tmakit::OobFill;
@@ -41,11 +43,6 @@ namespace {
 
 constexpr std::uint32_t kSmemCap = 16 * 1024;  // capture bytes per CTA (max over configs)
 constexpr unsigned char kSentinel = 0xA5;
-
-__device__ unsigned char* align1024(unsigned char* p) {
-  const std::uint32_t s = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-  return p + ((1024u - (s & 1023u)) & 1023u);
-}
 
 struct LoadJob {
   std::uint32_t desc;
@@ -87,22 +84,6 @@ __global__ void load_kernel(const CUtensorMap* descs, const LoadJob* jobs, unsig
   for (std::uint32_t i = threadIdx.x * 16; i < j.cap; i += blockDim.x * 16)
     *reinterpret_cast<uint4*>(out + j.out_off + i) = *reinterpret_cast<const uint4*>(s + i);
   if (threadIdx.x == 0) status[blockIdx.x] = ok ? 1u : 2u;
-}
-
-// Per-element pattern, unique per (idx, salt) within the type's range; float types get normal
-// values with the low 13 mantissa bits of f32 zero (so tf32 rounding and FTZ change nothing).
-void put_pattern(DataType t, std::uint64_t idx, unsigned char* dst) {
-  const std::uint32_t eb = tmakit::element_bits(t) / 8;
-  std::uint64_t v = 0;
-  switch (t) {
-    case DataType::float16: v = 0x3000u + (idx & 0xfffu); break;
-    case DataType::bfloat16: v = 0x3000u + (idx & 0xfffu); break;
-    case DataType::float32: case DataType::float32_ftz: case DataType::tfloat32: case DataType::tfloat32_ftz:
-      v = 0x30000000u + ((idx & 0xffffu) << 13); break;
-    case DataType::float64: v = 0x3ff0000000000000ull + (idx << 12); break;
-    default: v = (idx + 1) * 0x9E3779B97F4A7C15ull; v ^= v >> 29; break;
-  }
-  for (std::uint32_t i = 0; i < eb; ++i) dst[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
 std::string describe(const TensorMapParams& p, const std::int32_t* c) {

@@ -154,40 +154,11 @@ cudaError_t run_swizzled(std::uint32_t offset, unsigned* mismatches) {
   return e;
 }
 
-bool is_child() {
-  const char* v = std::getenv("TMAKIT_WATCHDOG_CHILD");
-  return v && std::string(v) == "1";
-}
-
-struct ChildResult {
-  std::string output;
-  int status = -1;
-  double seconds = 0;
-};
-
-// Re-executes this binary on one WatchdogChild test; stdout and stderr together.
-ChildResult run_child(const std::string& test) {
-  std::array<char, 4096> self{};
-  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
-  ChildResult r;
-  if (n <= 0) return r;
-  const std::string cmd = "TMAKIT_WATCHDOG_CHILD=1 timeout -s KILL 60 '" + std::string(self.data(), n) +
-                          "' --gtest_filter=WatchdogChild." + test + " 2>&1";
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> chunk{};
-  size_t got;
-  while ((got = fread(chunk.data(), 1, chunk.size(), p)) > 0) r.output.append(chunk.data(), got);
-  r.status = pclose(p);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
-}
-
+using tmakit_test::ChildResult;
+using tmakit_test::is_child;
+ChildResult run_child(const std::string& test) { return tmakit_test::run_child("WatchdogChild." + test); }
 void expect_diagnosis(const ChildResult& r, const std::vector<std::string>& needles) {
-  EXPECT_LT(r.seconds, kChildSeconds) << "the child did not end within " << kChildSeconds << " s\n" << r.output;
-  EXPECT_NE(r.status, 0) << "the planted bug did not fail the kernel\n" << r.output;
-  for (const auto& s : needles) EXPECT_NE(r.output.find(s), std::string::npos) << "missing \"" << s << "\" in:\n" << r.output;
+  tmakit_test::expect_diagnosis(r, needles, kChildSeconds);
 }
 
 #define TMAKIT_CHILD_ONLY() \

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "probe_dump.hpp"
+
 #include "tmakit/device.cuh"
 
 namespace td = tmakit::device;
@@ -92,18 +94,7 @@ int main() {
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) { std::printf(" KERNEL_ERROR %s\n", cudaGetErrorString(e)); std::fflush(stdout); return 3; }
     cudaMemcpyFromSymbol(dump.data(), g_dump, kDumpWords * 4);
-    int last = kDumpWords - 1;
-    while (last >= 0 && dump[last] == 0xA5A5A5A5u) --last;
-    std::printf(" written_words %d :", last + 1);
-    for (int i = 0; i <= last;) {
-      int j = i + 1;
-      if (dump[i] == 0xA5A5A5A5u) { while (j <= last && dump[j] == 0xA5A5A5A5u) ++j; std::printf(" %d?%d", i, j - i); }
-      else if (dump[i] == 0) { while (j <= last && dump[j] == 0) ++j; std::printf(" %dZ%d", i, j - i); }
-      else { while (j <= last && dump[j] == dump[j - 1] + 1) ++j; std::printf(" %d+%d=%u", i, j - i, dump[i] - 1); }
-      i = j;
-    }
-    std::printf("\n");
-    std::fflush(stdout);
+    print_word_runs(dump);
   }
   return 0;
 }

@@ -2,6 +2,8 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include "cli_app.hpp"
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -126,16 +128,7 @@ int run_descriptor_command(const std::string& cmd, std::vector<std::string> args
       ->required();
   if (is_diff) app.add_option("B", b, "the second descriptor, as A")->required();
   app.add_flag("--json", opts.json, "print JSON");
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    err << name << ": " << e.what() << "\nRun '" << name << " --help' for usage.\n";
-    return 2;
-  }
+  if (const int rc = parse_app(app, std::move(args), name, out, err); rc >= 0) return rc;
   std::string ha, hb, why;
   if (!read_hex_arg(a, in, ha, why)) {
     err << name << ": " << (is_diff ? "A" : "DESCRIPTOR") << ": " << why << '\n';

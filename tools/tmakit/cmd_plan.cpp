@@ -5,6 +5,8 @@
 #include "cmd_plan.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include "cli_app.hpp"
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -60,16 +62,8 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   app.add_option("--l2", l2, "L2 promotion of the descriptor (default none)");
   app.add_option("--oob", oob, "out-of-bounds fill (default none)");
   app.add_flag("--json", json, "print JSON");
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help() << "\nSee docs/plan.md for the notation and examples.\n";
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    err << name << ": " << e.what() << "\nRun '" << name << " --help' for usage.\n";
-    return 2;
-  }
+  constexpr const char* kFooter = "\nSee docs/plan.md for the notation and examples.\n";
+  if (const int rc = parse_app(app, std::move(args), name, out, err, kFooter); rc >= 0) return rc;
   auto usage = [&](const std::string& what) {
     err << name << ": " << what << '\n';
     return 2;

@@ -3,6 +3,8 @@
 #include "cmd_smem_store.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include "cli_app.hpp"
 #include <algorithm>
 #include <fstream>
 #include <istream>
@@ -33,16 +35,7 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
   app.add_flag("--no-stmatrix", no_stmatrix, "plan with st.shared only");
   app.add_flag("--json", json, "print JSON");
   app.add_option("--svg", svg_path, "write a picture of warp 0's first instructions (lanes, bytes, banks)");
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    err << name << ": " << e.what() << "\nRun '" << name << " --help' for usage.\n";
-    return 2;
-  }
+  if (const int rc = parse_app(app, std::move(args), name, out, err); rc >= 0) return rc;
   const ParsedSource ps = parse_store_source(src_text);
   if (!ps.ok) {
     err << name << ": --src: " << ps.error << '\n';
