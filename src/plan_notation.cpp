@@ -123,20 +123,8 @@ ParsedTileExtents parse_tile_extents(std::string_view text) {
 }
 
 std::string short_dtype_name(DataType t) {
-  switch (t) {
-    case DataType::uint8: return "u8";
-    case DataType::uint16: return "u16";
-    case DataType::uint32: return "u32";
-    case DataType::int32: return "s32";
-    case DataType::uint64: return "u64";
-    case DataType::int64: return "s64";
-    case DataType::float16: return "f16";
-    case DataType::float32: return "f32";
-    case DataType::float64: return "f64";
-    case DataType::bfloat16: return "bf16";
-    case DataType::tfloat32: return "tf32";
-    default: return to_name(t);
-  }
+  const char* s = short_name(t);
+  return s ? s : to_name(t);
 }
 
 std::string to_string(const GlobalTensor& g) {

@@ -50,6 +50,28 @@ TMAKIT_HD constexpr bool is_packed(DataType t) {
   return t == DataType::u4x16_align8b || t == DataType::u4x16_align16b || t == DataType::u6x16_align16b;
 }
 
+// The short name of a type as kernel authors write it (u8, s32, bf16, tf32, ...), a string literal
+// usable in device code (the watchdog's ledger) and in the plan notation; nullptr for the packed
+// types, which have no short name (names.hpp's to_name gives the cuda.h spelling of every type).
+TMAKIT_HD constexpr const char* short_name(DataType t) {
+  switch (t) {
+    case DataType::uint8: return "u8";
+    case DataType::uint16: return "u16";
+    case DataType::uint32: return "u32";
+    case DataType::int32: return "s32";
+    case DataType::uint64: return "u64";
+    case DataType::int64: return "s64";
+    case DataType::float16: return "f16";
+    case DataType::float32: return "f32";
+    case DataType::float64: return "f64";
+    case DataType::bfloat16: return "bf16";
+    case DataType::float32_ftz: return "f32_ftz";
+    case DataType::tfloat32: return "tf32";
+    case DataType::tfloat32_ftz: return "tf32_ftz";
+    default: return nullptr;
+  }
+}
+
 // True for the types CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA may be used with.
 TMAKIT_HD constexpr bool is_floating_point(DataType t) {
   switch (t) {

@@ -35,22 +35,8 @@ namespace detail {
 
 // A string literal naming the element type, for the watchdog's ledger ("TMA load of box 64x2x64 bf16").
 __device__ constexpr const char* dtype_literal(DataType t) {
-  switch (t) {
-    case DataType::uint8: return "u8";
-    case DataType::uint16: return "u16";
-    case DataType::uint32: return "u32";
-    case DataType::int32: return "s32";
-    case DataType::uint64: return "u64";
-    case DataType::int64: return "s64";
-    case DataType::float16: return "f16";
-    case DataType::float32: return "f32";
-    case DataType::float64: return "f64";
-    case DataType::bfloat16: return "bf16";
-    case DataType::float32_ftz: return "f32_ftz";
-    case DataType::tfloat32: return "tf32";
-    case DataType::tfloat32_ftz: return "tf32_ftz";
-    default: return "packed";
-  }
+  const char* s = short_name(t);
+  return s ? s : "packed";
 }
 
 __device__ inline void issue_planned(const TmaPlan& plan, MapRef desc, unsigned char* smem, Barrier& bar,
