@@ -121,20 +121,7 @@ TMAKIT_HD constexpr LayoutResult composition(const Layout& a, const Layout& b) {
 // A that the tiler does not reach are dropped. A layout tiler is plain composition.
 TMAKIT_HD constexpr LayoutResult composition(const Layout& a, const Tiler& t) {
   if (!t.by_mode) return composition(a, t.layout);
-  const int r = t.rank();
-  if (r > a.rank() || (a.shape.is_leaf() && r > 1)) return refuse(LayoutRule::tiler_rank, -1, r, a.rank());
-  Layout out{IntTuple::tuple(), IntTuple::tuple()};
-  for (int i = 0; i < r; ++i) {
-    const LayoutResult m = composition(a.mode(i), t.mode(i));
-    if (!m.ok()) {
-      LayoutResult e = m;
-      if (e.diagnostic.mode < 0) e.diagnostic.mode = i;
-      return e;
-    }
-    out.shape.append(m.value.shape);
-    out.stride.append(m.value.stride);
-  }
-  return accept(out);
+  return apply_by_mode(a, t, false, [](const Layout& m, const Layout& b) { return composition(m, b); });
 }
 
 }  // namespace tmakit

@@ -23,24 +23,7 @@ TMAKIT_HD constexpr LayoutResult logical_divide(const Layout& a, const Layout& b
 
 TMAKIT_HD constexpr LayoutResult logical_divide(const Layout& a, const Tiler& t) {
   if (!t.by_mode) return logical_divide(a, t.layout);
-  const int r = t.rank();
-  if (r > a.rank()) return refuse(LayoutRule::tiler_rank, -1, r, a.rank());
-  Layout out{IntTuple::tuple(), IntTuple::tuple()};
-  for (int i = 0; i < a.rank(); ++i) {
-    Layout m = a.mode(i);
-    if (i < r) {
-      const LayoutResult d = logical_divide(m, t.mode(i));
-      if (!d.ok()) {
-        LayoutResult e = d;
-        if (e.diagnostic.mode < 0) e.diagnostic.mode = i;
-        return e;
-      }
-      m = d.value;
-    }
-    out.shape.append(m.shape);
-    out.stride.append(m.stride);
-  }
-  return accept(out);
+  return apply_by_mode(a, t, true, [](const Layout& m, const Layout& b) { return logical_divide(m, b); });
 }
 
 TMAKIT_HD constexpr LayoutResult zipped_divide(const Layout& a, const Tiler& t) {
