@@ -2,7 +2,9 @@
 // of tests/gpu/test_smem_store.cu and the docs' worked example), explanations and refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "tmakit/layout/linear_layout.hpp"
 #include "tmakit/layout/notation.hpp"
@@ -280,4 +282,105 @@ TEST(SmemStoreWavefronts, AgreesWithTheLinearLayoutBankModel) {
       for (int g = 0; g < 32; g += gl) mine += group_wavefronts(a32 + g, gl, bytes);
       EXPECT_EQ(mine, shared_wavefronts(a64, 32, bytes, true).wavefronts) << bytes << " " << trial;
     }
+}
+
+// ---- invariants the fast planner relies on
+
+// The planner skips the ownership checks for the built-in models and computes their slots as a thread
+// part plus a value part: both must hold for every shape validate() accepts.
+TEST(SmemStoreSource, BuiltInModelsOwnEveryElementOnceAndAreSeparable) {
+  std::vector<StoreSource> srcs;
+  for (int n = 8; n <= 256; n += 8) srcs.push_back(wgmma_accumulator(n));
+  for (int w : {1, 2, 4, 8})
+    for (int n : {8, 16, 24, 64}) srcs.push_back(mma_m16n8_accumulator(n, w));
+  for (FragmentKind k : {FragmentKind::tcgen05_32x32b, FragmentKind::tcgen05_16x64b, FragmentKind::tcgen05_16x128b,
+                         FragmentKind::tcgen05_16x256b})
+    for (int rep = 1; rep <= 128; rep *= 2)
+      for (int mult : {1, 2, 4})
+        for (int w : {1, 4}) {
+          const StoreSource probe = tcgen05_load(k, rep, 1, w);
+          const int n = probe.cols_per_load() * mult;
+          const StoreSource s = tcgen05_load(k, rep, n, w);
+          if (s.values() <= SmemStorePlan::kMaxValues && s.cols() <= 1024) srcs.push_back(s);
+        }
+  int checked = 0;
+  for (const StoreSource& s : srcs) {
+    const int T = s.threads(), V = s.values(), R = s.rows(), C = s.cols();
+    std::vector<char> seen(static_cast<std::size_t>(R) * C, 0);
+    const TileCoord o = s.coord(0, 0);
+    ASSERT_EQ(o, rc(0, 0)) << fragment_kind_name(s.kind);
+    for (int t = 0; t < T; ++t)
+      for (int v = 0; v < V; ++v) {
+        const TileCoord c = s.coord(t, v), a = s.coord(t, 0), b = s.coord(0, v);
+        ASSERT_TRUE(c.row >= 0 && c.row < R && c.col >= 0 && c.col < C)
+            << fragment_kind_name(s.kind) << " n" << s.n << " x" << s.rep << " t" << t << " v" << v;
+        char& hit = seen[static_cast<std::size_t>(c.row) + static_cast<std::size_t>(R) * c.col];
+        ASSERT_EQ(hit, 0) << fragment_kind_name(s.kind) << " n" << s.n << " x" << s.rep << " t" << t << " v" << v;
+        hit = 1;
+        ASSERT_EQ(c, rc(a.row + b.row, a.col + b.col)) << fragment_kind_name(s.kind) << " t" << t << " v" << v;
+      }
+    EXPECT_EQ(static_cast<std::int64_t>(T) * V, static_cast<std::int64_t>(R) * C) << fragment_kind_name(s.kind);
+    ++checked;
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// The wavefront count and the conflicting pair equal a plain per-bank word list (the definition).
+TEST(SmemStoreWavefronts, FastGroupCountMatchesTheDefinition) {
+  std::uint64_t state = 7;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  int conflicts = 0;
+  for (int bytes : {1, 2, 4, 8, 16})
+    for (int trial = 0; trial < 300; ++trial) {
+      const int n = bytes == 16 ? 8 : bytes == 8 ? 16 : 32;
+      std::uint32_t a[32];
+      for (int i = 0; i < n; ++i)
+        a[i] = ((next() % 3) * 128 + (next() % 128)) / static_cast<std::uint32_t>(bytes) * static_cast<std::uint32_t>(bytes);
+      // reference: every bank's distinct words in order of first appearance
+      std::vector<std::vector<std::uint32_t>> words(32);
+      std::vector<std::vector<int>> owner(32);
+      int worst = 0, ra = -1, rb = -1;
+      for (int i = 0; i < n; ++i)
+        for (std::uint32_t w = a[i] / 4; w <= (a[i] + static_cast<std::uint32_t>(bytes) - 1) / 4; ++w) {
+          auto& list = words[w % 32];
+          bool dup = false;
+          for (std::uint32_t x : list) dup = dup || x == w;
+          if (dup) continue;
+          list.push_back(w);
+          owner[w % 32].push_back(i);
+          if (list.size() == 2 && ra < 0) {
+            ra = owner[w % 32][0];
+            rb = i;
+          }
+          worst = std::max(worst, static_cast<int>(list.size()));
+        }
+      int ca = 0, cb = 0;
+      EXPECT_EQ(group_wavefronts(a, n, bytes, &ca, &cb), worst) << bytes << " " << trial;
+      EXPECT_EQ(ca, ra) << bytes << " " << trial;
+      EXPECT_EQ(cb, rb) << bytes << " " << trial;
+      conflicts += ra >= 0;
+    }
+  EXPECT_GT(conflicts, 100);
+}
+
+// Plans with the default options (fix search and unit check on) evaluate at compile time (nvcc too:
+// tests/gpu/test_smem_store.cu builds its plans this way).
+namespace {
+constexpr StoreSource kCtX4 = tcgen05_load(FragmentKind::tcgen05_32x32b, 4, 128);
+constexpr SmemStorePlan kCtWorked = plan_smem_store(kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value);
+constexpr SmemStorePlan kCtF32 =
+    plan_smem_store(wgmma_accumulator(128), gmma_operand(OperandMajor::k, Swizzle::b128, 4, 64, 128).value);
+}  // namespace
+static_assert(kCtWorked.ok && kCtWorked.op.bytes == 8 && kCtWorked.total_wavefronts == 512 &&
+              kCtWorked.total_ideal == 256 && kCtWorked.better_rep == 8 && kCtWorked.better_rep_bytes == 16);
+static_assert(kCtF32.ok && kCtF32.op.bytes == 8 && kCtF32.has_better_swizzle && kCtF32.better_swizzle.bits == 1 &&
+              kCtF32.better_swizzle_wavefronts == 64);
+
+TEST(SmemStorePlan, CompileTimePlanEqualsTheRuntimePlan) {
+  const SmemStorePlan rt = plan_smem_store(kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value);
+  EXPECT_EQ(describe_plan(rt, kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value, "x4"),
+            describe_plan(kCtWorked, kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value, "x4"));
 }

@@ -297,10 +297,10 @@ void run_wgmma_case(const char* name) {
   EXPECT_EQ(bad, 0) << name;
 }
 
-// ---- the cases (constexpr plans: the same planner the CLI runs; without the fix search and the unit
-// check, which only add explanations and would exceed nvcc's constexpr evaluation budget)
-inline constexpr tmakit::SmemStoreOptions kDev{true, false, false, 16};
-inline constexpr tmakit::SmemStoreOptions kNoStmatrix{false, false, false, 16};
+// ---- the cases (constexpr plans: the same planner the CLI runs, with the default options: the fix
+// search and the unit check included, within nvcc's constexpr evaluation budget)
+inline constexpr tmakit::SmemStoreOptions kDev{};
+inline constexpr tmakit::SmemStoreOptions kNoStmatrix{false, true, true, 16};
 inline constexpr StoreSource kW128 = tmakit::wgmma_accumulator(128);
 inline constexpr StoreSource kW64 = tmakit::wgmma_accumulator(64);
 
@@ -343,6 +343,9 @@ static_assert(kP_k_sw128.ok && kP_k_sw128.op.kind == tmakit::StoreOpKind::stmatr
               !kP_k_sw128.op.trans && kP_k_sw128.conflict_free());
 static_assert(kP_mn_sw128.ok && kP_mn_sw128.op.kind == tmakit::StoreOpKind::stmatrix && kP_mn_sw128.op.trans);
 static_assert(kP_t_x4.ok && kP_t_x4.op.bytes == 8 && kP_t_x4.total_wavefronts == 2 * kP_t_x4.total_ideal);
+// ... and the fixes it computed at compile time (the worked example: .x8; f32: a narrower swizzle)
+static_assert(kP_t_x4.better_rep == 8 && kP_t_x4.better_rep_bytes == 16);
+static_assert(kP_f32_k_sw128.has_better_swizzle && kP_f32_k_sw128.better_swizzle.bits == 1);
 static_assert(kP_t_x8.ok && kP_t_x8.op.bytes == 16 && kP_t_x8.conflict_free());
 
 TMAKIT_STORE_CASE(CaseKSw128, kP_k_sw128, kW128, kD_k_sw128)

@@ -10,10 +10,13 @@
 //     the value whose element sits E bytes later, the same for all threads, in the same live group);
 //   stmatrix.m8n8.x{1,2,4}[.trans].b16 (2-byte elements): registers pack values (2k, 2k+1) (as
 //     cvt.rn.bf16x2.f32 does); each pair must form an 8x8 matrix with 16-byte-aligned rows.
-// Everything is constexpr (host; the device code only reads a finished plan). A plan keeps the
-// address of every slot on the stack: about 150 KB per plan, twice that with the fix search (which
-// re-plans); call it from a thread with a normal-size stack. nvcc's constexpr evaluator runs out of
-// steps on the fix search: plans evaluated by nvcc should pass {.., suggest = false, check_units = false}.
+// Everything is constexpr (host; the device code only reads a finished plan), default options
+// included: nvcc and g++ evaluate whole plans, fix search and unit check on, at compile time.
+// Cost: the slot addresses come from small tables (a built-in fragment is a thread part plus a value
+// part; a rank-2 destination is mode0(row) + mode1(col)), kept for at most 8192 slots (one warp of
+// 256 values) at a time; a plan needs ~60-75 KB of stack, and the unit check and the fix search run
+// their re-plans one after another (never nested), ~90-110 KB in all. Tens of microseconds per plan
+// (bench/bench_smem_store.cpp, docs/smem_store.md).
 #pragma once
 
 #include <cstdint>
@@ -151,6 +154,10 @@ struct SmemStoreOptions {
   bool check_units = true;  // refuse a swizzle whose chunk is below the runs the fragment implies
   std::int32_t max_bytes = 16;
   bool widths_only = false;  // internal: stop after the st.shared widths (no wavefronts, no choice)
+  // internal (the fix search): give up (ok = false) as soon as the plan cannot be conflict-free
+  // within max_instructions instructions per thread
+  bool conflict_free_only = false;
+  std::int32_t max_instructions = 0;
 };
 
 struct SmemStorePlan {
@@ -194,19 +201,33 @@ struct SmemStorePlan {
 namespace smem_store_detail {
 
 inline constexpr int kMaxExtent = 1024;
+inline constexpr int kMaxSlots = 32768;  // threads x values
 
-// Fast address evaluation: for a rank-2 layout whose mode 0 covers the rows, offset(r, c) is
-// mode0(r) + mode1(c); both are tabulated. Other layouts are evaluated directly.
+
+// Slot -> tile element -> byte address, from small tables instead of layout evaluations:
+//  - every built-in fragment model is a sum of a thread part and a value part,
+//    coord(t, v) = coord(t, 0) + coord(0, v) (coord(0, 0) = (0, 0); see smem_store_source.hpp),
+//    and a tv layout of rank 2 is mode0(t) + mode1(v) before the split into (row, col);
+//  - a rank-2 destination layout whose mode 0 covers the rows is mode0(row) + mode1(col) (tabulated);
+//    other layouts are evaluated directly.
+// slot() gives the exact SlotRef (through StoreSource::coord) for findings.
 struct AddressMap {
   const StoreSource* src = nullptr;
   const StoreDestination* dst = nullptr;
-  bool split = false;
+  bool split = false, tv = false;
+  std::int32_t threads = 0, values = 0;
+  std::int64_t tv_rows = 1;
   std::int64_t row_off[kMaxExtent];  // written by init() before any read
   std::int64_t col_off[kMaxExtent];
+  std::int64_t vrow[SmemStorePlan::kMaxValues];  // built-in: coord(0, v).row; tv: mode1(v)
+  std::int32_t vcol[SmemStorePlan::kMaxValues];  // built-in: coord(0, v).col
+  Layout tv_threads{};                           // tv: mode 0
 
   constexpr void init(const StoreSource& s, const StoreDestination& d) {
     src = &s;
     dst = &d;
+    threads = s.threads();
+    values = s.values();
     const Layout& l = d.tile.layout;
     split = l.rank() == 2 && l.mode(0).size() == d.rows && d.rows <= kMaxExtent && d.cols <= kMaxExtent;
     if (split) {
@@ -214,6 +235,45 @@ struct AddressMap {
       for (int r = 0; r < d.rows; ++r) row_off[r] = m0(r);
       for (int c = 0; c < d.cols; ++c) col_off[c] = m1(c);
     }
+    tv = s.kind == FragmentKind::tv_layout;
+    if (tv) {
+      tv_rows = s.tv_rows > 0 ? s.tv_rows : 1;
+      tv_threads = s.tv.mode(0);
+      const Layout m1 = s.tv.mode(1);
+      for (int v = 0; v < values; ++v) vrow[v] = m1(v);
+    } else {
+      for (int v = 0; v < values; ++v) {
+        const TileCoord c = s.coord(0, v);
+        vrow[v] = c.row;
+        vcol[v] = c.col;
+      }
+    }
+  }
+  // The thread parts of the 32 lanes of warp w: built-in: coord(t, 0); tv: mode0(t) (in row).
+  constexpr void lane_parts(int w, std::int64_t* trow, std::int32_t* tcol) const {
+    for (int l = 0; l < 32; ++l) {
+      const int t = 32 * w + l;
+      if (tv) {
+        trow[l] = tv_threads(t);
+        tcol[l] = 0;
+      } else {
+        const TileCoord c = src->coord(t, 0);
+        trow[l] = c.row;
+        tcol[l] = c.col;
+      }
+    }
+  }
+  // coord(t, v) from the thread part of t and v.
+  constexpr TileCoord coord(std::int64_t trow, std::int32_t tcol, int v) const {
+    if (tv) {
+      const std::int64_t idx = trow + vrow[v];
+      return {static_cast<std::int32_t>(idx % tv_rows), static_cast<std::int32_t>(idx / tv_rows)};
+    }
+    return {static_cast<std::int32_t>(trow + vrow[v]), tcol + vcol[v]};
+  }
+  // The 32-bit address of slot (t, v) from t's lane parts (as the slot table holds it).
+  constexpr std::uint32_t addr32(std::int64_t trow, std::int32_t tcol, int v) const {
+    return static_cast<std::uint32_t>(at(coord(trow, tcol, v)));
   }
   constexpr std::uint64_t at(TileCoord c) const {
     if (!split) return dst->byte_address(c.row, c.col);
@@ -231,26 +291,118 @@ struct AddressMap {
   }
 };
 
-// Byte addresses of every slot: a[t * values + v] (32-bit shared-window offsets).
-inline constexpr int kMaxSlots = 32768;
-struct SlotTable {
-  std::uint32_t a[kMaxSlots];  // written by fill() before any read
-  int values = 0;
-  constexpr std::uint32_t at(int t, int v) const { return a[t * values + v]; }
+// The 32-bit byte addresses of the slots of up to kEntries / (32 values) warps (all of them when the
+// source has at most 8192 slots; else the most recent ones): warp w lives in part w % per.
+struct WarpTable {
+  static constexpr int kEntries = 32 * SmemStorePlan::kMaxValues;
+  std::uint32_t a[kEntries];  // written by fill() before any read
+  int values = 0, per = 1;
+  int held[SmemStorePlan::kMaxWarps] = {};  // held[i]: the warp in part i (-1: none)
+  std::uint32_t* cur = nullptr;             // the selected warp's addresses: cur[l * values + v]
+  constexpr void init(int v) {
+    values = v;
+    per = kEntries / (32 * v);
+    if (per > SmemStorePlan::kMaxWarps) per = SmemStorePlan::kMaxWarps;
+    for (int i = 0; i < SmemStorePlan::kMaxWarps; ++i) held[i] = -1;
+  }
+  constexpr std::uint32_t at(int l, int v) const { return cur[l * values + v]; }
+  constexpr const std::uint32_t* row(int l) const { return cur + l * values; }
+  // Select warp w if it is held.
+  constexpr bool select(int w) {
+    if (held[w % per] != w) return false;
+    cur = a + (w % per) * 32 * values;
+    return true;
+  }
+  // The addresses of warp w. With `seen` (a bit per tile element, row + rows * col), also checks
+  // register ownership and stops at the first slot (lane-major) outside the rows x cols tile or
+  // holding an element seen before: returns its index l * values + v (*dup says which), else -1.
+  constexpr int fill(const AddressMap& m, int w, std::uint64_t* seen = nullptr, int R = 0, int C = 0,
+                     bool* dup = nullptr) {
+    std::int64_t trow[32];
+    std::int32_t tcol[32];
+    m.lane_parts(w, trow, tcol);
+    held[w % per] = w;
+    cur = a + (w % per) * 32 * values;
+    const int V = values;
+    if (m.split && !m.tv && !seen) {
+      // the common case (built-in models, no ownership checks): lanes with the same column part
+      // share col_off[tcol + vcol[v]]; when every value has the same row part, a lane's row offset
+      // is one number and the loop is a plain add-swizzle-store
+      const StoreDestination& d = *m.dst;
+      const std::uint64_t zmask = d.tile.swizzle.zzz_mask() << d.tile.swizzle.shift;
+      const int zshift = d.tile.swizzle.shift;
+      const std::uint64_t E = static_cast<std::uint64_t>(d.elem_bytes), base = d.base_offset;
+      bool row_const = true;
+      for (int v = 1; v < V; ++v) row_const = row_const && m.vrow[v] == m.vrow[0];
+      std::int64_t colpart[SmemStorePlan::kMaxValues];  // written below before any read
+      std::uint32_t done = 0;
+      for (int l = 0; l < 32; ++l) {
+        if (done & (std::uint32_t{1} << l)) continue;
+        const std::int32_t c0 = tcol[l];
+        for (int v = 0; v < V; ++v) colpart[v] = m.col_off[c0 + m.vcol[v]];
+        for (int l2 = l; l2 < 32; ++l2) {
+          if (tcol[l2] != c0) continue;
+          done |= std::uint32_t{1} << l2;
+          std::uint32_t* row = cur + l2 * V;
+          const std::int64_t r0 = trow[l2];
+          if (row_const) {
+            const std::int64_t rp = m.row_off[r0 + m.vrow[0]];
+            for (int v = 0; v < V; ++v) {
+              const std::uint64_t o = static_cast<std::uint64_t>(rp + colpart[v]) * E;
+              row[v] = static_cast<std::uint32_t>(base + (o ^ ((o & zmask) >> zshift)));
+            }
+          } else {
+            for (int v = 0; v < V; ++v) {
+              const std::uint64_t o = static_cast<std::uint64_t>(m.row_off[r0 + m.vrow[v]] + colpart[v]) * E;
+              row[v] = static_cast<std::uint32_t>(base + (o ^ ((o & zmask) >> zshift)));
+            }
+          }
+        }
+      }
+      return -1;
+    }
+    for (int l = 0; l < 32; ++l)
+      for (int v = 0; v < V; ++v) {
+        const TileCoord c = m.coord(trow[l], tcol[l], v);
+        if (seen) {
+          if (c.row < 0 || c.row >= R || c.col < 0 || c.col >= C) {
+            *dup = false;
+            return l * V + v;
+          }
+          const int bit = c.row + R * c.col;
+          const std::uint64_t b = std::uint64_t{1} << (bit % 64);
+          if (seen[bit / 64] & b) {
+            *dup = true;
+            return l * V + v;
+          }
+          seen[bit / 64] |= b;
+        }
+        cur[l * V + v] = static_cast<std::uint32_t>(m.at(c));
+      }
+    return -1;
+  }
 };
+
+// Who holds the byte `addr` (the first slot, thread-major, whose element covers it), or an invalid SlotRef.
+constexpr SlotRef owner_of(const AddressMap& m, std::uint64_t addr, int elem_bytes) {
+  for (int w = 0; w < m.threads / 32; ++w) {
+    std::int64_t trow[32];
+    std::int32_t tcol[32];
+    m.lane_parts(w, trow, tcol);
+    for (int l = 0; l < 32; ++l)
+      for (int v = 0; v < m.values; ++v) {
+        const std::uint64_t a = static_cast<std::uint32_t>(m.at(m.coord(trow[l], tcol[l], v)));
+        if (addr >= a && addr < a + static_cast<std::uint64_t>(elem_bytes)) return m.slot(32 * w + l, v);
+      }
+  }
+  return {};
+}
 
 constexpr int log2_exact(std::int64_t x) {
   int k = 0;
   while ((std::int64_t{1} << k) < x) ++k;
   return (std::int64_t{1} << k) == x ? k : -1;
 }
-
-}  // namespace smem_store_detail
-
-constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDestination& dst,
-                                        const SmemStoreOptions& opts = {});
-
-namespace smem_store_detail {
 
 constexpr SmemStorePlan refuse(SmemStorePlan p, SmemStoreRule r, std::int64_t n0 = 0, std::int64_t n1 = 0,
                                std::int64_t n2 = 0, std::int64_t n3 = 0, SlotRef a = {}, SlotRef b = {}) {
@@ -259,24 +411,30 @@ constexpr SmemStorePlan refuse(SmemStorePlan p, SmemStoreRule r, std::int64_t n0
   return p;
 }
 
-// Who holds the byte `addr` (first slot found in the table), or an invalid SlotRef.
-template <class Table>
-constexpr SlotRef owner_of(const AddressMap& m, const Table& tab, int threads, int values, std::uint64_t addr,
-                           int elem_bytes) {
-  for (int t = 0; t < threads; ++t)
-    for (int v = 0; v < values; ++v) {
-      const std::uint64_t a = tab.at(t, v);
-      if (addr >= a && addr < a + static_cast<std::uint64_t>(elem_bytes)) return m.slot(t, v);
-    }
-  return {};
+constexpr bool reject(SmemStorePlan& p, SmemStoreRule r, std::int64_t n0 = 0, std::int64_t n1 = 0,
+                      std::int64_t n2 = 0, std::int64_t n3 = 0) {
+  p.ok = false;
+  p.refusal = {r, {}, {}, n0, n1, n2, n3};
+  return false;
 }
+
+// The search proper, for a validated request (everything after the unit check).
+constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
+                           const SmemStoreOptions& opts);
+
+// The computed fixes: re-plans with other swizzles / tcgen05 repetitions.
+constexpr void find_fixes(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
+                          const SmemStoreOptions& opts);
 
 }  // namespace smem_store_detail
 
 constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDestination& dst,
-                                        const SmemStoreOptions& opts) {
-  using namespace smem_store_detail;
-  SmemStorePlan p{};
+                                        const SmemStoreOptions& opts = {});
+
+namespace smem_store_detail {
+
+// The checks of the request that need no addresses; false (and the refusal in p) when refused.
+constexpr bool validate(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst) {
   const int T = src.threads(), V = src.values(), E = dst.elem_bytes;
   p.elem_bytes = E;
   p.threads = T;
@@ -285,41 +443,60 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
 
   // ---- the source
   if (src.kind == FragmentKind::tv_layout && src.tv.rank() != 2)
-    return refuse(p, SmemStoreRule::source_not_tv_map, src.tv.rank());
-  if (T < 32 || T % 32 != 0 || T > 1024) return refuse(p, SmemStoreRule::source_threads, T);
+    return reject(p, SmemStoreRule::source_not_tv_map, src.tv.rank());
+  if (T < 32 || T % 32 != 0 || T > 1024) return reject(p, SmemStoreRule::source_threads, T);
   switch (src.kind) {
     case FragmentKind::wgmma_acc:
       if (src.n < 8 || src.n > 256 || src.n % 8 != 0 || src.warps != 4)
-        return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
+        return reject(p, SmemStoreRule::source_shape, src.n, src.rep);
       break;
     case FragmentKind::mma_m16n8_c:
-      if (src.n < 8 || src.n % 8 != 0) return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
+      if (src.n < 8 || src.n % 8 != 0) return reject(p, SmemStoreRule::source_shape, src.n, src.rep);
       break;
     case FragmentKind::tv_layout: break;
     default:
       if (log2_exact(src.rep) < 0 || src.rep > 128 || src.n <= 0 || src.n % src.cols_per_load() != 0)
-        return refuse(p, SmemStoreRule::source_shape, src.n, src.rep);
+        return reject(p, SmemStoreRule::source_shape, src.n, src.rep);
   }
   if (V < 1 || V > SmemStorePlan::kMaxValues || T * V > kMaxSlots)
-    return refuse(p, SmemStoreRule::capacity, V, SmemStorePlan::kMaxValues);
+    return reject(p, SmemStoreRule::capacity, V, SmemStorePlan::kMaxValues);
   const int R = src.rows(), C = src.cols();
   if (R <= 0 || C <= 0 || static_cast<std::int64_t>(R) * C > 65536 || R > kMaxExtent || C > kMaxExtent)
-    return refuse(p, SmemStoreRule::capacity, R, C);
-  if (R != dst.rows || C != dst.cols) return refuse(p, SmemStoreRule::tile_mismatch, R, C, dst.rows, dst.cols);
+    return reject(p, SmemStoreRule::capacity, R, C);
+  if (R != dst.rows || C != dst.cols) return reject(p, SmemStoreRule::tile_mismatch, R, C, dst.rows, dst.cols);
 
   // ---- the destination
-  if (E != 1 && E != 2 && E != 4 && E != 8) return refuse(p, SmemStoreRule::dest_elem_bytes, E, 0);
+  if (E != 1 && E != 2 && E != 4 && E != 8) return reject(p, SmemStoreRule::dest_elem_bytes, E, 0);
   const SwizzleParams sw = dst.tile.swizzle;
-  if (!sw.supported) return refuse(p, SmemStoreRule::dest_swizzle_unsupported, sw.bits, sw.base);
+  if (!sw.supported) return reject(p, SmemStoreRule::dest_swizzle_unsupported, sw.bits, sw.base);
   const std::int64_t chunk = std::int64_t{1} << sw.base;
-  if (sw.bits != 0 && chunk % E != 0) return refuse(p, SmemStoreRule::dest_elem_bytes, E, chunk);
+  if (sw.bits != 0 && chunk % E != 0) return reject(p, SmemStoreRule::dest_elem_bytes, E, chunk);
   const std::uint64_t align = sw.base_alignment();
   if (dst.base_offset % align != 0 || dst.base_offset % static_cast<std::uint64_t>(E) != 0)
-    return refuse(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
+    return reject(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
                   static_cast<std::int64_t>(align > static_cast<std::uint64_t>(E) ? align : E));
 
-  AddressMap map;
-  map.init(src, dst);
+  return true;
+}
+
+// A plan without the unit check and the fix search.
+constexpr SmemStorePlan plan_core(const StoreSource& src, const StoreDestination& dst, const SmemStoreOptions& opts) {
+  SmemStorePlan p{};
+  if (validate(p, src, dst)) plan_search(p, src, dst, opts);
+  return p;
+}
+
+}  // namespace smem_store_detail
+
+// Not recursive: the unit check and the fix search run whole plans one after another, so only one
+// search's tables (~60 KB) are on the stack at a time.
+constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDestination& dst,
+                                        const SmemStoreOptions& opts) {
+  using namespace smem_store_detail;
+  SmemStorePlan p{};
+  if (!validate(p, src, dst)) return p;
+  const SwizzleParams sw = dst.tile.swizzle;
+  const std::int64_t chunk = std::int64_t{1} << sw.base;
 
   // Unit check: a swizzle whose 2^M-byte chunk is smaller than the runs the fragment holds is most
   // likely an element-unit swizzle (CuTe's recast form) given as a byte swizzle.
@@ -333,82 +510,146 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     o.suggest = false;
     o.check_units = false;
     o.widths_only = true;
-    const SmemStorePlan u = plan_smem_store(src, plain, o);
+    const SmemStorePlan u = plan_core(src, plain, o);
     p.unswizzled_bytes = u.widest_st_bytes;
     if (u.ok && chunk < u.widest_st_bytes) return refuse(p, SmemStoreRule::dest_swizzle_units, chunk, u.widest_st_bytes);
   }
 
-  // ---- addresses of every slot, checking register ownership on the way: every slot inside the
-  // tile, no element held twice.
-  SlotTable tab;
-  tab.values = V;
-  {
-    std::uint64_t seen[1024] = {};
-    for (int t = 0; t < T; ++t)
-      for (int v = 0; v < V; ++v) {
-        const TileCoord c = src.coord(t, v);
-        if (c.row < 0 || c.row >= R || c.col < 0 || c.col >= C)
-          return refuse(p, SmemStoreRule::source_out_of_tile, R, C, 0, 0, map.slot(t, v));
-        const int bit = c.row + R * c.col;
-        if (seen[bit / 64] & (std::uint64_t{1} << (bit % 64))) {
-          for (int t2 = 0; t2 < T; ++t2)
-            for (int v2 = 0; v2 < V; ++v2)
-              if (src.coord(t2, v2) == c)
-                return refuse(p, SmemStoreRule::source_not_injective, 0, 0, 0, 0, map.slot(t2, v2), map.slot(t, v));
-        }
-        seen[bit / 64] |= std::uint64_t{1} << (bit % 64);
-        tab.a[t * V + v] = static_cast<std::uint32_t>(map.at(c));
-      }
-  }
+  plan_search(p, src, dst, opts);
+  if (p.ok && opts.suggest && !opts.widths_only) find_fixes(p, src, dst, opts);
+  return p;
+}
 
+namespace smem_store_detail {
 
-  // ---- successors: succ[v] = the value E bytes after v, the same for every thread, same live group.
+constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
+                           const SmemStoreOptions& opts) {
+  const int T = p.threads, V = p.values, E = p.elem_bytes, W = T / 32;
+  const int R = src.rows(), C = src.cols();
+  constexpr int kMaxV = SmemStorePlan::kMaxValues;
+
+  AddressMap map;
+  map.init(src, dst);
+  WarpTable tab;
+  tab.init(V);
+
+  // ---- pass 1, warp by warp: addresses, register ownership (every slot inside the tile, no element
+  // held twice), successors (checked in every thread), alignment masks and the stmatrix pairs.
   const int G = src.live_values() > 0 ? src.live_values() : V;
-  std::int16_t succ[SmemStorePlan::kMaxValues] = {};
-  std::int32_t fail_thread[SmemStorePlan::kMaxValues] = {};  // the thread where succ[v] failed
+  const bool try_stm = opts.allow_stmatrix && E == 2 && V % 2 == 0 && G % 2 == 0;
+  std::int16_t succ[kMaxV] = {};        // succ[v] = the value E bytes after v, the same for every thread
+  std::int32_t fail_thread[kMaxV] = {};  // the thread where succ[v] failed
+  std::uint32_t amask[kMaxV] = {};       // OR of every thread's address of v (alignment)
+  // stmatrix (tr = 0 plain, 1 .trans): the first failing pair k (then warp, then lane)
+  int stm_k[2] = {1 << 30, 1 << 30}, stm_t[2] = {0, 0}, stm_v[2] = {0, 0};
+  std::uint32_t stm_want[2] = {0, 0};
+  bool stm_aligned[2] = {true, true};
   {
-    // thread 0's values sorted by address
-    std::int16_t idx[SmemStorePlan::kMaxValues] = {};
-    for (int v = 0; v < V; ++v) idx[v] = static_cast<std::int16_t>(v);
-    for (int i = 1; i < V; ++i) {
-      const std::int16_t x = idx[i];
-      int j = i - 1;
-      while (j >= 0 && tab.at(0, idx[j]) > tab.at(0, x)) {
-        idx[j + 1] = idx[j];
-        --j;
-      }
-      idx[j + 1] = x;
-    }
-    for (int v = 0; v < V; ++v) {
-      succ[v] = -1;
-      fail_thread[v] = 0;
-      const std::uint32_t want = tab.at(0, v) + static_cast<std::uint32_t>(E);
-      int lo = 0, hi = V - 1;
-      while (lo <= hi) {
-        const int mid = (lo + hi) / 2;
-        const std::uint32_t x = tab.at(0, idx[mid]);
-        if (x == want) {
-          if (idx[mid] / G == v / G) succ[v] = idx[mid];
-          break;
+    std::uint64_t seen[1024];  // tv only: zeroed here, before any read
+    if (map.tv)
+      for (int i = 0; i < 1024; ++i) seen[i] = 0;
+    for (int w = 0; w < W; ++w) {
+      bool dup = false;
+      // Ownership is checked for tv layouts; the built-in models hold every element of their tile
+      // exactly once by construction (for the shapes validate() accepts; tested in test_smem_store).
+      const int bad = tab.fill(map, w, map.tv ? seen : nullptr, R, C, &dup);
+      if (bad >= 0) {
+        const int t = 32 * w + bad / V, v = bad % V;
+        if (!dup) {
+          p = refuse(p, SmemStoreRule::source_out_of_tile, R, C, 0, 0, map.slot(t, v));
+          return;
         }
-        if (x < want) lo = mid + 1;
-        else hi = mid - 1;
+        const TileCoord c = src.coord(t, v);
+        for (int t2 = 0; t2 < T; ++t2)
+          for (int v2 = 0; v2 < V; ++v2)
+            if (src.coord(t2, v2) == c) {
+              p = refuse(p, SmemStoreRule::source_not_injective, 0, 0, 0, 0, map.slot(t2, v2), map.slot(t, v));
+              return;
+            }
       }
+      for (int l = 0; l < 32; ++l) {
+        const std::uint32_t* row = tab.row(l);
+        for (int v = 0; v < V; ++v) amask[v] |= row[v];
+      }
+      if (w == 0) {
+        // successors from thread 0: its values sorted by address (stable), then a binary search
+        std::int16_t idx[kMaxV] = {}, tmp[kMaxV] = {};
+        for (int v = 0; v < V; ++v) idx[v] = static_cast<std::int16_t>(v);
+        for (int width = 1; width < V; width *= 2) {  // bottom-up merge sort (stable)
+          for (int lo = 0; lo < V; lo += 2 * width) {
+            const int mid = lo + width < V ? lo + width : V, hi = lo + 2 * width < V ? lo + 2 * width : V;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) tmp[k++] = tab.at(0, idx[j]) < tab.at(0, idx[i]) ? idx[j++] : idx[i++];
+            while (i < mid) tmp[k++] = idx[i++];
+            while (j < hi) tmp[k++] = idx[j++];
+          }
+          for (int v = 0; v < V; ++v) idx[v] = tmp[v];
+        }
+        for (int v = 0; v < V; ++v) {
+          succ[v] = -1;
+          fail_thread[v] = 0;
+          const std::uint32_t want = tab.at(0, v) + static_cast<std::uint32_t>(E);
+          int lo = 0, hi = V - 1;
+          while (lo <= hi) {
+            const int mid = (lo + hi) / 2;
+            const std::uint32_t x = tab.at(0, idx[mid]);
+            if (x == want) {
+              if (idx[mid] / G == v / G) succ[v] = idx[mid];
+              break;
+            }
+            if (x < want) lo = mid + 1;
+            else hi = mid - 1;
+          }
+        }
+      }
+      for (int l = (w == 0 ? 1 : 0); l < 32; ++l) {
+        const std::uint32_t* row = tab.row(l);
+        for (int v = 0; v < V; ++v)
+          if (succ[v] >= 0 && row[succ[v]] != row[v] + static_cast<std::uint32_t>(E)) {
+            succ[v] = -1;
+            fail_thread[v] = 32 * w + l;
+          }
+      }
+      // stmatrix: registers pack values (2k, 2k+1); each pair must be an 8x8 matrix of 16-byte rows
+      if (try_stm)
+        for (int tr = 0; tr < 2; ++tr)
+          for (int k = 0; k < V / 2 && k < stm_k[tr]; ++k) {
+            const int va = 2 * k, vb = va + 1;
+            bool bad = false;
+            for (int l = 0; l < 32 && !bad; ++l) {
+              std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
+              if (tr == 0) {
+                ra = rb = tab.at(4 * (l / 4), va);
+                ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
+                eb = ea + 2;
+              } else {
+                ra = tab.at(l % 4, va);
+                rb = tab.at(l % 4, vb);
+                ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
+                eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
+              }
+              const bool aligned = ra % 16 == 0 && rb % 16 == 0;
+              if (tab.at(l, va) != ea || tab.at(l, vb) != eb || !aligned) {
+                bad = true;
+                const bool bad_a = tab.at(l, va) != ea;
+                stm_k[tr] = k;
+                stm_t[tr] = 32 * w + l;
+                stm_v[tr] = bad_a ? va : vb;
+                stm_want[tr] = bad_a ? ea : eb;
+                stm_aligned[tr] = aligned;
+              }
+            }
+          }
     }
   }
-  for (int t = 1; t < T; ++t)
-    for (int v = 0; v < V; ++v)
-      if (succ[v] >= 0 && tab.at(t, succ[v]) != tab.at(t, v) + static_cast<std::uint32_t>(E)) {
-        succ[v] = -1;
-        fail_thread[v] = t;
-      }
+
   // Explain why value v (at its failing thread) has no successor.
   auto explain_break = [&](int v, int bytes) {
     WidthFinding f;
     f.bytes = bytes;
     const int t = fail_thread[v];
     f.a = map.slot(t, v);
-    const SlotRef o = owner_of(map, tab, T, V, f.a.addr + static_cast<std::uint64_t>(E), E);
+    const SlotRef o = owner_of(map, f.a.addr + static_cast<std::uint64_t>(E), E);
     f.b = o;
     if (!o.valid()) f.why = WidthLimit::not_adjacent;
     else if (o.thread != t) f.why = WidthLimit::other_thread;
@@ -416,7 +657,7 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     else {
       // thread t's next element is o.value, but thread 0 disagrees
       f.why = WidthLimit::not_uniform;
-      const SlotRef o0 = owner_of(map, tab, T, V, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
+      const SlotRef o0 = owner_of(map, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
       if (t != 0) f.b = map.slot(0, v);
       else f.b = o0.valid() ? o0 : o;
     }
@@ -424,12 +665,12 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
   };
 
   // ---- chains of successors, cut into runs from each head
-  std::int16_t pred[SmemStorePlan::kMaxValues] = {};
+  std::int16_t pred[kMaxV] = {};
   for (int v = 0; v < V; ++v) pred[v] = -1;
   for (int v = 0; v < V; ++v)
     if (succ[v] >= 0) pred[succ[v]] = static_cast<std::int16_t>(v);
-  std::int16_t chain[SmemStorePlan::kMaxValues] = {};  // values in chain order, chains by ascending head
-  std::int16_t chain_len_of[SmemStorePlan::kMaxValues] = {};
+  std::int16_t chain[kMaxV] = {};  // values in chain order, chains by ascending head
+  std::int16_t chain_len_of[kMaxV] = {};
   {
     int k = 0;
     for (int h = 0; h < V; ++h) {
@@ -463,48 +704,30 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     }
     // every run starts at a multiple of the width, in every thread
     for (int k = 0; k < V && c.feasible; k += n)
-      for (int t = 0; t < T && c.feasible; ++t)
-        if (tab.at(t, chain[k]) % static_cast<std::uint32_t>(bytes) != 0) {
-          c.feasible = false;
-          c.why_not.why = WidthLimit::misaligned;
-          c.why_not.bytes = bytes;
-          c.why_not.a = map.slot(t, chain[k]);
+      if (amask[chain[k]] % static_cast<std::uint32_t>(bytes) != 0)
+        for (int t = 0; t < T && c.feasible; ++t) {
+          const SlotRef s = map.slot(t, chain[k]);
+          if (static_cast<std::uint32_t>(s.addr) % static_cast<std::uint32_t>(bytes) != 0) {
+            c.feasible = false;
+            c.why_not.why = WidthLimit::misaligned;
+            c.why_not.bytes = bytes;
+            c.why_not.a = s;
+          }
         }
     p.candidates[nc++] = c;
   }
   const int first_stm = nc;
-  // stmatrix: registers pack values (2k, 2k+1); each pair must be an 8x8 matrix of 16-byte rows
-  if (opts.allow_stmatrix && E == 2 && V % 2 == 0 && G % 2 == 0) {
+  if (try_stm) {
     bool pair_ok[2] = {true, true};
     WidthFinding pair_why[2] = {};
     for (int tr = 0; tr < 2; ++tr)
-      for (int k = 0; k < V / 2 && pair_ok[tr]; ++k) {
-        const int va = 2 * k, vb = va + 1;
-        for (int w = 0; w < T / 32 && pair_ok[tr]; ++w)
-          for (int l = 0; l < 32 && pair_ok[tr]; ++l) {
-            const int t = 32 * w + l;
-            std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
-            if (tr == 0) {
-              ra = rb = tab.at(32 * w + 4 * (l / 4), va);
-              ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
-              eb = ea + 2;
-            } else {
-              ra = tab.at(32 * w + l % 4, va);
-              rb = tab.at(32 * w + l % 4, vb);
-              ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
-              eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
-            }
-            const bool aligned = ra % 16 == 0 && rb % 16 == 0;
-            if (tab.at(t, va) != ea || tab.at(t, vb) != eb || !aligned) {
-              pair_ok[tr] = false;
-              WidthFinding& f = pair_why[tr];
-              f.bytes = 4;
-              f.why = aligned ? WidthLimit::not_adjacent : WidthLimit::misaligned;
-              const bool bad_a = tab.at(t, va) != ea;
-              f.a = map.slot(t, bad_a ? va : vb);
-              f.b = owner_of(map, tab, T, V, bad_a ? ea : eb, E);
-            }
-          }
+      if (stm_k[tr] < (1 << 30)) {
+        pair_ok[tr] = false;
+        WidthFinding& f = pair_why[tr];
+        f.bytes = 4;
+        f.why = stm_aligned[tr] ? WidthLimit::not_adjacent : WidthLimit::misaligned;
+        f.a = map.slot(stm_t[tr], stm_v[tr]);
+        f.b = owner_of(map, stm_want[tr], E);
       }
     for (int tr = 0; tr < 2; ++tr)
       for (int mi = 0; mi < 3; ++mi) {
@@ -537,23 +760,35 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
 
   if (opts.widths_only) {
     p.ok = true;
-    return p;
+    return;
   }
 
-  // ---- wavefronts of the candidates with the fewest instructions; the chosen one has the fewest
-  // wavefronts (st.shared first, then stmatrix, on ties)
+  // ---- pass 2: wavefronts of the candidates with the fewest instructions, warp by warp (last warp
+  // first: its addresses are still in the table); the chosen one has the fewest wavefronts
+  // (st.shared first, then stmatrix, on ties). A candidate's conflict finding is its first group
+  // (warp, instruction, group) above the ideal.
   int min_instr = 1 << 30;
   for (int ci = 0; ci < nc; ++ci)
     if (p.candidates[ci].feasible && p.candidates[ci].instructions < min_instr) min_instr = p.candidates[ci].instructions;
-  int best = -1;
-  for (int ci = 0; ci < nc; ++ci) {
-    StoreCandidate& c = p.candidates[ci];
-    if (!c.feasible || c.instructions != min_instr) continue;
-    const int vpi = c.op.values_per_lane(E);
-    std::int32_t wf_warp[SmemStorePlan::kMaxWarps] = {};
-    std::int32_t ideal = 0, total = 0, total_ideal = 0;
-    ConflictFinding cf{};
-    for (int w = 0; w < T / 32; ++w) {
+  if (opts.conflict_free_only && min_instr > opts.max_instructions) return;  // p.ok stays false
+  std::int32_t wf_warp[SmemStorePlan::kMaxCandidates][SmemStorePlan::kMaxWarps] = {};
+  std::int32_t ideal_of[SmemStorePlan::kMaxCandidates] = {};
+  std::int32_t total_of[SmemStorePlan::kMaxCandidates] = {};
+  std::int32_t total_ideal_of[SmemStorePlan::kMaxCandidates] = {};
+  ConflictFinding cf_of[SmemStorePlan::kMaxCandidates] = {};
+  for (int w = W - 1; w >= 0; --w) {
+    // the warps still in the table are read from it; the others compute the few addresses needed
+    // (one per run and lane for st.shared, the row addresses for stmatrix)
+    const bool held = tab.select(w);
+    std::int64_t trow[32] = {};
+    std::int32_t tcol[32] = {};
+    if (!held) map.lane_parts(w, trow, tcol);
+    auto A = [&](int l, int v) { return held ? tab.at(l, v) : map.addr32(trow[l], tcol[l], v); };
+    for (int ci = 0; ci < nc; ++ci) {
+      StoreCandidate& c = p.candidates[ci];
+      if (!c.feasible || c.instructions != min_instr) continue;
+      const int vpi = c.op.values_per_lane(E);
+      ConflictFinding cf{};  // this warp's first
       std::int32_t wf = 0, id = 0;
       for (int i = 0; i < c.instructions; ++i) {
         const int base = i * vpi;
@@ -561,7 +796,7 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
           const int B = c.op.bytes, gl = lanes_per_wavefront_group(B);
           const int v0 = chain[base];
           std::uint32_t addr[32] = {};
-          for (int l = 0; l < 32; ++l) addr[l] = tab.at(32 * w + l, v0);
+          for (int l = 0; l < 32; ++l) addr[l] = A(l, v0);
           for (int g = 0; g < 32; g += gl) {
             int ca = -1, cb = -1;
             const int gw = group_wavefronts(addr + g, gl, B, &ca, &cb);
@@ -588,7 +823,7 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
             for (int r = 0; r < 8; ++r) {
               rowlane[r] = c.op.trans ? r / 2 : 4 * r;
               rowval[r] = c.op.trans ? (r % 2 == 0 ? va : vb) : va;
-              rowaddr[r] = tab.at(32 * w + rowlane[r], rowval[r]);
+              rowaddr[r] = A(rowlane[r], rowval[r]);
             }
             int ca = -1, cb = -1;
             const int gw = group_wavefronts(rowaddr, 8, 16, &ca, &cb);
@@ -607,20 +842,32 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
           }
         }
       }
-      wf_warp[w] = wf;
-      ideal = id;
-      total += wf;
-      total_ideal += id;
+      wf_warp[ci][w] = wf;
+      ideal_of[ci] = id;
+      total_of[ci] += wf;
+      total_ideal_of[ci] += id;
       if (wf > c.wavefronts) c.wavefronts = wf;
       c.ideal = id;
+      if (cf.any()) cf_of[ci] = cf;  // warps run downwards: the lowest warp's finding stays
     }
-    if (best < 0 || total < p.total_wavefronts) {
+    if (opts.conflict_free_only) {  // every candidate already above its ideal: not conflict-free
+      bool any_clean = false;
+      for (int ci = 0; ci < nc; ++ci)
+        if (p.candidates[ci].feasible && p.candidates[ci].instructions == min_instr && !cf_of[ci].any()) any_clean = true;
+      if (!any_clean) return;  // p.ok stays false
+    }
+  }
+  int best = -1;
+  for (int ci = 0; ci < nc; ++ci) {
+    const StoreCandidate& c = p.candidates[ci];
+    if (!c.feasible || c.instructions != min_instr) continue;
+    if (best < 0 || total_of[ci] < p.total_wavefronts) {
       best = ci;
-      for (int w = 0; w < T / 32; ++w) p.wavefronts[w] = wf_warp[w];
-      p.ideal_wavefronts = ideal;
-      p.total_wavefronts = total;
-      p.total_ideal = total_ideal;
-      p.conflict = cf;
+      for (int w = 0; w < W; ++w) p.wavefronts[w] = wf_warp[ci][w];
+      p.ideal_wavefronts = ideal_of[ci];
+      p.total_wavefronts = total_of[ci];
+      p.total_ideal = total_ideal_of[ci];
+      p.conflict = cf_of[ci];
     }
   }
   const StoreCandidate& bc = p.candidates[best];
@@ -629,49 +876,60 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
   p.instructions = bc.instructions;
   for (int k = 0; k < V; ++k) p.order[k] = bc.op.kind == StoreOpKind::st_shared ? chain[k] : static_cast<std::int16_t>(k);
   p.ok = true;
+}
 
-  // ---- computed fixes
-  if (opts.suggest) {
-    SmemStoreOptions o = opts;
-    o.suggest = false;
-    o.check_units = false;
-    if (p.total_wavefronts > p.total_ideal) {
-      for (int b = 3; b >= 1 && !p.has_better_swizzle; --b) {  // the widest conflict-free swizzle
-        StoreDestination d2 = dst;
-        Swizzle mode = b == 1 ? Swizzle::b32 : b == 2 ? Swizzle::b64 : Swizzle::b128;
-        if (dst.canonical) {
-          const DestinationResult r = gmma_operand(dst.major, mode, E, dst.rows, dst.cols);
-          if (!r.ok) continue;
-          d2 = r.value;
-        } else {
-          d2.tile.swizzle = SwizzleParams{b, 4, 3, true, true};
-          d2.base_offset = 0;
-        }
-        if (d2.tile.swizzle.bits == sw.bits && d2.tile.swizzle.base == sw.base && d2.tile.swizzle.shift == sw.shift)
-          continue;
-        const SmemStorePlan q = plan_smem_store(src, d2, o);
-        if (q.ok && q.total_wavefronts == q.total_ideal && q.instructions <= p.instructions) {
-          p.has_better_swizzle = true;
-          p.better_swizzle = d2.tile.swizzle;
-          p.better_swizzle_mode = mode;
-          p.better_swizzle_wavefronts = q.wavefronts[0];
-        }
+constexpr void find_fixes(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
+                          const SmemStoreOptions& opts) {
+  const SwizzleParams sw = dst.tile.swizzle;
+  const int E = dst.elem_bytes;
+  SmemStoreOptions o = opts;
+  o.suggest = false;
+  o.check_units = false;
+  if (p.total_wavefronts > p.total_ideal) {
+    // only a conflict-free plan with no more instructions counts: stop each re-plan at the first
+    // sign that it is not one (its wavefronts and choice are not needed then)
+    o.conflict_free_only = true;
+    o.max_instructions = p.instructions;
+    for (int b = 3; b >= 1 && !p.has_better_swizzle; --b) {  // the widest conflict-free swizzle
+      StoreDestination d2 = dst;
+      Swizzle mode = b == 1 ? Swizzle::b32 : b == 2 ? Swizzle::b64 : Swizzle::b128;
+      if (dst.canonical) {
+        const DestinationResult r = gmma_operand(dst.major, mode, E, dst.rows, dst.cols);
+        if (!r.ok) continue;
+        d2 = r.value;
+      } else {
+        d2.tile.swizzle = SwizzleParams{b, 4, 3, true, true};
+        d2.base_offset = 0;
       }
-    }
-    if (src.is_tcgen05() && p.widest_st_bytes < 16 && p.width_limit.why == WidthLimit::other_load) {
-      for (int rep = src.rep * 2; rep <= 128 && p.better_rep == 0; rep *= 2) {
-        StoreSource s2 = src;
-        s2.rep = rep;
-        if (src.n % s2.cols_per_load() != 0) break;
-        const SmemStorePlan q = plan_smem_store(s2, dst, o);
-        if (q.ok && q.widest_st_bytes > p.widest_st_bytes) {
-          p.better_rep = rep;
-          p.better_rep_bytes = q.widest_st_bytes;
-        }
+      if (d2.tile.swizzle.bits == sw.bits && d2.tile.swizzle.base == sw.base && d2.tile.swizzle.shift == sw.shift)
+        continue;
+      const SmemStorePlan q = plan_core(src, d2, o);
+      if (q.ok && q.total_wavefronts == q.total_ideal && q.instructions <= p.instructions) {
+        p.has_better_swizzle = true;
+        p.better_swizzle = d2.tile.swizzle;
+        p.better_swizzle_mode = mode;
+        p.better_swizzle_wavefronts = q.wavefronts[0];
       }
     }
   }
-  return p;
+  if (src.is_tcgen05() && p.widest_st_bytes < 16 && p.width_limit.why == WidthLimit::other_load) {
+    // only the widest st.shared matters here: widths only, no stmatrix, no wavefronts
+    SmemStoreOptions ow = o;
+    ow.widths_only = true;
+    ow.allow_stmatrix = false;
+    for (int rep = src.rep * 2; rep <= 128 && p.better_rep == 0; rep *= 2) {
+      StoreSource s2 = src;
+      s2.rep = rep;
+      if (src.n % s2.cols_per_load() != 0) break;
+      const SmemStorePlan q = plan_core(s2, dst, ow);
+      if (q.ok && q.widest_st_bytes > p.widest_st_bytes) {
+        p.better_rep = rep;
+        p.better_rep_bytes = q.widest_st_bytes;
+      }
+    }
+  }
 }
+
+}  // namespace smem_store_detail
 
 }  // namespace tmakit

@@ -25,25 +25,39 @@ TMAKIT_HD constexpr int lanes_per_wavefront_group(int bytes) { return bytes >= 1
 TMAKIT_HD constexpr int group_wavefronts(const std::uint32_t* addr, int n, int bytes, int* conflict_a = nullptr,
                                          int* conflict_b = nullptr) {
   // Distinct words per bank. A group writes at most 32 words here (32 lanes x 4 B, 16 x 8 B, 8 x 16 B,
-  // 8 rows x 16 B), so at most 32 per bank. The per-bank lists are written before they are read.
+  // 8 rows x 16 B), so at most 32 per bank. Fast path: a bank's first word is kept in first[] (a bit
+  // in `used` says it is set); only a bank that gets a second distinct word keeps a list (words[][],
+  // written before it is read).
+  std::uint32_t first[kSmemBanks] = {};
+  int first_owner[kSmemBanks] = {};
+  std::uint32_t used = 0;
   std::uint32_t words[kSmemBanks][32];
-  int owner[kSmemBanks][32];
   int count[kSmemBanks] = {};
   int worst = 0;
   if (conflict_a) *conflict_a = -1;
   if (conflict_b) *conflict_b = -1;
   for (int i = 0; i < n; ++i) {
-    const std::uint32_t first = addr[i] / 4, last = (addr[i] + static_cast<std::uint32_t>(bytes) - 1) / 4;
-    for (std::uint32_t word = first; word <= last; ++word) {
+    const std::uint32_t lo = addr[i] / 4, hi = (addr[i] + static_cast<std::uint32_t>(bytes) - 1) / 4;
+    for (std::uint32_t word = lo; word <= hi; ++word) {
       const int bank = static_cast<int>(word % kSmemBanks);
+      const std::uint32_t bit = std::uint32_t{1} << bank;
+      if (!(used & bit)) {
+        used |= bit;
+        first[bank] = word;
+        first_owner[bank] = i;
+        count[bank] = 1;
+        if (worst < 1) worst = 1;
+        continue;
+      }
+      if (first[bank] == word) continue;
+      // a second (or later) distinct word in this bank: the list holds words 1.. of the bank
       bool seen = false;
-      for (int j = 0; j < count[bank] && !seen; ++j) seen = words[bank][j] == word;
+      for (int j = 1; j < count[bank] && !seen; ++j) seen = words[bank][j] == word;
       if (seen || count[bank] == 32) continue;
       words[bank][count[bank]] = word;
-      owner[bank][count[bank]] = i;
       ++count[bank];
       if (count[bank] == 2 && conflict_a && *conflict_a < 0) {
-        *conflict_a = owner[bank][0];
+        *conflict_a = first_owner[bank];
         *conflict_b = i;
       }
       if (count[bank] > worst) worst = count[bank];
