@@ -585,32 +585,22 @@ __global__ void store_kernel(const CUtensorMap* descs, const StoreJob* jobs, con
   }
 }
 
+// dst = f(dst, src) on one element of type T, through memcpy (the bytes may be unaligned).
+template <class T, class F>
+void combine_as(unsigned char* dst, const unsigned char* src, F f) {
+  T a, b;
+  std::memcpy(&a, dst, sizeof(T));
+  std::memcpy(&b, src, sizeof(T));
+  a = f(a, b);
+  std::memcpy(dst, &a, sizeof(T));
+}
+
 void add_elements(const TensorMapParams& p, unsigned char* dst, const unsigned char* src) {
+  const auto add = [](auto a, auto b) { return static_cast<decltype(a)>(a + b); };
   switch (p.dtype) {
-    case DataType::uint32: case DataType::int32: {
-      std::uint32_t a, b;
-      std::memcpy(&a, dst, 4);
-      std::memcpy(&b, src, 4);
-      a += b;
-      std::memcpy(dst, &a, 4);
-      break;
-    }
-    case DataType::uint64: {
-      std::uint64_t a, b;
-      std::memcpy(&a, dst, 8);
-      std::memcpy(&b, src, 8);
-      a += b;
-      std::memcpy(dst, &a, 8);
-      break;
-    }
-    case DataType::float32: {
-      float a, b;
-      std::memcpy(&a, dst, 4);
-      std::memcpy(&b, src, 4);
-      a += b;
-      std::memcpy(dst, &a, 4);
-      break;
-    }
+    case DataType::uint32: case DataType::int32: combine_as<std::uint32_t>(dst, src, add); break;
+    case DataType::uint64: combine_as<std::uint64_t>(dst, src, add); break;
+    case DataType::float32: combine_as<float>(dst, src, add); break;
     default: break;
   }
 }
@@ -634,31 +624,11 @@ T combine_int(td::ReduceOp op, T a, T b) {
   return a;
 }
 void combine_elements(const TensorMapParams& p, unsigned char* dst, const unsigned char* src) {
+  const auto op = [](auto a, auto b) { return combine_int(g_host_op, a, b); };
   switch (p.dtype) {
-    case DataType::uint32: {
-      std::uint32_t a, b;
-      std::memcpy(&a, dst, 4);
-      std::memcpy(&b, src, 4);
-      a = combine_int(g_host_op, a, b);
-      std::memcpy(dst, &a, 4);
-      break;
-    }
-    case DataType::int32: {
-      std::int32_t a, b;
-      std::memcpy(&a, dst, 4);
-      std::memcpy(&b, src, 4);
-      a = combine_int(g_host_op, a, b);
-      std::memcpy(dst, &a, 4);
-      break;
-    }
-    case DataType::uint64: {
-      std::uint64_t a, b;
-      std::memcpy(&a, dst, 8);
-      std::memcpy(&b, src, 8);
-      a = combine_int(g_host_op, a, b);
-      std::memcpy(dst, &a, 8);
-      break;
-    }
+    case DataType::uint32: combine_as<std::uint32_t>(dst, src, op); break;
+    case DataType::int32: combine_as<std::int32_t>(dst, src, op); break;
+    case DataType::uint64: combine_as<std::uint64_t>(dst, src, op); break;
     default: break;
   }
 }
