@@ -336,10 +336,12 @@ TMAKIT_HD constexpr std::int64_t contiguous_elements(const LinearLayout& l, int 
 // The rule (Hopper): a warp's shared-memory access is served in wavefronts; one wavefront moves at
 // most 128 bytes and at most one distinct 4-byte word per bank (lanes naming the same word share it).
 // So the number of wavefronts is the largest number of DISTINCT words any one bank must serve, and
-// at least ceil(distinct words / 32). With by_lane_groups = true, lanes are first split into groups
-// of 128 / bytes_per_lane lanes (half-warps for 8 B, quarter-warps for 16 B) that are served
-// separately, and the groups' counts add up: the stricter model of the CUDA guide for 64/128-bit
-// accesses.
+// at least ceil(distinct words / 32). With by_lane_groups = true (the default), lanes are first
+// split into groups of 128 / bytes_per_lane lanes (half-warps for 8 B, quarter-warps for 16 B) that
+// are served separately, and the groups' counts add up. That is what the H100 does: the store
+// planner's counter, which equals this one with lane groups on random warps, matched ncu's
+// shared-store wavefront and bank-conflict counters in all 16 GPU cases (docs/smem_store.md). The
+// whole-warp count (false) can be lower for 64/128-bit accesses.
 struct BankAnalysis {
   int wavefronts = 0;        // the answer
   int max_bank_words = 0;    // largest number of distinct words in one bank
@@ -349,7 +351,7 @@ struct BankAnalysis {
 };
 
 TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const std::uint64_t* lane_byte_address, int lanes, int bytes_per_lane,
-                                                   bool by_lane_groups = false) {
+                                                   bool by_lane_groups = true) {
   BankAnalysis r;
   if (lanes <= 0 || bytes_per_lane <= 0) return r;
   const int group = by_lane_groups && bytes_per_lane > 4 ? (128 / bytes_per_lane > 0 ? 128 / bytes_per_lane : 1) : lanes;
@@ -384,7 +386,7 @@ TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const std::uint64_t* lane_byt
 // The same for a linear layout from (lane, ...) to a BYTE offset: lanes 0..31 of input dimension
 // `lane_dim`, every other input 0 (one instruction), output dimension `out_dim`.
 TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const LinearLayout& byte_map, int lane_dim, int bytes_per_lane,
-                                                   int out_dim = 0, bool by_lane_groups = false) {
+                                                   int out_dim = 0, bool by_lane_groups = true) {
   std::uint64_t addr[32] = {};
   const int lanes = lane_dim >= 0 && lane_dim < byte_map.n_in
                         ? (byte_map.in[lane_dim].bits >= 5 ? 32 : 1 << byte_map.in[lane_dim].bits) : 0;
