@@ -36,7 +36,7 @@ __global__ void probe(const __grid_constant__ CUtensorMap map, int rank, int4 c0
   if (threadIdx.x == 0) td::init(bar, 1);
   __syncthreads();
   if (threadIdx.x == 0) {
-    td::arrive_expect_tx(bar, (1u << 20) - 1);
+    td::arrive_expect_tx(bar, td::kMaxTxBytes);
     if (rank == 3) {
       const std::int32_t c[3] = {c03.x, c03.y, c03.z};
       td::load_im2col(&map, smem, bar, c, off.x);

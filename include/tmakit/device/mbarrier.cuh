@@ -20,6 +20,8 @@
 
 #include <cstdint>
 
+#include "tmakit/tensor_map/derived.hpp"
+
 #ifndef TMAKIT_WATCHDOG
 #ifdef NDEBUG
 #define TMAKIT_WATCHDOG 0
@@ -30,9 +32,8 @@
 
 namespace tmakit::device {
 
-// The largest transaction count one expect_tx / arrive_expect_tx may add (PTX: tx-count range is
-// +-(2^20 - 1); a larger value made an H200 kernel fail).
-inline constexpr std::uint32_t kMaxTxBytes = (1u << 20) - 1;
+// The largest transaction count one expect_tx / arrive_expect_tx may add (tensor_map/derived.hpp).
+inline constexpr std::uint32_t kMaxTxBytes = kMaxTransactionBytes;
 
 #if TMAKIT_WATCHDOG
 namespace watchdog {

@@ -185,7 +185,7 @@ TMAKIT_HD constexpr ClusterDiagnostics validate_multicast_plan(const MulticastPl
     if (p.cta[q].expect_bytes != delivered[q])
       d.add(ClusterRule::fan_in, static_cast<std::int32_t>(q), p.cta[q].expect_bytes, delivered[q]);
     const std::uint32_t most = delivered[q] > p.cta[q].expect_bytes ? delivered[q] : p.cta[q].expect_bytes;
-    if (most > kMaxTxPerPhase) d.add(ClusterRule::tx_limit, static_cast<std::int32_t>(q), most, kMaxTxPerPhase);
+    if (most > kMaxTransactionBytes) d.add(ClusterRule::tx_limit, static_cast<std::int32_t>(q), most, kMaxTransactionBytes);
   }
   return d;
 }
@@ -312,7 +312,7 @@ TMAKIT_HD constexpr ClusterDiagnostics check_armed_bytes(const MulticastPlan* pl
   ClusterDiagnostics d;
   const std::uint32_t want = stage_expect_bytes(plans, count, r);
   if (armed != want) d.add(ClusterRule::fan_in, static_cast<std::int32_t>(r), static_cast<std::int64_t>(armed), want);
-  if (armed > kMaxTxPerPhase) d.add(ClusterRule::tx_limit, static_cast<std::int32_t>(r), static_cast<std::int64_t>(armed), kMaxTxPerPhase);
+  if (armed > kMaxTransactionBytes) d.add(ClusterRule::tx_limit, static_cast<std::int32_t>(r), static_cast<std::int64_t>(armed), kMaxTransactionBytes);
   return d;
 }
 

@@ -9,11 +9,9 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/tensor_map/derived.hpp"
 
 namespace tmakit {
-
-// The mbarrier tx-count range: at most 2^20 - 1 bytes may be expected in one phase.
-inline constexpr std::uint32_t kMaxTxPerPhase = (1u << 20) - 1;
 
 enum class ClusterRule : std::uint32_t {
   cluster_size = 0,        // cluster.size: 1..16 CTAs, every extent >= 1

@@ -164,8 +164,8 @@ constexpr DsmemPlan plan_dsmem_copy(const DsmemSpec& s) {
   if (!d.ok()) return p;
   const std::int64_t n = s.src.size();
   if (n != s.dst.size()) d.add(ClusterRule::dsmem_element_count, -1, s.dst.size(), n);
-  if (n > static_cast<std::int64_t>(kMaxDsmemElements) || n * e > std::int64_t{kMaxTxPerPhase})
-    d.add(ClusterRule::dsmem_too_large, -1, n * e, std::int64_t{kMaxTxPerPhase});
+  if (n > static_cast<std::int64_t>(kMaxDsmemElements) || n * e > std::int64_t{kMaxTransactionBytes})
+    d.add(ClusterRule::dsmem_too_large, -1, n * e, std::int64_t{kMaxTransactionBytes});
   if (!d.ok()) return p;
   p.elements = static_cast<std::uint32_t>(n);
   p.total_bytes = static_cast<std::uint32_t>(n * e);

@@ -335,7 +335,8 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   for (std::uint32_t l = 0; l < P.loops; ++l) last += std::uint64_t{P.loop[l].extent - 1} * P.loop[l].smem_step;
   P.smem_bytes = last + box_span;
   c.instructions = instr;
-  if (expect > (1u << 20) - 1) c.issues.add(PlanRule::expect_tx_limit, -1, -1, static_cast<std::int64_t>(expect), (1 << 20) - 1);
+  if (expect > kMaxTransactionBytes)
+    c.issues.add(PlanRule::expect_tx_limit, -1, -1, static_cast<std::int64_t>(expect), kMaxTransactionBytes);
   if (P.smem_bytes > smem_limit_bytes(pb.arch))
     c.issues.add(PlanRule::smem_capacity, -1, -1, static_cast<std::int64_t>(P.smem_bytes),
                  static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));

@@ -60,6 +60,10 @@ TMAKIT_HD constexpr std::uint64_t box_bytes(const TensorMapParams& p) {
   return box_bytes_checked_ranges(p);
 }
 
+// The most transaction bytes one mbarrier phase can expect: the PTX tx-count range is
+// +-(2^20 - 1); a larger expect_tx made an H200 kernel fail. Plans check their byte counts against it.
+inline constexpr std::uint32_t kMaxTransactionBytes = (1u << 20) - 1;
+
 // Bytes of one dim-0 unit in shared and global memory: the element for non-interleaved maps; the
 // whole interleave chunk (16 or 32 bytes, whatever the element type) for interleaved ones.
 // Measured on the H100 (2026-11-22, tools/driver_sweep/interleave_probe.cu, 575 driver-made maps):

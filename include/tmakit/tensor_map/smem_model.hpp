@@ -34,6 +34,7 @@
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit {
@@ -45,13 +46,21 @@ struct SmemModelOptions {
   bool tf32_round = false;
 };
 
+// The stride (in units) the model walks dim i with: elementStrides[i], except dim 0 of a
+// non-interleaved map (1, unless the es0_without_interleave option says otherwise).
+inline std::uint32_t smem_model_stride(const TensorMapParams& p, const SmemModelOptions& o, std::uint32_t i) {
+  if (i >= p.rank || !p.elem_strides[i]) return 1;
+  if (i == 0 && p.interleave == Interleave::none && !o.es0_without_interleave) return 1;
+  return p.elem_strides[i];
+}
+
 // Dim-0 units per dim the model writes (unused dims and the untraversed dim of an interleaved
-// map: 1). A unit is an element, or an interleave chunk (smem_model_unit_bytes).
+// map: 1). A unit is an element, or an interleave chunk (smem_model_unit_bytes). With the default
+// options this is derived.hpp's delivered_count().
 inline void smem_model_counts(const TensorMapParams& p, const SmemModelOptions& o, std::uint32_t out[kMaxRank]) {
   for (std::uint32_t i = 0; i < kMaxRank; ++i) {
     if (i >= p.rank || static_cast<int>(i) == interleave_untraversed_dim(p)) { out[i] = 1; continue; }
-    std::uint32_t es = p.elem_strides[i] ? p.elem_strides[i] : 1;
-    if (i == 0 && p.interleave == Interleave::none && !o.es0_without_interleave) es = 1;
+    const std::uint32_t es = smem_model_stride(p, o, i);
     out[i] = o.ceil_counts ? (p.box[i] + es - 1) / es : p.box[i] / es;
   }
 }
@@ -66,14 +75,24 @@ inline std::uint32_t smem_model_piece_bytes(const TensorMapParams& p) {
   return u > 16 ? 16 : u;
 }
 
+// A shared-memory row of `row_bytes` as the hardware lays it out: padded to the swizzle span when
+// shorter (non-interleaved maps; measured on the H200), unless the option says otherwise.
+inline std::uint64_t smem_model_padded_row(const TensorMapParams& p, const SmemModelOptions& o, std::uint64_t row_bytes) {
+  const std::uint64_t span = swizzle_span_bytes(p.swizzle);
+  return o.pad_rows_to_span && span && p.interleave == Interleave::none && row_bytes < span ? span : row_bytes;
+}
+
+// `bytes` rounded up to a whole number of swizzle repeats (the extent a swizzled image spans).
+inline std::uint64_t smem_model_round_to_repeat(const TensorMapParams& p, std::uint64_t bytes) {
+  const std::uint64_t rep = swizzle_for(p.swizzle).base_alignment();
+  return (bytes + rep - 1) / rep * rep;
+}
+
 // Row pitch (bytes) of dim 0 in shared memory under the model.
 inline std::uint64_t smem_model_row_pitch(const TensorMapParams& p, const SmemModelOptions& o) {
   std::uint32_t n[kMaxRank];
   smem_model_counts(p, o, n);
-  std::uint64_t row = std::uint64_t{n[0]} * smem_model_unit_bytes(p);
-  const std::uint64_t span = swizzle_span_bytes(p.swizzle);
-  if (o.pad_rows_to_span && span && p.interleave == Interleave::none && row < span) row = span;
-  return row;
+  return smem_model_padded_row(p, o, std::uint64_t{n[0]} * smem_model_unit_bytes(p));
 }
 
 // Bytes the model writes (equals box_bytes(p) when every box_i is a multiple of the stride used
@@ -91,9 +110,7 @@ inline std::uint64_t smem_model_bytes(const TensorMapParams& p, const SmemModelO
 // offsets of the last partial repeat can land past the dense size, e.g. 32 B rows with 128B
 // swizzle: whether the hardware really writes there is one of the questions the GPU test answers).
 inline std::uint64_t smem_model_footprint(const TensorMapParams& p, const SmemModelOptions& o = {}) {
-  const std::uint64_t b = smem_model_bytes(p, o);
-  const std::uint64_t rep = swizzle_for(p.swizzle).base_alignment();
-  return (b + rep - 1) / rep * rep;
+  return smem_model_round_to_repeat(p, smem_model_bytes(p, o));
 }
 
 // The fill pattern of one out-of-bounds unit (smem_model_unit_bytes bytes, little-endian) into out.
@@ -113,6 +130,33 @@ inline void smem_model_oob_fill(const TensorMapParams& p, unsigned char* out) {
 // outside the model (im2col, packed types, a read past the end of `global`).
 namespace smem_model_detail {
 
+// The global byte offset of the unit at coordinates c (p.rank of them; dim 0 in units of
+// `unit_bytes`, below `dim0_limit`; the others below globalDim): false when any is out of bounds.
+inline bool global_offset(const TensorMapParams& p, const std::int64_t* c, std::uint64_t dim0_limit,
+                          std::uint32_t unit_bytes, std::uint64_t& off) {
+  off = 0;
+  for (std::uint32_t i = 0; i < p.rank; ++i) {
+    const std::uint64_t limit = i == 0 ? dim0_limit : p.dims[i];
+    if (c[i] < 0 || static_cast<std::uint64_t>(c[i]) >= limit) return false;
+    off += static_cast<std::uint64_t>(c[i]) * (i == 0 ? unit_bytes : p.strides[i - 1]);
+  }
+  return true;
+}
+
+// Rounds the tf32 types' values to tf32 as the hardware's tf32 mode does (nearest even on the low
+// 13 mantissa bits; Inf/NaN kept), over `bytes` bytes of 4-byte words.
+inline void round_tf32_words(unsigned char* p, std::uint32_t bytes) {
+  for (std::uint32_t w = 0; w + 4 <= bytes; w += 4) {
+    std::uint32_t v;
+    std::memcpy(&v, p + w, 4);
+    if ((v & 0x7f800000u) != 0x7f800000u) {
+      const std::uint32_t lsb = (v >> 13) & 1u;
+      v = (v + 0x0fffu + lsb) & ~0x1fffu;
+    }
+    std::memcpy(p + w, &v, 4);
+  }
+}
+
 // Visits every dim-0 unit (element, or interleave chunk) of the box in shared-memory order, in
 // pieces of smem_model_piece_bytes, and calls f(shared_offset (swizzled), in_bounds, global_offset)
 // per piece -- global_offset only meaningful when in_bounds. Dim 0 is in bounds below `dim0_limit`
@@ -128,10 +172,7 @@ inline bool for_each_box_element(const TensorMapParams& p, const std::int32_t* s
   smem_model_counts(p, o, n);
   const std::uint64_t pitch = smem_model_row_pitch(p, o);
   std::uint32_t es[kMaxRank];
-  for (std::uint32_t i = 0; i < kMaxRank; ++i) {
-    es[i] = i < p.rank && p.elem_strides[i] ? p.elem_strides[i] : 1;
-    if (i == 0 && p.interleave == Interleave::none && !o.es0_without_interleave) es[i] = 1;
-  }
+  for (std::uint32_t i = 0; i < kMaxRank; ++i) es[i] = smem_model_stride(p, o, i);
   std::uint32_t k[kMaxRank] = {};
   for (k[4] = 0; k[4] < n[4]; ++k[4])
     for (k[3] = 0; k[3] < n[3]; ++k[3])
@@ -141,17 +182,10 @@ inline bool for_each_box_element(const TensorMapParams& p, const std::int32_t* s
           for (int i = 4; i >= 1; --i) row = row * n[i] + k[i];
           for (k[0] = 0; k[0] < n[0]; ++k[0]) {
             const std::uint64_t unit_off = row * pitch + std::uint64_t{k[0]} * eb;
-            bool in = true;
+            std::int64_t c[kMaxRank];
+            for (std::uint32_t i = 0; i < p.rank; ++i) c[i] = std::int64_t{start[i]} + std::int64_t{k[i]} * es[i];
             std::uint64_t global = 0;
-            for (std::uint32_t i = 0; i < p.rank; ++i) {
-              const std::int64_t c = std::int64_t{start[i]} + std::int64_t{k[i]} * es[i];
-              const std::uint64_t limit = i == 0 ? dim0_limit : p.dims[i];
-              if (c < 0 || static_cast<std::uint64_t>(c) >= limit) {
-                in = false;
-                break;
-              }
-              global += i == 0 ? static_cast<std::uint64_t>(c) * eb : static_cast<std::uint64_t>(c) * p.strides[i - 1];
-            }
+            const bool in = global_offset(p, c, dim0_limit, eb, global);
             for (std::uint32_t q = 0; q < eb; q += piece)
               if (!f(sw(unit_off + q), in, global + q)) return false;
           }
@@ -179,17 +213,7 @@ inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsi
         }
         if (src + eb > global.size()) return false;
         std::memcpy(&out[dst], &global[src], eb);
-        if (o.tf32_round && (p.dtype == DataType::tfloat32 || p.dtype == DataType::tfloat32_ftz)) {
-          for (std::uint32_t w = 0; w + 4 <= eb; w += 4) {
-            std::uint32_t v;
-            std::memcpy(&v, &out[dst + w], 4);
-            if ((v & 0x7f800000u) != 0x7f800000u) {
-              const std::uint32_t lsb = (v >> 13) & 1u;
-              v = (v + 0x0fffu + lsb) & ~0x1fffu;
-            }
-            std::memcpy(&out[dst + w], &v, 4);
-          }
-        }
+        if (o.tf32_round && tmap_layout::hw_tf32_round(p.dtype)) smem_model_detail::round_tf32_words(&out[dst], eb);
         return true;
       });
 }

@@ -59,17 +59,10 @@ inline bool smem_model_im2col_load(const TensorMapParams& p, std::span<const uns
   const SwizzleParams sw = swizzle_for(p.swizzle);
   if (eb == 0 || !sw.supported) return false;
   const std::uint32_t nsp = p.rank - 2;  // spatial dims
-  std::uint64_t pitch = std::uint64_t{p.channels} * eb;
-  const std::uint64_t span = swizzle_span_bytes(p.swizzle);
-  if (span && pitch < span) pitch = span;
-  const std::uint64_t rep = sw.base_alignment();
-  out.assign((pitch * p.pixels + rep - 1) / rep * rep, pad_byte);
-  unsigned char fill[8];
-  {
-    unsigned char unit[32];
-    smem_model_oob_fill(p, unit);  // non-interleaved: one element
-    std::memcpy(fill, unit, eb);
-  }
+  const std::uint64_t pitch = smem_model_padded_row(p, SmemModelOptions{}, std::uint64_t{p.channels} * eb);
+  out.assign(smem_model_round_to_repeat(p, pitch * p.pixels), pad_byte);
+  unsigned char fill[32];
+  smem_model_oob_fill(p, fill);  // non-interleaved: one element
   std::int64_t pos[kMaxRank] = {};  // walk position: spatial dims 1..nsp, batch rank-1
   for (std::uint32_t i = 1; i < p.rank; ++i) pos[i] = start[i];
   for (std::uint32_t k = 0; k < p.pixels; ++k) {
@@ -78,12 +71,8 @@ inline bool smem_model_im2col_load(const TensorMapParams& p, std::span<const uns
       g[0] = std::int64_t{start[0]} + j;
       for (std::uint32_t i = 1; i <= nsp; ++i) g[i] = pos[i] + offsets[i - 1];
       g[p.rank - 1] = pos[p.rank - 1];
-      bool in = true;
       std::uint64_t src = 0;
-      for (std::uint32_t i = 0; i < p.rank && in; ++i) {
-        if (g[i] < 0 || static_cast<std::uint64_t>(g[i]) >= p.dims[i]) in = false;
-        else src += i == 0 ? static_cast<std::uint64_t>(g[0]) * eb : static_cast<std::uint64_t>(g[i]) * p.strides[i - 1];
-      }
+      const bool in = smem_model_detail::global_offset(p, g, p.dims[0], eb, src);
       // Elements are at most 8 bytes: never split by the 16-byte swizzle granule.
       const std::uint64_t dst = sw(k * pitch + std::uint64_t{j} * eb);
       if (dst + eb > out.size()) return false;
