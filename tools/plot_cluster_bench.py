@@ -2,8 +2,8 @@
 """Plot bench_cluster's CSV (bench/bench_cluster.cu; docs/cluster_bench.csv) as one SVG with three
 panels: delivered smem fill bandwidth of tmakit's warp-specialized pipeline (unicast vs sliced
 multicast c2 / c4, L2 and HBM working sets, per pipeline shape); the hand-back forms compared on
-6 x 32 KiB, L2 set (section fill_before: the first pipeline and burst; fill_handshake: the
-warp-specialized experiments); DSMEM copy bandwidth per path and size.
+6 x 32 KiB, L2 set (section fill_exp: variants before_, pipe_, burst_, exp0_..exp2_ and ws_, each
+unicast / mcast_c2 / mcast_c4); DSMEM copy bandwidth per path and size.
 
     python3 tools/plot_cluster_bench.py docs/cluster_bench.csv docs/cluster_bench.svg [title]
 """
@@ -20,10 +20,13 @@ TRIO = ["unicast", "c2", "c4"]
 
 
 def trio_key(variant):
-    """'before_unicast' / 'mcast_c2' / 'releaser_relaxed_c4' -> (prefix, unicast|c2|c4) or None."""
+    """'before_unicast' / 'mcast_c2' / 'exp1_mcast_c4' -> (prefix, unicast|c2|c4) or None."""
     for t in TRIO:
         if variant.endswith("_" + t) or variant == t:
-            return variant[: -len(t)].rstrip("_").replace("mcast", ""), t
+            prefix = variant[: -len(t)]
+            if prefix.endswith("mcast_"):
+                prefix = prefix[: -len("mcast_")]
+            return prefix.rstrip("_"), t
     return None
 
 
@@ -37,9 +40,9 @@ def main():
             if sec == "fill":
                 k = trio_key(v)
                 fill.setdefault((row["working_set"], row["size"]), {})[k[1]] = g
-            elif sec in ("fill_before", "fill_handshake") and row["size"] == "6x32KiB":
+            elif sec == "fill_exp" and row["size"] == "6x32KiB":
                 k = trio_key(v)
-                if k and "_n1" not in v and "w1024" not in v and "ctawait" not in v:
+                if k:
                     forms.setdefault(k[0], {})[k[1]] = g
             elif sec == "dsmem":
                 dsmem.setdefault(v, {})[int(row["size"])] = float(row["gbps"])
@@ -55,15 +58,16 @@ def main():
     a.set_ylabel("delivered smem fill GB/s (all receiving CTAs)")
     a.set_title("tmakit warp-specialized pipeline: unicast vs sliced multicast")
     a.legend(fontsize=8)
-    names = [n for n in ["before", "pipe1w", "burst", "warp_release", "warp_relaxed", "releaser_release",
-                         "releaser_relaxed"] if n in forms]
+    labels = {"before": "before (all SMs)", "pipe": "pipe", "burst": "burst", "exp0": "exp0 warp release",
+              "exp1": "exp1 warp relaxed", "exp2": "exp2 releaser release", "ws": "ws releaser relaxed"}
+    names = [n for n in labels if n in forms]
     for i, t in enumerate(TRIO):
         xs = [j + (i - 1) * w for j in range(len(names))]
         c.bar(xs, [forms[n].get(t, 0) for n in names], w, label=t)
     c.set_xticks(range(len(names)))
-    c.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+    c.set_xticklabels([labels[n] for n in names], rotation=30, ha="right", fontsize=8)
     c.set_ylabel("delivered GB/s (L2 set, 6 x 32 KiB)")
-    c.set_title("hand-back forms (releaser_relaxed = tmakit's)")
+    c.set_title("hand-back forms (ws = tmakit's)")
     c.legend(fontsize=8)
     sizes = sorted({s for d in dsmem.values() for s in d})
     for i, (path, d) in enumerate(sorted(dsmem.items())):
