@@ -210,6 +210,79 @@ TEST(ClusterPlan, SliceRules) {
       ClusterRule::mask_outside_cluster));
 }
 
+TEST(ClusterPlan, SlicesAreAlignedForTma) {
+  // u32 box 16 x 24 (64 B rows, no swizzle) sliced 8 ways: 3 rows = 192 B per slice. 192 is a
+  // multiple of the descriptor's 16 B but not of the 128 B a TMA destination needs (a 16-aligned
+  // unswizzled destination faults on the H100): refused.
+  TensorMapParams b;
+  b.dtype = DataType::uint32;
+  b.rank = 2;
+  b.dims[0] = 16;
+  b.dims[1] = 4096;
+  b.strides[0] = 64;
+  b.box[0] = 16;
+  b.box[1] = 24;
+  const MulticastPlan p = plan_multicast(spec_1d(8, MulticastMode::sliced, b));
+  EXPECT_FALSE(p.ok());
+  ASSERT_TRUE(p.diagnostics.contains(ClusterRule::slice_alignment));
+  for (const ClusterViolation& v : p.diagnostics)
+    if (v.rule == ClusterRule::slice_alignment) {
+      EXPECT_EQ(v.value % 192, 0);
+      EXPECT_EQ(v.expected, 128);
+    }
+  EXPECT_NE(explain(p.diagnostics.items[0]).find("needs a multiple of 128 B; fix: make the slice bytes a multiple of "
+                                                 "the TMA destination alignment"),
+            std::string::npos)
+      << explain(p.diagnostics.items[0]);
+  // 4 ways: 6 rows = 384 B, a multiple of 128.
+  const MulticastPlan q = plan_multicast(spec_1d(4, MulticastMode::sliced, b));
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q.cta[1].issue.smem_offset, 384u);
+}
+
+TEST(ClusterPlan, InterleavedUntraversedDimIsNotSliced) {
+  // fp16, 32B interleave, rank 3, box {8, 16, 1}: dim 1 (rank - 2) is not traversed, so the copy
+  // delivers 8 chunks x 32 B = 256 B, and a slice of dim 1 would deliver the same 256 B.
+  TensorMapParams b;
+  b.dtype = DataType::float16;
+  b.rank = 3;
+  b.interleave = Interleave::b32;
+  b.dims[0] = 64;
+  b.dims[1] = 64;
+  b.dims[2] = 4;
+  b.strides[0] = 64 * 32;
+  b.strides[1] = 64 * 64 * 32;
+  b.box[0] = 8;
+  b.box[1] = 16;
+  b.box[2] = 1;
+  ASSERT_EQ(transaction_bytes(b), 256u);
+  MulticastSpec s = spec_1d(2, MulticastMode::sliced, b);
+  // Auto: the outermost dim that delivers more than one unit is dim 0.
+  const MulticastPlan a = plan_multicast(s);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.slice_dim, 0u);
+  for (std::uint32_t r = 0; r < 2; ++r) EXPECT_EQ(a.cta[r].expect_bytes, 256u) << r;
+  EXPECT_EQ(a.cta[1].issue.bytes, 128u);
+  EXPECT_EQ(a.cta[1].issue.smem_offset, 128u);
+  EXPECT_EQ(a.cta[1].issue.coord_offset, 4u);
+  // Slicing the untraversed dim by hand: each slice would deliver the whole 256 B.
+  s.slice_dim = 1;
+  const MulticastPlan u = plan_multicast(s);
+  EXPECT_FALSE(u.ok());
+  EXPECT_TRUE(u.diagnostics.contains(ClusterRule::slice_divisible));
+}
+
+TEST(ClusterPlan, ShapeExtentsCannotOverflow) {
+  static_assert(!ClusterShape{65536, 65536, 1}.valid());  // x * y wraps to 0
+  static_assert(!ClusterShape{1u << 31, 2, 1}.valid());
+  static_assert(!ClusterShape{17, 1, 1}.valid() && ClusterShape{16, 1, 1}.valid() && ClusterShape{2, 2, 4}.valid());
+  MulticastSpec s = spec_1d(2, MulticastMode::leader_broadcast, bf16_box(64));
+  s.cluster = ClusterShape{65536, 65536, 1};
+  const MulticastPlan p = plan_multicast(s);
+  EXPECT_FALSE(p.ok());
+  ASSERT_TRUE(p.diagnostics.contains(ClusterRule::cluster_size));
+}
+
 // ----------------------------------------------------------------------------------------------
 // DSMEM copy planner.
 
@@ -359,6 +432,20 @@ TEST(Handoff, CtaScopedBarrierAcrossCtasIsNamed) {
   EXPECT_TRUE(validate_handoff({HandoffWrite::remote_stores, HandoffSync::cluster_barrier, 0, 1, 1}).ok());
   EXPECT_TRUE(validate_handoff({HandoffWrite::remote_stores, HandoffSync::mbarrier_arrive_cluster, 0, 1, 1}).ok());
   EXPECT_TRUE(validate_handoff({HandoffWrite::remote_stores, HandoffSync::syncthreads, 1, 1, 1}).ok());  // same CTA
+}
+
+TEST(Handoff, PlainStoresDoNotCompleteTx) {
+  // Generic stores "handed over by complete_tx": nothing signals the consumer, nothing is released.
+  for (HandoffWrite w : {HandoffWrite::remote_stores, HandoffWrite::local_stores}) {
+    const ClusterDiagnostics d = validate_handoff({w, HandoffSync::mbarrier_complete_tx, 0, 1, 1});
+    ASSERT_EQ(d.count, 1);
+    EXPECT_EQ(d.items[0].rule, ClusterRule::handoff_no_release);
+    EXPECT_NE(explain(d.items[0]).find("error [handoff.no_release] CTA 1: signal without cluster-scope release after "
+                                       "the writes; fix: signal with release semantics"),
+              std::string::npos)
+        << explain(d.items[0]);
+  }
+  EXPECT_TRUE(validate_handoff({HandoffWrite::st_async, HandoffSync::mbarrier_complete_tx, 0, 1, 1}).ok());
 }
 
 TEST(Handoff, OneIssuePerWarpIsNamed) {

@@ -2,7 +2,10 @@
 // the same plans as the (shape, stride) byte regions of test_cluster_plan.cpp.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/cluster_explain.hpp"
 #include "tmakit/plan/dsmem_layout.hpp"
 
 using namespace tmakit;
@@ -60,4 +63,24 @@ TEST(DsmemLayout, TooManyModesIsRefusedWithTheRule) {
   ASSERT_TRUE(p.diagnostics.contains(ClusterRule::dsmem_rank));
   EXPECT_EQ(p.diagnostics.items[0].cta, 0);
   EXPECT_EQ(p.diagnostics.items[0].value, 5);
+}
+
+TEST(DsmemLayout, ElementLargerThanTheSwizzleChunkIsRefused) {
+  // Sw<2,2,3> moves 4-byte chunks: an 8-byte element would be split (layout.swizzle.elem_bytes).
+  const RegionFromLayout r = region_from_layout(sl("Sw<2,2,3> o (32,4):(1,32)"), 8);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostic.rule, LayoutRule::swizzle_elem_bytes);
+  const DsmemPlan p = plan_dsmem_copy(sl("(32,4):(1,32)"), sl("Sw<2,2,3> o (32,4):(1,32)"), 8);
+  EXPECT_FALSE(p.ok());
+  ASSERT_EQ(p.diagnostics.count, 1);
+  EXPECT_EQ(p.diagnostics.items[0].rule, ClusterRule::dsmem_swizzle_elem_bytes);
+  EXPECT_EQ(p.diagnostics.items[0].cta, 1);  // the destination
+  EXPECT_EQ(p.diagnostics.items[0].value, 8);
+  EXPECT_EQ(p.diagnostics.items[0].expected, 4);
+  EXPECT_NE(explain(p.diagnostics.items[0]).find("error [dsmem.swizzle_elem_bytes] CTA 1: element of 8 B under a "
+                                                 "swizzle with 4 B chunks; fix: use elements no larger"),
+            std::string::npos)
+      << explain(p.diagnostics.items[0]);
+  // 4-byte elements fit the 4-byte chunks.
+  EXPECT_TRUE(plan_dsmem_copy(sl("(32,4):(1,32)"), sl("Sw<2,2,3> o (32,4):(1,32)"), 4).ok());
 }

@@ -37,6 +37,7 @@ inline std::string explain(const ClusterViolation& v) {
     case ClusterRule::handoff_no_release: s += "signal without cluster-scope release after the writes"; break;
     case ClusterRule::handoff_issuers: s += val + " threads issue the same bulk copy (exactly " + exp + ")"; break;
     case ClusterRule::dsmem_bulk_alignment: s += "bulk refused: a piece of " + val + " is not 16 B aligned/sized"; break;
+    case ClusterRule::dsmem_swizzle_elem_bytes: s += "element of " + val + " B under a swizzle with " + exp + " B chunks"; break;
   }
   s += "; fix: ";
   s += cluster_rule_fix(v.rule);

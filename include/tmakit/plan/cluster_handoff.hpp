@@ -45,6 +45,10 @@ TMAKIT_HD constexpr ClusterDiagnostics validate_handoff(const HandoffSpec& h) {
   if (cross && h.sync == HandoffSync::cluster_barrier_relaxed &&
       (h.write == HandoffWrite::remote_stores || h.write == HandoffWrite::local_stores))
     d.add(ClusterRule::handoff_no_release, c, static_cast<std::int64_t>(h.sync), static_cast<std::int64_t>(HandoffSync::cluster_barrier));
+  // Plain (generic) stores do not complete_tx: nothing would signal the consumer, nothing released.
+  if (h.sync == HandoffSync::mbarrier_complete_tx &&
+      (h.write == HandoffWrite::remote_stores || h.write == HandoffWrite::local_stores))
+    d.add(ClusterRule::handoff_no_release, c, static_cast<std::int64_t>(h.sync), static_cast<std::int64_t>(HandoffSync::mbarrier_arrive_cluster));
   if ((h.write == HandoffWrite::st_async || h.write == HandoffWrite::bulk_copy) &&
       h.sync != HandoffSync::mbarrier_complete_tx && h.sync != HandoffSync::cluster_barrier)
     d.add(ClusterRule::handoff_no_release, c, static_cast<std::int64_t>(h.sync), static_cast<std::int64_t>(HandoffSync::mbarrier_complete_tx));

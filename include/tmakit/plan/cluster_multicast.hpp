@@ -118,10 +118,12 @@ TMAKIT_HD constexpr std::uint16_t sharers_of(const MulticastSpec& s, std::uint32
   }
   return static_cast<std::uint16_t>(m);
 }
+// Outermost dim along which a copy delivers more than one unit (delivered_count: an interleaved
+// map's untraversed dim delivers one, whatever its box says).
 TMAKIT_HD constexpr std::uint32_t outermost_nonunit_dim(const TensorMapParams& p) {
   std::uint32_t d = 0;
   for (std::uint32_t i = 0; i < p.rank && i < kMaxRank; ++i)
-    if (p.box[i] > 1) d = i;
+    if (delivered_count(p, i) > 1) d = i;
   return d;
 }
 }  // namespace detail
@@ -173,8 +175,8 @@ TMAKIT_HD constexpr ClusterDiagnostics validate_multicast_plan(const MulticastPl
       else if (!(active >> q & 1u)) d.add(ClusterRule::mask_inactive_cta, static_cast<std::int32_t>(r), q, active);
       else delivered[q] += c.issue.bytes;
     }
-    if (c.issue.slices > 1) {
-      const std::uint64_t align = smem_alignment(p.spec.box.swizzle);
+    if (c.issue.slices > 1) {  // each slice is a TMA destination: 128 B at least (tma_smem_alignment)
+      const std::uint64_t align = tma_smem_alignment(p.spec.box.swizzle);
       if (c.issue.smem_offset % align != 0)
         d.add(ClusterRule::slice_alignment, static_cast<std::int32_t>(r), c.issue.smem_offset,
               static_cast<std::int64_t>(align));
@@ -260,19 +262,25 @@ TMAKIT_HD constexpr MulticastPlan plan_multicast(const MulticastSpec& s) {
       return p;
     }
     for (std::uint32_t i = dim + 1; i < s.box.rank; ++i)
-      if (s.box.box[i] > 1) {
+      if (delivered_count(s.box, i) > 1) {
         d.add(ClusterRule::slice_outermost, static_cast<std::int32_t>(r), dim, detail::outermost_nonunit_dim(s.box));
         return p;
       }
-    const std::uint32_t es = (dim == 0 && s.box.interleave == Interleave::none) ? 1 : s.box.elem_strides[dim];
+    // The N slices must deliver exactly the tile (every count from derived.hpp): N * transaction
+    // bytes of a slice == the tile's (refuses e.g. an interleaved map's untraversed dim, where every
+    // slice would deliver the whole tile's bytes), and where the element stride is honoured
+    // (delivered_count < box) each slice starts on a delivered element (part % stride == 0).
     const std::uint32_t part = s.box.box[dim] / N;
-    if (s.box.box[dim] % N != 0 || part % es != 0) {
+    TensorMapParams sp = s.box;
+    sp.box[dim] = part;
+    const std::uint64_t sbytes64 = transaction_bytes(sp);
+    const bool stride_honoured = delivered_count(s.box, dim) != s.box.box[dim];
+    if (s.box.box[dim] % N != 0 || sbytes64 * N != transaction_bytes(s.box) ||
+        (stride_honoured && part % s.box.elem_strides[dim] != 0)) {
       d.add(ClusterRule::slice_divisible, static_cast<std::int32_t>(r), s.box.box[dim], N);
       return p;
     }
-    TensorMapParams sp = s.box;
-    sp.box[dim] = part;
-    const std::uint32_t sbytes = static_cast<std::uint32_t>(transaction_bytes(sp));
+    const std::uint32_t sbytes = static_cast<std::uint32_t>(sbytes64);
     c.issues = true;
     c.issue = MulticastIssue{c.sharers, true, k, N, k * part, k * sbytes, sbytes};
   }

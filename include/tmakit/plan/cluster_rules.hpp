@@ -21,9 +21,9 @@ enum class ClusterRule : std::uint32_t {
   mask_empty,              // mask.empty: an issue delivers to nobody
   fan_in,                  // expect.fan_in: a receiver's expected bytes differ from what the issues into it deliver
   tx_limit,                // expect.tx_limit: expected bytes > 2^20 - 1 (one mbarrier phase's tx range)
-  slice_divisible,         // slice.divisible: box[slice_dim] (in element-stride steps) not divisible by the slice count
+  slice_divisible,         // slice.divisible: box[slice_dim] (in element-stride steps) not divisible by the slice count, or the slices' bytes do not add up to the tile's
   slice_outermost,         // slice.outermost: the sliced box dim is not the outermost non-unit one (slices not contiguous)
-  slice_alignment,         // slice.alignment: a slice's smem offset breaks the swizzle / 16-byte alignment
+  slice_alignment,         // slice.alignment: a slice's smem offset breaks the TMA destination alignment (128 B / swizzle repeat)
   share_dims,              // share.dims: no sharing dimension given, or sharing along a dim of extent 1 only
   box_params,              // box.params: the box is not a tiled map of rank 1..5 with non-zero dims
   straddle,                // group.straddle (note): the cluster straddles a group boundary; unicast fallback
@@ -33,12 +33,14 @@ enum class ClusterRule : std::uint32_t {
   dsmem_not_injective,     // dsmem.not_injective: the destination layout writes one byte twice
   dsmem_too_large,         // dsmem.too_large: more than 2^20 - 1 bytes (one phase) or 2^20 elements
   handoff_cta_scope,       // handoff.cta_scope: cross-CTA data handed over with CTA-scoped synchronization
-  handoff_no_release,      // handoff.no_release: remote writes followed by a relaxed/unordered signal
+  handoff_no_release,      // handoff.no_release: remote writes followed by a relaxed/unordered signal (or by none:
+                           //   plain stores handed over "with complete_tx", which only async copies perform)
   handoff_issuers,         // handoff.issuers: a bulk copy issued by more (or fewer) than exactly one thread
   dsmem_bulk_alignment,    // dsmem.bulk_alignment (note): bulk path refused: a piece not 16 B aligned / sized
+  dsmem_swizzle_elem_bytes,  // dsmem.swizzle_elem_bytes: an element larger than its region's swizzle chunk (2^M B)
 };
 
-inline constexpr int kClusterRuleCount = static_cast<int>(ClusterRule::dsmem_bulk_alignment) + 1;
+inline constexpr int kClusterRuleCount = static_cast<int>(ClusterRule::dsmem_swizzle_elem_bytes) + 1;
 
 TMAKIT_HD constexpr const char* cluster_rule_id(ClusterRule r) {
   switch (r) {
@@ -64,6 +66,7 @@ TMAKIT_HD constexpr const char* cluster_rule_id(ClusterRule r) {
     case ClusterRule::handoff_no_release: return "handoff.no_release";
     case ClusterRule::handoff_issuers: return "handoff.issuers";
     case ClusterRule::dsmem_bulk_alignment: return "dsmem.bulk_alignment";
+    case ClusterRule::dsmem_swizzle_elem_bytes: return "dsmem.swizzle_elem_bytes";
   }
   return "?";
 }
@@ -87,11 +90,13 @@ TMAKIT_HD constexpr const char* cluster_rule_fix(ClusterRule r) {
     case ClusterRule::tx_limit:
       return "split the stage: arm at most 2^20 - 1 bytes per mbarrier phase (more stages or smaller boxes)";
     case ClusterRule::slice_divisible:
-      return "pick a slice count dividing box[slice_dim] / elementStrides[slice_dim], or use leader_broadcast";
+      return "pick a slice count dividing box[slice_dim] / elementStrides[slice_dim], or use leader_broadcast (an "
+             "interleaved map's untraversed dim, rank - 2, delivers one slice whatever its box: slice another dim)";
     case ClusterRule::slice_outermost:
       return "slice along the outermost box dimension with box > 1 (slices must be contiguous in shared memory)";
     case ClusterRule::slice_alignment:
-      return "make the slice bytes a multiple of the swizzle repeat (1024 B for 128B) / 16 B, or slice fewer ways";
+      return "make the slice bytes a multiple of the TMA destination alignment (tma_smem_alignment: 128 B unswizzled, "
+             "the swizzle repeat 256 / 512 / 1024 B otherwise), or slice fewer ways";
     case ClusterRule::share_dims: return "name the cluster dimension(s) along which CTAs share the tile (extent > 1)";
     case ClusterRule::box_params: return "give a tiled map's params (rank 1..5, box dims >= 1, element strides >= 1)";
     case ClusterRule::straddle:
@@ -108,11 +113,14 @@ TMAKIT_HD constexpr const char* cluster_rule_fix(ClusterRule r) {
              ".cta scope do not order another CTA's view";
     case ClusterRule::handoff_no_release:
       return "signal with release semantics at cluster scope (arrive_remote / cluster_arrive_release), or use "
-             "st.async / a bulk copy that completes on the receiver's mbarrier";
+             "st.async / a bulk copy that completes on the receiver's mbarrier (plain stores never complete_tx)";
     case ClusterRule::handoff_issuers:
       return "elect exactly one thread per CTA per bulk copy (e.g. threadIdx.x == 0), not one per warp";
     case ClusterRule::dsmem_bulk_alignment:
       return "align both regions' pieces to 16 B and make their sizes multiples of 16 B to get the bulk path";
+    case ClusterRule::dsmem_swizzle_elem_bytes:
+      return "use elements no larger than the swizzle's 2^M-byte chunk (it moves chunks, splitting larger elements; "
+             "layout rule layout.swizzle.elem_bytes), or describe the data with smaller elements";
   }
   return "";
 }

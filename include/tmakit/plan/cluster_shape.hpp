@@ -22,7 +22,11 @@ struct ClusterShape {
   std::uint32_t x = 1, y = 1, z = 1;
   TMAKIT_HD constexpr std::uint32_t extent(int d) const { return d == 0 ? x : d == 1 ? y : z; }
   TMAKIT_HD constexpr std::uint32_t size() const { return x * y * z; }
-  TMAKIT_HD constexpr bool valid() const { return x >= 1 && y >= 1 && z >= 1 && size() <= kMaxClusterSize; }
+  // Each extent is bounded before the product is taken: {65536, 65536, 1} must not wrap to size 0.
+  TMAKIT_HD constexpr bool valid() const {
+    return x >= 1 && y >= 1 && z >= 1 && x <= kMaxClusterSize && y <= kMaxClusterSize && z <= kMaxClusterSize &&
+           size() <= kMaxClusterSize;
+  }
   TMAKIT_HD constexpr std::uint32_t rank_of(ClusterCoord c) const { return c.x + c.y * x + c.z * x * y; }
   TMAKIT_HD constexpr ClusterCoord coord_of(std::uint32_t r) const { return {r % x, (r / x) % y, r / (x * y)}; }
   // Mask with a bit for every rank of the cluster.

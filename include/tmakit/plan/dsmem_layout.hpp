@@ -20,6 +20,7 @@ struct RegionFromLayout {
   SmemRegion region;
   bool ok = false;
   std::int32_t modes = 0;  // leaf modes after coalescing (more than kMaxDsmemRank: refused)
+  LayoutDiagnostic diagnostic{};  // check_elem_bytes' refusal (layout.swizzle.elem_bytes), else ok
 };
 
 // base_bytes: byte offset of the layout's origin in the buffer (before the swizzle).
@@ -27,6 +28,11 @@ TMAKIT_HD constexpr RegionFromLayout region_from_layout(const Layout& l, std::ui
                                                         std::uint32_t base_bytes = 0,
                                                         SwizzleParams swizzle = SwizzleParams{0, 4, 3, true, true}) {
   RegionFromLayout r;
+  // A swizzle moves 2^M-byte chunks: an element larger than a chunk (or not a power of two) would
+  // be split, and the region's element offsets would not address it. (Without a swizzle the element
+  // size is plan_dsmem_copy's dsmem.elem_bytes check.)
+  if (swizzle.bits != 0) r.diagnostic = check_elem_bytes(swizzle, elem_bytes);
+  if (!r.diagnostic.ok()) return r;
   const Layout c = coalesce(l);
   r.modes = c.num_leaves();
   if (c.overflow() || r.modes < 1 || r.modes > static_cast<std::int32_t>(kMaxDsmemRank)) return r;
@@ -48,7 +54,8 @@ TMAKIT_HD constexpr RegionFromLayout region_from_layout(const SwizzledLayout& l,
 
 // Plans a copy from `src` (this CTA) to `dst` (a peer), both SwizzledLayouts (swizzle bits 0 for a
 // plain layout). A layout that does not fit 4 modes after coalescing gives dsmem.rank (CTA field:
-// 0 = source, 1 = destination; value: its mode count).
+// 0 = source, 1 = destination; value: its mode count); an element larger than a layout's swizzle
+// chunk gives dsmem.swizzle_elem_bytes (value: element bytes, expected: chunk bytes).
 constexpr DsmemPlan plan_dsmem_copy(const SwizzledLayout& src, const SwizzledLayout& dst, std::uint32_t elem_bytes,
                                     std::uint32_t threads = 128, DsmemPrefer prefer = DsmemPrefer::automatic,
                                     std::uint32_t src_base = 0, std::uint32_t dst_base = 0) {
@@ -56,8 +63,13 @@ constexpr DsmemPlan plan_dsmem_copy(const SwizzledLayout& src, const SwizzledLay
   const RegionFromLayout d = region_from_layout(dst, elem_bytes, dst_base);
   if (!s.ok || !d.ok) {
     DsmemPlan p;
-    if (!s.ok) p.diagnostics.add(ClusterRule::dsmem_rank, 0, s.modes, kMaxDsmemRank);
-    if (!d.ok) p.diagnostics.add(ClusterRule::dsmem_rank, 1, d.modes, kMaxDsmemRank);
+    const RegionFromLayout* sides[2] = {&s, &d};
+    for (std::int32_t k = 0; k < 2; ++k) {
+      const RegionFromLayout& x = *sides[k];
+      if (x.ok) continue;
+      if (!x.diagnostic.ok()) p.diagnostics.add(ClusterRule::dsmem_swizzle_elem_bytes, k, x.diagnostic.a, x.diagnostic.b);
+      else p.diagnostics.add(ClusterRule::dsmem_rank, k, x.modes, kMaxDsmemRank);
+    }
     return p;
   }
   DsmemSpec spec;
