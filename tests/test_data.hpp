@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/tensor_map/params.hpp"
+
 #ifndef TMAKIT_TEST_DATA_DIR
 #error "TMAKIT_TEST_DATA_DIR must name tests/data"
 #endif
@@ -80,6 +82,37 @@ inline std::map<std::uint32_t, std::uint32_t> image_words(const std::vector<unsi
     if (v != untouched) out[static_cast<std::uint32_t>(w)] = v;
   }
   return out;
+}
+
+// What the probes pre-fill shared memory with (tools/driver_sweep/probe_common.cuh kFill).
+inline constexpr std::uint32_t kProbeFill = 0xA5A5A5A5u;
+
+// One line of a probe recording: "case <args> -> enc <CUresult>[ KERNEL_ERROR ...| written_words N : runs]".
+struct ProbeLine {
+  std::string args;  // the case's input line
+  bool encoded = false;
+  bool kernel_error = false;
+  std::map<std::uint32_t, std::uint32_t> words;  // parse_word_runs of the dump (encoded, no error)
+};
+inline bool parse_probe_line(const std::string& line, ProbeLine& out) {
+  if (line.rfind("case ", 0) != 0) return false;
+  const auto arrow = line.find(" -> enc ");
+  if (arrow == std::string::npos) return false;
+  out.args = line.substr(5, arrow - 5);
+  out.encoded = line.compare(arrow + 8, 2, "0 ") == 0;
+  out.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
+  out.words.clear();
+  const auto colon = line.find(" : ");
+  if (out.encoded && !out.kernel_error && colon != std::string::npos) out.words = parse_word_runs(line.substr(colon + 3));
+  return true;
+}
+
+// The probes' global memory for map p (word k = k + 1), covering every element of the tensor
+// (dim 0 in units of `dim0_unit_bytes`) plus a margin.
+inline std::vector<unsigned char> probe_global_image(const tmakit::TensorMapParams& p, std::uint64_t dim0_unit_bytes) {
+  std::uint64_t extent = dim0_unit_bytes * p.dims[0];
+  for (std::uint32_t i = 1; i < p.rank; ++i) extent += p.strides[i - 1] * (p.dims[i] - 1);
+  return word_index_image(extent + 4096);
 }
 
 }  // namespace tmakit_test

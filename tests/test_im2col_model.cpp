@@ -31,10 +31,9 @@ struct Recorded {
 };
 
 bool parse(const std::string& line, Recorded& r) {
-  if (line.rfind("case ", 0) != 0) return false;
-  const auto arrow = line.find(" -> enc ");
-  if (arrow == std::string::npos) return false;
-  std::istringstream in(line.substr(5, arrow - 5));
+  tmakit_test::ProbeLine pl;
+  if (!tmakit_test::parse_probe_line(line, pl)) return false;
+  std::istringstream in(pl.args);
   int dt, sw, rank;
   in >> dt >> sw >> rank;
   if (!in || rank < 3 || rank > 5) return false;
@@ -54,11 +53,9 @@ bool parse(const std::string& line, Recorded& r) {
   for (int i = 0; i < rank; ++i) in >> r.start[i];
   for (int i = 0; i < rank - 2; ++i) in >> r.offsets[i];
   if (!in) return false;
-  r.encoded = line.compare(arrow + 8, 2, "0 ") == 0;
-  r.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
-  const auto colon = line.find(" : ");
-  if (!r.encoded || r.kernel_error || colon == std::string::npos) return true;
-  r.words = tmakit_test::parse_word_runs(line.substr(colon + 3));
+  r.encoded = pl.encoded;
+  r.kernel_error = pl.kernel_error;
+  r.words = std::move(pl.words);
   return true;
 }
 
@@ -83,12 +80,10 @@ TEST(Im2colModel, MatchesEveryRecordedH100Load) {
       continue;
     }
     EXPECT_TRUE(inside) << "a load that ran has its start outside the bounding box";
-    std::uint64_t extent = tmakit::smem_model_element_bytes(r.p) * r.p.dims[0];
-    for (std::uint32_t i = 1; i < r.p.rank; ++i) extent += r.p.strides[i - 1] * (r.p.dims[i] - 1);
-    const std::vector<unsigned char> global = tmakit_test::word_index_image(extent + 4096);
+    const std::vector<unsigned char> global = tmakit_test::probe_global_image(r.p, tmakit::smem_model_element_bytes(r.p));
     std::vector<unsigned char> smem;
-    ASSERT_TRUE(tmakit::smem_model_im2col_load(r.p, global, r.start, r.offsets, smem, 0xA5));
-    const auto want = tmakit_test::image_words(smem, 0xA5A5A5A5u);
+    ASSERT_TRUE(tmakit::smem_model_im2col_load(r.p, global, r.start, r.offsets, smem, static_cast<unsigned char>(tmakit_test::kProbeFill)));
+    const auto want = tmakit_test::image_words(smem, tmakit_test::kProbeFill);
     EXPECT_EQ(want, r.words) << "model differs from the H100's shared memory";
     ++compared;
   }

@@ -31,10 +31,9 @@ struct Recorded {
 };
 
 bool parse(const std::string& line, Recorded& r) {
-  if (line.rfind("case ", 0) != 0) return false;
-  const auto arrow = line.find(" -> enc ");
-  if (arrow == std::string::npos) return false;
-  std::istringstream in(line.substr(5, arrow - 5));
+  tmakit_test::ProbeLine pl;
+  if (!tmakit_test::parse_probe_line(line, pl)) return false;
+  std::istringstream in(pl.args);
   int dt, il, sw, rank;
   in >> dt >> il >> sw >> rank;
   if (!in || rank < 1 || rank > 5) return false;
@@ -51,11 +50,9 @@ bool parse(const std::string& line, Recorded& r) {
   for (int i = 0; i < rank; ++i) in >> p.elem_strides[i];
   for (int i = 0; i < rank; ++i) in >> r.start[i];
   if (!in) return false;
-  r.encoded = line.compare(arrow + 8, 2, "0 ") == 0;
-  r.kernel_error = line.find("KERNEL_ERROR") != std::string::npos;
-  const auto colon = line.find(" : ");
-  if (!r.encoded || r.kernel_error || colon == std::string::npos) return true;
-  r.words = tmakit_test::parse_word_runs(line.substr(colon + 3));
+  r.encoded = pl.encoded;
+  r.kernel_error = pl.kernel_error;
+  r.words = std::move(pl.words);
   return true;
 }
 
@@ -80,14 +77,11 @@ TEST(InterleaveModel, MatchesEveryRecordedH100Load) {
     encoded += r.encoded;
     if (!r.encoded || r.kernel_error) continue;  // kernel errors: the probe's 64 KiB buffer overflowed
     // A global image of word k = k + 1, large enough for every case.
-    std::uint64_t extent = tmakit::dim0_unit_bytes(r.p) * r.p.dims[0];
-    for (std::uint32_t i = 1; i < r.p.rank; ++i) extent += r.p.strides[i - 1] * (r.p.dims[i] - 1);
-    const std::vector<unsigned char> global = tmakit_test::word_index_image(extent + 4096);
+    const std::vector<unsigned char> global = tmakit_test::probe_global_image(r.p, tmakit::dim0_unit_bytes(r.p));
     std::vector<unsigned char> smem;
-    constexpr unsigned char kUntouched = 0xA5;  // the probe's fill, as in the recording
-    ASSERT_TRUE(tmakit::smem_model_tiled_load(r.p, global, r.start, smem, {}, kUntouched))
+        ASSERT_TRUE(tmakit::smem_model_tiled_load(r.p, global, r.start, smem, {}, static_cast<unsigned char>(tmakit_test::kProbeFill)))
         << "dtype " << int(r.p.dtype) << " il " << int(r.p.interleave) << " rank " << r.p.rank << " dims0 " << r.p.dims[0] << " box0 " << r.p.box[0];
-    const auto want = tmakit_test::image_words(smem, 0xA5A5A5A5u);
+    const auto want = tmakit_test::image_words(smem, tmakit_test::kProbeFill);
     EXPECT_EQ(want, r.words) << "model differs from the H100's shared memory";
     // What was written is also what the barrier counts (checked on silicon by the GPU suite).
     EXPECT_EQ(tmakit::transaction_bytes(r.p), 4 * r.words.size());
