@@ -7,7 +7,8 @@ TEST_STDOUT: the output of tmakit_gpu_test_smem_store (one 'SMEMSTORE <case> ...
 line per kernel launch, in launch order). NCU_CSV: `ncu --csv --metrics
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum`
 of the same binary. Kernels are matched in launch order (the test launches exactly one kernel per case).
-Prints one row per case; exit status 1 if any count differs.
+Prints one row per case; exit status 1 if any count differs or the number of profiled kernels is
+not the number of cases (then only the first min(cases, kernels) are compared: "N of M compared").
 """
 import csv
 import re
@@ -31,8 +32,11 @@ def main():
         k = kernels.setdefault(int(r["ID"]), {"name": r["Kernel Name"]})
         k[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
     ids = sorted(kernels)
-    if len(ids) != len(cases):
-        print(f"warning: {len(cases)} cases but {len(ids)} profiled kernels", file=sys.stderr)
+    # one kernel per case: any other count means a case was not profiled (or an extra kernel ran), and
+    # matching in launch order would pair the wrong ones; rows are still printed for the pairs there are
+    mismatch = len(ids) != len(cases)
+    if mismatch:
+        print(f"error: {len(cases)} cases but {len(ids)} profiled kernels", file=sys.stderr)
     bad = 0
     print(f"{'case':50s} {'instruction':48s} {'pred wf':>8s} {'ncu wf':>8s} {'pred conf':>9s} {'ncu conf':>9s}")
     for (name, op, wf, ideal), kid in zip(cases, ids):
@@ -41,12 +45,13 @@ def main():
         ok = mwf == wf and mbc == wf - ideal
         bad += not ok
         print(f"{name:50s} {op:48s} {wf:8d} {mwf:8.0f} {wf - ideal:9d} {mbc:9.0f} {'ok' if ok else 'DIFFERS'}")
-    print(f"{len(cases) - bad} of {len(cases)} cases match")
+    compared = min(len(cases), len(ids))
+    print(f"{compared - bad} of {len(cases)} cases match ({compared} of {len(cases)} compared)")
     # every metric collected, per kernel (for the record)
     for (name, *_), kid in zip(cases, ids):
         k = kernels[kid]
         print(name, " ".join(f"{m.split('__')[-1]}={v:.0f}" for m, v in sorted(k.items()) if m != "name"))
-    return 1 if bad else 0
+    return 1 if bad or mismatch or not cases else 0
 
 
 if __name__ == "__main__":
