@@ -99,6 +99,14 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
              "1024 threads, tiles of 65536 elements with extents up to 1024)";
     case SmemStoreRule::dest_not_injective:
       return m + slot_text(f.a) + " and " + slot_text(f.b) + " are written to the same address";
+    case SmemStoreRule::dest_size:
+      if (f.n0 < 0)
+        return m + "the layout reaches element offset " + str(f.n0) + ", before the buffer's start";
+      return m + "the destination " +
+             (f.n1 < 0 ? "spans more than " + str(f.n2) + " bytes"
+                       : "reaches byte " + str(f.n1) + " (base offset included), beyond the " + str(f.n2) +
+                             " bytes") +
+             " of shared memory one block can have";
   }
   return m;
 }
@@ -136,7 +144,10 @@ std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const Stor
     }
     case SmemStoreRule::dest_swizzle_unsupported: return "use 128B or 128B_ATOM_32B";
     case SmemStoreRule::capacity: return "plan a smaller tile (a sub-tile per store step)";
-    case SmemStoreRule::dest_not_injective: return "use an injective destination layout";
+    case SmemStoreRule::dest_not_injective:
+      return "use an injective destination layout (no stride-0 modes, no overlapping modes)";
+    case SmemStoreRule::dest_size:
+      return "use non-negative strides and a destination of at most " + str(f.n2) + " bytes (check the strides' units: elements)";
   }
   return "";
 }

@@ -141,6 +141,61 @@ TEST(SmemStoreRefusal, TileMismatchAndBadShape) {
   EXPECT_EQ(q.refusal.rule, SmemStoreRule::source_shape);
 }
 
+TEST(SmemStoreRefusal, DestinationNotInjectiveNamesBothSlots) {
+  const StoreSource s = wgmma_accumulator(128);
+  // rows 64 elements apart in a 128-column tile: (r, c + 64) and (r + 1, c) share an address
+  const StoreDestination d = smem_destination({SwizzleParams{}, layout("(64,128):(64,1)")}, 2);
+  const SmemStorePlan p = plan_smem_store(s, d);
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::dest_not_injective);
+  ASSERT_TRUE(p.refusal.a.valid());
+  ASSERT_TRUE(p.refusal.b.valid());
+  EXPECT_EQ(p.refusal.a.addr, p.refusal.b.addr);
+  EXPECT_FALSE(p.refusal.a.elem == p.refusal.b.elem);
+  EXPECT_EQ(d.byte_address(p.refusal.a.elem.row, p.refusal.a.elem.col),
+            d.byte_address(p.refusal.b.elem.row, p.refusal.b.elem.col));
+  EXPECT_NE(refusal_message(p, s, d).find("smem_store.dest.not_injective"), std::string::npos);
+  // a broadcast row stride: every row on row 0
+  const SmemStorePlan q = plan_smem_store(s, smem_destination({SwizzleParams{}, layout("(64,128):(0,1)")}, 2));
+  ASSERT_FALSE(q.ok);
+  EXPECT_EQ(q.refusal.rule, SmemStoreRule::dest_not_injective);
+  EXPECT_EQ(q.refusal.a.elem.col, q.refusal.b.elem.col);
+  // padded rows are injective (no left inverse needed)
+  EXPECT_TRUE(plan_smem_store(s, smem_destination({SwizzleParams{}, layout("(64,128):(130,1)")}, 2)).ok);
+  // the same for a tv source (the other fill path) and under a swizzle
+  const StoreSource tv = tv_source(layout("((4,8),(2,2)):((32,1),(16,8))"), 16, 8);
+  EXPECT_EQ(plan_smem_store(tv, smem_destination({SwizzleParams{}, layout("(16,8):(4,1)")}, 2)).refusal.rule,
+            SmemStoreRule::dest_not_injective);
+  EXPECT_EQ(plan_smem_store(s, smem_destination({SwizzleParams{3, 4, 3, true, true}, layout("(64,128):(64,1)")}, 2))
+                .refusal.rule,
+            SmemStoreRule::dest_not_injective);
+}
+
+TEST(SmemStoreRefusal, DestinationBeyondSharedMemory) {
+  const StoreSource s = wgmma_accumulator(128);
+  // a 2^30-element row stride: 32-bit addresses would wrap
+  const StoreDestination d = smem_destination({SwizzleParams{}, layout("(64,128):(1073741824,1)")}, 4);
+  const SmemStorePlan p = plan_smem_store(s, d);
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::dest_size);
+  EXPECT_EQ(p.refusal.n2, static_cast<std::int64_t>(smem_limit_bytes(Arch::sm_90)));
+  EXPECT_NE(refusal_message(p, s, d).find("smem_store.dest.size"), std::string::npos);
+  // just past the limit (228 KiB = 233472 B): rows 912 f32 apart end at 63 * 3648 + 512 = 230336 B; with
+  // rows 925 apart, 63 * 3700 + 512 = 233612 B
+  const SmemStorePlan q = plan_smem_store(s, smem_destination({SwizzleParams{}, layout("(64,128):(925,1)")}, 4));
+  ASSERT_FALSE(q.ok);
+  EXPECT_EQ(q.refusal.rule, SmemStoreRule::dest_size);
+  EXPECT_EQ(q.refusal.n1, 233612);
+  EXPECT_TRUE(plan_smem_store(s, smem_destination({SwizzleParams{}, layout("(64,128):(912,1)")}, 4)).ok);
+  // the base offset counts
+  StoreDestination b = smem_destination({SwizzleParams{}, layout("(64,128):(912,1)")}, 4);
+  b.base_offset = 4096;
+  EXPECT_EQ(plan_smem_store(s, b).refusal.rule, SmemStoreRule::dest_size);
+  // negative offsets lie before the buffer
+  EXPECT_EQ(plan_smem_store(s, smem_destination({SwizzleParams{}, layout("(64,128):(-128,1)")}, 4)).refusal.rule,
+            SmemStoreRule::dest_size);
+}
+
 // ---- plans: the GPU cases
 
 TEST(SmemStorePlan, WgmmaToKMajorOperands) {
@@ -236,6 +291,30 @@ TEST(SmemStorePlan, Tcgen05X4HalvesTheWidth) {
   EXPECT_EQ(x4.conflict.b.addr - x4.conflict.a.addr, 1024u);
   EXPECT_NE(width_reason(x4, s4, d).find("different tcgen05.ld 32x32b.x4 loads"), std::string::npos);
   EXPECT_NE(conflict_reason(x4, d).find("differ only in bits 10"), std::string::npos);
+}
+
+TEST(SmemStorePlan, StmatrixNeverJoinsTwoTcgen05Loads) {
+  // 16x256b.x1: 4 registers per load; an stmatrix.x4 would take 8 (two loads, never live together)
+  const StoreSource s = tcgen05_load(FragmentKind::tcgen05_16x256b, 1, 64);
+  ASSERT_EQ(s.live_values(), 4);
+  const SmemStorePlan p = plan_smem_store(s, operand(OperandMajor::k, Swizzle::b128, 2, 64, 64));
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.op.kind, StoreOpKind::stmatrix);
+  EXPECT_LE(p.values_per_instruction, s.live_values());
+  for (int i = 0; i < p.instructions; ++i)
+    for (int j = 0; j < p.values_per_instruction; ++j)
+      EXPECT_EQ(p.order[i * p.values_per_instruction + j] / 4, p.order[i * p.values_per_instruction] / 4);
+  bool saw_x4 = false;
+  for (int c = 0; c < p.num_candidates; ++c) {
+    const StoreCandidate& k = p.candidates[c];
+    if (k.op.kind != StoreOpKind::stmatrix || k.op.trans || k.op.matrices != 4) continue;  // (.trans: rows misfit)
+    saw_x4 = true;
+    EXPECT_FALSE(k.feasible);
+    EXPECT_EQ(k.why_not.why, WidthLimit::other_load);
+    EXPECT_EQ(k.why_not.a.value, 3);
+    EXPECT_EQ(k.why_not.b.value, 4);
+  }
+  EXPECT_TRUE(saw_x4);
 }
 
 // ---- spec parsing

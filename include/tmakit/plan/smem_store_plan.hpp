@@ -14,8 +14,9 @@
 // included: nvcc and g++ evaluate whole plans, fix search and unit check on, at compile time.
 // Cost: the slot addresses come from small tables (a built-in fragment is a thread part plus a value
 // part; a rank-2 destination is mode0(row) + mode1(col)), kept for at most 8192 slots (one warp of
-// 256 values) at a time; a plan needs ~60-75 KB of stack, and the unit check and the fix search run
-// their re-plans one after another (never nested), ~90-110 KB in all. Tens of microseconds per plan
+// 256 values) at a time; a plan needs ~90-105 KB of stack (29 KB of it the destination-injectivity
+// bitmap, touched only for layouts whose leaves overlap), and the unit check and the fix search run
+// their re-plans one after another (never nested), ~120-135 KB in all. Tens of microseconds per plan
 // (bench/bench_smem_store.cpp, docs/smem_store.md).
 #pragma once
 
@@ -25,6 +26,7 @@
 #include "tmakit/plan/smem_store_destination.hpp"
 #include "tmakit/plan/smem_store_source.hpp"
 #include "tmakit/plan/smem_store_wavefronts.hpp"
+#include "tmakit/tensor_map/rules.hpp"
 
 namespace tmakit {
 
@@ -79,6 +81,8 @@ enum class SmemStoreRule : std::uint16_t {
   dest_swizzle_unsupported,  // a swizzle mode without a model (128B_ATOM_32B_FLIP_8B)
   capacity,              // more than kMaxValues values, 1024 threads, or a tile over 65536 elements
   dest_not_injective,    // slots a and b are written to the same byte address
+  dest_size,             // the destination reaches byte n1 (base offset included; n0 < 0: a negative
+                         // element offset), beyond the n2 bytes of shared memory
 };
 
 TMAKIT_HD constexpr const char* smem_store_rule_id(SmemStoreRule r) {
@@ -96,6 +100,7 @@ TMAKIT_HD constexpr const char* smem_store_rule_id(SmemStoreRule r) {
     case SmemStoreRule::dest_swizzle_unsupported: return "smem_store.dest.swizzle_unsupported";
     case SmemStoreRule::capacity: return "smem_store.capacity";
     case SmemStoreRule::dest_not_injective: return "smem_store.dest.not_injective";
+    case SmemStoreRule::dest_size: return "smem_store.dest.size";
   }
   return "smem_store.unknown";
 }
@@ -202,6 +207,9 @@ namespace smem_store_detail {
 
 inline constexpr int kMaxExtent = 1024;
 inline constexpr int kMaxSlots = 32768;  // threads x values
+// The most shared memory of any supported arch (sm_90, sm_100: 228 KiB; tensor_map/rules.hpp): every
+// destination byte address lies below it (validate()), so the 32-bit address tables cannot wrap.
+inline constexpr std::uint64_t kMaxDestBytes = smem_limit_bytes(Arch::sm_90);
 
 
 // Slot -> tile element -> byte address, from small tables instead of layout evaluations:
@@ -404,6 +412,62 @@ constexpr int log2_exact(std::int64_t x) {
   return (std::int64_t{1} << k) == x ? k : -1;
 }
 
+// The byte span of a destination: element offsets lo..hi from the layout's leaves; every byte address
+// lies below end = base offset + (hi + 1) E, rounded up to 2^(M+B) under a swizzle Sw<B,M,S> (which
+// changes only address bits M..M+B-1 of an address); end = -1 when a stride or extent alone is past
+// the limit.
+struct DestExtent {
+  std::int64_t lo = 0, hi = 0, end = 0;
+  bool fits = false;
+};
+constexpr DestExtent dest_extent(const StoreDestination& dst) {
+  DestExtent x;
+  const Layout& l = dst.tile.layout;
+  const std::int64_t lim = static_cast<std::int64_t>(kMaxDestBytes);
+  bool over = dst.base_offset > kMaxDestBytes;
+  for (int k = 0; k < l.num_leaves(); ++k) {
+    const std::int64_t s = l.shape_at(k), d = l.stride_at(k);
+    if (s <= 1 || d == 0) continue;
+    if (s - 1 > lim || d > lim || d < -lim) over = true;
+    else if (d > 0) x.hi += (s - 1) * d;
+    else x.lo += (s - 1) * d;
+  }
+  x.end = over ? -1 : static_cast<std::int64_t>(dst.base_offset) + (x.hi + 1) * dst.elem_bytes;
+  if (!over && dst.tile.swizzle.bits != 0) {
+    const std::int64_t m = std::int64_t{1} << (dst.tile.swizzle.base + dst.tile.swizzle.bits);
+    x.end = (x.end + m - 1) / m * m;
+  }
+  x.fits = !over && x.lo >= 0 && x.end <= lim;
+  return x;
+}
+
+// A quick sufficient test of injectivity: the leaves, by ascending stride, each step past everything
+// the smaller ones reach (stride_k > sum over j < k of (shape_j - 1) stride_j), as in every canonical
+// operand and padded row-major layout. When it fails, pass 1 checks every address (a bitmap).
+constexpr bool dest_leaves_disjoint(const Layout& l) {
+  constexpr int kMaxLeaves = 32;
+  std::int64_t sh[kMaxLeaves] = {}, st[kMaxLeaves] = {};
+  int n = 0;
+  for (int k = 0; k < l.num_leaves(); ++k) {
+    const std::int64_t s = l.shape_at(k), d = l.stride_at(k);
+    if (s <= 1) continue;
+    if (d <= 0 || n == kMaxLeaves) return false;
+    int i = n++;
+    for (; i > 0 && st[i - 1] > d; --i) {
+      sh[i] = sh[i - 1];
+      st[i] = st[i - 1];
+    }
+    sh[i] = s;
+    st[i] = d;
+  }
+  std::int64_t reach = 0;  // the largest offset the smaller leaves give
+  for (int i = 0; i < n; ++i) {
+    if (st[i] <= reach) return false;
+    reach += (sh[i] - 1) * st[i];
+  }
+  return true;
+}
+
 constexpr SmemStorePlan refuse(SmemStorePlan p, SmemStoreRule r, std::int64_t n0 = 0, std::int64_t n1 = 0,
                                std::int64_t n2 = 0, std::int64_t n3 = 0, SlotRef a = {}, SlotRef b = {}) {
   p.ok = false;
@@ -475,6 +539,9 @@ constexpr bool validate(SmemStorePlan& p, const StoreSource& src, const StoreDes
   if (dst.base_offset % align != 0 || dst.base_offset % static_cast<std::uint64_t>(E) != 0)
     return reject(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
                   static_cast<std::int64_t>(align > static_cast<std::uint64_t>(E) ? align : E));
+  // Every element inside shared memory.
+  const DestExtent x = dest_extent(dst);
+  if (!x.fits) return reject(p, SmemStoreRule::dest_size, x.lo, x.end, static_cast<std::int64_t>(kMaxDestBytes));
 
   return true;
 }
@@ -548,6 +615,15 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
     std::uint64_t seen[1024];  // tv only: zeroed here, before any read
     if (map.tv)
       for (int i = 0; i < 1024; ++i) seen[i] = 0;
+    // The destination must be injective: unless its leaves are disjoint, one bit per element address
+    // (address / E; every address is below dest_extent().end <= kMaxDestBytes, validate()), zeroed
+    // here up to that end before any read. (Not a left inverse: padded layouts such as
+    // (64,128):(130,1) are injective without one.)
+    const bool check_dest = !dest_leaves_disjoint(dst.tile.layout);
+    std::uint64_t written[kMaxDestBytes / 64];
+    const int logE = E == 1 ? 0 : E == 2 ? 1 : E == 4 ? 2 : 3;  // E is 1, 2, 4 or 8 (validate())
+    const std::int64_t written_words = check_dest ? ((dest_extent(dst).end >> logE) + 63) / 64 : 0;
+    for (std::int64_t i = 0; i < written_words; ++i) written[i] = 0;
     for (int w = 0; w < W; ++w) {
       bool dup = false;
       // Ownership is checked for tv layouts; the built-in models hold every element of their tile
@@ -570,6 +646,17 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
       for (int l = 0; l < 32; ++l) {
         const std::uint32_t* row = tab.row(l);
         for (int v = 0; v < V; ++v) amask[v] |= row[v];
+        if (check_dest)
+          for (int v = 0; v < V; ++v) {
+            const std::uint32_t e = row[v] >> logE;
+            const std::uint64_t bit = std::uint64_t{1} << (e % 64);
+            if (written[e / 64] & bit) {  // the first slot (thread-major) at this address, and this one
+              p = refuse(p, SmemStoreRule::dest_not_injective, 0, 0, 0, 0, owner_of(map, row[v], E),
+                         map.slot(32 * w + l, v));
+              return;
+            }
+            written[e / 64] |= bit;
+          }
       }
       if (w == 0) {
         // successors from thread 0: its values sorted by address (stable), then a binary search
@@ -736,11 +823,17 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
         c.op = StoreOp{StoreOpKind::stmatrix, 4, m, tr == 1};
         c.instructions = V / 2 / m;
         c.wavefronts = -1;
-        c.feasible = pair_ok[tr] && (V / 2) % m == 0;
+        // the 2m values of one instruction must come from one tcgen05.ld (G values live together)
+        c.feasible = pair_ok[tr] && (V / 2) % m == 0 && G % (2 * m) == 0;
         if (!pair_ok[tr]) c.why_not = pair_why[tr];
-        else if (!c.feasible) {
+        else if ((V / 2) % m != 0) {
           c.why_not.why = WidthLimit::not_adjacent;
           c.why_not.bytes = 4 * m;
+        } else if (!c.feasible) {  // G < V here: values G - 1 and G share an instruction
+          c.why_not.why = WidthLimit::other_load;
+          c.why_not.bytes = 4 * m;
+          c.why_not.a = map.slot(0, G - 1);
+          c.why_not.b = map.slot(0, G);
         }
         p.candidates[nc++] = c;
       }
