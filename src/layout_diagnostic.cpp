@@ -14,9 +14,12 @@ std::string message(const LayoutDiagnostic& d) {
   switch (d.rule) {
     case LayoutRule::ok: return "ok";
     case LayoutRule::capacity:
-      return head + "the result needs more than " + n(d.a) + " IntTuple nodes (tmakit's fixed capacity)";
+      return head + "the result exceeds tmakit's fixed capacity of " + n(d.a) +
+             " (IntTuple nodes; for F2 linear layouts: bits, dimensions or name characters)";
     case LayoutRule::not_congruent: return head + "shape and stride (or coordinate and shape) differ in structure";
-    case LayoutRule::bad_shape: return head + "shape leaf " + n(d.mode) + " is " + n(d.a) + "; extents must be >= 1";
+    case LayoutRule::bad_shape:
+      if (d.mode < 0) return head + "the size " + n(d.a) + " is below 1 (e.g. complement's N); sizes must be >= 1";
+      return head + "shape leaf " + n(d.mode) + " is " + n(d.a) + "; extents must be >= 1";
     case LayoutRule::negative_stride:
       return head + "leaf " + n(d.mode) + " has stride " + n(d.a) + "; this operation needs non-negative strides";
     case LayoutRule::composition_stride:
@@ -44,8 +47,9 @@ std::string message(const LayoutDiagnostic& d) {
       return head + "the linear layout (" + n(d.a) + " input bits -> " + n(d.b) +
              " output bits) is not bijective (or, for a right inverse, not surjective)";
     case LayoutRule::dims_mismatch:
-      return head + "the output bits of the inner map (" + n(d.a) + ") do not match the input bits of the outer map (" +
-             n(d.b) + ")";
+      return head + "the dimensions do not match (" + n(d.a) + " vs " + n(d.b) +
+             "): compose needs the inner map's output bits to equal the outer map's input bits, linear_from_layout "
+             "one input name per top-level mode";
     case LayoutRule::not_linear:
       return head + "two input bits land on offset bit " + n(d.a) + " (leaf " + n(d.mode) +
              "): the strides add with carries, so the layout is not linear over GF(2)";
@@ -58,7 +62,7 @@ std::string fix(const LayoutDiagnostic& d) {
     case LayoutRule::ok: return "";
     case LayoutRule::capacity: return "use fewer or flatter modes (coalesce the inputs first)";
     case LayoutRule::not_congruent: return "give the stride exactly the parentheses of the shape";
-    case LayoutRule::bad_shape: return "use extents >= 1";
+    case LayoutRule::bad_shape: return d.mode < 0 ? "give a size (N) >= 1" : "use extents >= 1";
     case LayoutRule::negative_stride: return "reverse the mode (use a positive stride) before this operation";
     case LayoutRule::composition_stride:
     case LayoutRule::composition_shape:
@@ -73,7 +77,8 @@ std::string fix(const LayoutDiagnostic& d) {
       return "use byte offsets (swizzle(L(c) * E)) for this element size, or a swizzle whose chunk 2^M is a multiple of it";
     case LayoutRule::not_power_of_two: return "use power-of-two extents and strides, or the CuTe algebra instead";
     case LayoutRule::not_bijective: return "invert only square full-rank maps; for a surjective map use right_inverse";
-    case LayoutRule::dims_mismatch: return "compose maps whose bit dimensions agree";
+    case LayoutRule::dims_mismatch:
+      return "compose maps whose bit dimensions agree; give linear_from_layout exactly one name per top-level mode";
     case LayoutRule::not_linear: return "give every mode its own power-of-two stride range (no two modes overlapping)";
   }
   return "";

@@ -83,6 +83,49 @@ TEST(LinearLayout, NamedDimensionsPerMode) {
   EXPECT_EQ(to_string(r.value), "lane[5]: 8,16,32,64,128; register[3]: 1,2,4 -> offset[8]");
 }
 
+TEST(LinearLayout, NamesMustMatchTheModes) {
+  // one name for a rank-2 layout: refused (once the names were dropped silently)
+  const char* names[2] = {"register", "lane"};
+  const LinearLayoutResult one = linear_from_layout(L("(8,32):(2,128)"), names, 1);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.diagnostic.rule, LayoutRule::dims_mismatch);
+  EXPECT_EQ(one.diagnostic.a, 1);
+  EXPECT_EQ(one.diagnostic.b, 2);
+  EXPECT_NE(message(one.diagnostic).find("one input name per top-level mode"), std::string::npos);
+  // a leaf layout has one mode: its one name is kept
+  const LinearLayoutResult leaf = linear_from_layout(L("32:4"), names + 1, 1);
+  ASSERT_TRUE(leaf.ok());
+  EXPECT_EQ(leaf.value.in_index("lane"), 0);
+  // an over-long name is refused (a LinearDim holds 11 characters; named() compares the full name)
+  const char* long_names[2] = {"register_index", "lane"};
+  const LinearLayoutResult lg = linear_from_layout(L("(8,32):(2,128)"), long_names, 2);
+  ASSERT_FALSE(lg.ok());
+  EXPECT_EQ(lg.diagnostic.rule, LayoutRule::capacity);
+  EXPECT_EQ(lg.diagnostic.mode, 0);
+  EXPECT_EQ(lg.diagnostic.a, LinearDim::kMaxName);
+  const char* eleven[2] = {"register_ix", "lane"};  // exactly 11: accepted and found by name
+  const LinearLayoutResult ok11 = linear_from_layout(L("(8,32):(2,128)"), eleven, 2);
+  ASSERT_TRUE(ok11.ok());
+  EXPECT_EQ(ok11.value.in_index("register_ix"), 0);
+  EXPECT_EQ(ok11.value.in_index("register_ixx"), -1);
+  EXPECT_EQ(linear_from_layout(L("8:1"), nullptr, 0, "offset_bytes_").diagnostic.rule, LayoutRule::capacity);
+}
+
+TEST(LinearLayout, RefusalsNameTheFlattenedLeaf) {
+  const char* names[2] = {"a", "b"};
+  // mode 1 = (3,2): leaf 0 of mode 1 is leaf 2 of the layout
+  const LinearLayoutResult r = linear_from_layout(L("((2,2),(3,2)):((1,2),(4,16))"), names, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostic.rule, LayoutRule::not_power_of_two);
+  EXPECT_EQ(r.diagnostic.mode, 2);
+  EXPECT_EQ(r.diagnostic.a, 3);
+  // mode 1's leaf 1 lands on offset bit 1, already used by mode 0: leaf 3
+  const LinearLayoutResult c = linear_from_layout(L("((2,2),(4,2)):((1,2),(4,2))"), names, 2);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.diagnostic.rule, LayoutRule::not_linear);
+  EXPECT_EQ(c.diagnostic.mode, 3);
+}
+
 TEST(LinearLayout, SwizzleComposeAndSwizzledLayoutAgree) {
   // Sw<3,4,3> o (64,64):(64,1) with bf16: byte offset = swizzle(2 * L(c)). As linear maps:
   // swizzle o (bytes of the layout).
@@ -174,6 +217,38 @@ TEST(LinearLayout, SharedMemoryWavefronts) {
   a[8] = 1024 + 512 + 16;
   EXPECT_EQ(shared_wavefronts(a, 32, 16).wavefronts, 6);
   EXPECT_EQ(shared_wavefronts(a, 32, 16, false).wavefronts, 4);
+  // it is the store planner's rule (core/smem_banks.hpp): group by group
+  {
+    std::uint32_t a32[32] = {};
+    for (int i = 0; i < 32; ++i) a32[i] = static_cast<std::uint32_t>(a[i]);
+    int sum = 0, ideal = 0;
+    for (int g = 0; g < 32; g += lanes_per_wavefront_group(16)) {
+      sum += group_wavefronts(a32 + g, 8, 16);
+      ideal += ideal_group_wavefronts(8, 16);
+    }
+    EXPECT_EQ(sum, 6);
+    EXPECT_EQ(shared_wavefronts(a, 32, 16).ideal_wavefronts, ideal);
+  }
+  // nothing valid to count: 0 wavefronts, never conflict-free (no lanes; more than a warp; a width no
+  // st.shared has). More than 32 lanes once hit a silent 512-word cap.
+  EXPECT_EQ(shared_wavefronts(a, 0, 4).wavefronts, 0);
+  EXPECT_FALSE(shared_wavefronts(a, 0, 4).conflict_free());
+  std::uint64_t many[64] = {};
+  for (int i = 0; i < 64; ++i) many[i] = 16u * i;
+  EXPECT_EQ(shared_wavefronts(many, 64, 16).wavefronts, 0);
+  EXPECT_FALSE(shared_wavefronts(many, 64, 16).conflict_free());
+  EXPECT_FALSE(shared_wavefronts(many, 32, 32).conflict_free());
+  EXPECT_FALSE(shared_wavefronts(many, 32, 12).conflict_free());
+  EXPECT_TRUE(shared_wavefronts(many, 32, 16).conflict_free());
+}
+
+TEST(LinearLayout, WavefrontsOfAMissingLaneDimensionAreNotConflictFree) {
+  const char* names[2] = {"register", "lane"};
+  const LinearLayoutResult m = linear_from_layout(L("(8,32):(2,128)"), names, 2);
+  ASSERT_TRUE(m.ok());
+  EXPECT_FALSE(shared_wavefronts(m.value, 2, 16).conflict_free());  // no input dimension 2
+  EXPECT_FALSE(shared_wavefronts(m.value, 1, 16, 1).conflict_free());  // no output dimension 1
+  EXPECT_EQ(shared_wavefronts(m.value, 1, 16).wavefronts, 32);
 }
 
 TEST(LinearLayout, WavefrontsFromALinearByteMap) {

@@ -339,8 +339,9 @@ TEST(SmemStoreSpec, ParsesSourcesAndDestinations) {
   EXPECT_FALSE(parse_store_destination("kmajor sw128", 64, 100, 2).ok);
 }
 
-// The planner's per-group wavefront count agrees with the F2-layout module's bank model
-// (tmakit/layout/linear_layout.hpp, shared_wavefronts with lane groups) on random warps.
+// The F2-layout module's bank analysis (tmakit/layout/linear_layout.hpp, shared_wavefronts with lane
+// groups) is a wrapper over the planner's rule (core/smem_banks.hpp): its lane grouping and its count
+// agree with the planner's group-by-group sum on random warps.
 TEST(SmemStoreWavefronts, AgreesWithTheLinearLayoutBankModel) {
   std::uint64_t state = 12345;
   auto next = [&] {

@@ -17,7 +17,9 @@
 
 #include <cstdint>
 
+#include "tmakit/core/bits.hpp"
 #include "tmakit/core/config.hpp"
+#include "tmakit/core/smem_banks.hpp"
 #include "tmakit/layout/layout.hpp"
 #include "tmakit/layout/layout_diagnostic.hpp"
 #include "tmakit/layout/swizzle.hpp"
@@ -26,9 +28,11 @@
 namespace tmakit {
 
 struct LinearDim {
+  static constexpr int kMaxName = 11;  // characters; linear_from_layout refuses longer names
   char name[12] = {};
   int bits = 0;
 
+  // Whether this dimension is called n (the full name: a longer n never matches).
   TMAKIT_HD constexpr bool named(const char* n) const {
     for (int i = 0; i < 12; ++i) {
       if (name[i] != n[i]) return false;
@@ -44,9 +48,17 @@ struct LinearDim {
   }
 };
 
+// Characters in name, or kMaxName + 1 when it is longer than a LinearDim holds.
+TMAKIT_HD constexpr int linear_name_length(const char* name) {
+  int n = 0;
+  while (n <= LinearDim::kMaxName && name[n] != 0) ++n;
+  return n;
+}
+// A dimension called `name` (at most kMaxName characters: a longer one is truncated, so
+// linear_from_layout refuses it; named() compares the full name) of 2^bits values.
 TMAKIT_HD constexpr LinearDim linear_dim(const char* name, int bits) {
   LinearDim d;
-  for (int i = 0; i < 11 && name[i] != 0; ++i) d.name[i] = name[i];
+  for (int i = 0; i < LinearDim::kMaxName && name[i] != 0; ++i) d.name[i] = name[i];
   d.bits = bits;
   return d;
 }
@@ -137,12 +149,6 @@ struct LinearLayoutResult {
 };
 
 namespace detail {
-TMAKIT_HD constexpr int log2_exact(std::int64_t v) {  // -1 unless v is a power of two
-  if (v <= 0 || (v & (v - 1)) != 0) return -1;
-  int b = 0;
-  while ((std::int64_t{1} << b) < v) ++b;
-  return b;
-}
 TMAKIT_HD constexpr int bit_length(std::uint64_t v) {
   int b = 0;
   while (b < 64 && (v >> b) != 0) ++b;
@@ -205,39 +211,53 @@ TMAKIT_HD constexpr LinearLayout identity_linear(const char* name, int bits) {
 
 // A CuTe layout with power-of-two extents and power-of-two (or 0) strides whose strides never add
 // up with carries (distinct input bits land on distinct output bits) is F2-linear. With `in_names`
-// naming each top-level mode (count == rank), each mode is its own input dimension; otherwise
-// (in_names == nullptr) the whole layout is one input dimension `index`. The output is `offset`.
-// Refused: a non-power-of-two extent or stride (layout.linear.not_power_of_two, mode = leaf index),
-// two input bits on the same output bit (strides that add with carries: layout.linear.not_linear,
-// a = the offset bit), too many bits (layout.capacity).
+// naming each top-level mode (n_names == rank; a leaf layout has rank 1), each mode is its own input
+// dimension; with in_names == nullptr the whole layout is one input dimension `index`. The output is
+// `out_name` (default `offset`).
+// Refused: names given but n_names != rank (layout.linear.dims_mismatch, a = n_names, b = rank); a
+// name longer than LinearDim::kMaxName characters (layout.capacity, mode = its index, a = kMaxName);
+// a non-power-of-two extent or stride (layout.linear.not_power_of_two, mode = the flattened leaf
+// index); two input bits on the same output bit (strides that add with carries:
+// layout.linear.not_linear, a = the offset bit, mode = the flattened leaf); too many bits
+// (layout.capacity).
 TMAKIT_HD constexpr LinearLayoutResult linear_from_layout(const Layout& lay, const char* const* in_names = nullptr,
                                                           int n_names = 0, const char* out_name = "offset") {
   LinearLayout l;
-  const bool per_mode = in_names != nullptr && n_names == lay.rank() && lay.shape.is_tuple();
+  const bool per_mode = in_names != nullptr;
+  if (per_mode && n_names != lay.rank())
+    return detail::refuse_linear(LayoutRule::dims_mismatch, -1, n_names, lay.rank());
   if (per_mode && n_names > LinearLayout::kMaxDims) return detail::refuse_linear(LayoutRule::capacity, -1, n_names);
+  for (int d = 0; per_mode && d < n_names; ++d)
+    if (linear_name_length(in_names[d]) > LinearDim::kMaxName)
+      return detail::refuse_linear(LayoutRule::capacity, d, LinearDim::kMaxName);
+  if (linear_name_length(out_name) > LinearDim::kMaxName)
+    return detail::refuse_linear(LayoutRule::capacity, -1, LinearDim::kMaxName);
   int k = 0;  // next input bit
   std::uint64_t used = 0;
   const int n_dims = per_mode ? n_names : 1;
+  int leaf_base = 0;  // leaves of the modes before d: diagnostics name the flattened leaf
   for (int d = 0; d < n_dims; ++d) {
     const Layout m = per_mode ? lay.mode(d) : lay;
     int dim_bits = 0;
     for (int leaf = 0; leaf < m.num_leaves(); ++leaf) {
-      const int eb = detail::log2_exact(m.shape_at(leaf));
+      const int flat = leaf_base + leaf;
+      const int eb = log2_exact(m.shape_at(leaf));
       const std::int64_t stride = m.stride_at(leaf);
-      const int sb = stride == 0 ? 0 : detail::log2_exact(stride);
-      if (eb < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, leaf, m.shape_at(leaf));
-      if (sb < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, leaf, stride);
+      const int sb = stride == 0 ? 0 : log2_exact(stride);
+      if (eb < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, flat, m.shape_at(leaf));
+      if (sb < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, flat, stride);
       for (int j = 0; j < eb; ++j) {
         if (k >= LinearLayout::kMaxBits || (stride != 0 && sb + j >= 63))
-          return detail::refuse_linear(LayoutRule::capacity, leaf, 64);
+          return detail::refuse_linear(LayoutRule::capacity, flat, 64);
         const std::uint64_t v = stride == 0 ? 0 : std::uint64_t{1} << (sb + j);
-        if (v & used) return detail::refuse_linear(LayoutRule::not_linear, leaf, sb + j, 0);
+        if (v & used) return detail::refuse_linear(LayoutRule::not_linear, flat, sb + j, 0);
         used |= v;
         l.basis[k++] = v;
         ++dim_bits;
       }
     }
     l.in[d] = linear_dim(per_mode ? in_names[d] : "index", dim_bits);
+    leaf_base += m.num_leaves();
   }
   l.n_in = n_dims;
   l.out[0] = linear_dim(out_name, detail::bit_length(used));
@@ -262,7 +282,7 @@ TMAKIT_HD constexpr LinearLayoutResult compose(const LinearLayout& outer, const 
 // (bytes). Refused as linear_from_layout for the layout scaled to bytes.
 TMAKIT_HD constexpr LinearLayoutResult linear_byte_map(const SwizzledLayout& sl, std::int64_t elem_bytes,
                                                        const char* const* in_names = nullptr, int n_names = 0) {
-  if (detail::log2_exact(elem_bytes) < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, -1, elem_bytes);
+  if (log2_exact(elem_bytes) < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, -1, elem_bytes);
   Layout bytes = sl.layout;
   for (int i = 0; i < bytes.stride.count; ++i)
     if (bytes.stride.nodes[i].rank < 0) bytes.stride.nodes[i].value *= elem_bytes;
@@ -333,63 +353,44 @@ TMAKIT_HD constexpr std::int64_t contiguous_elements(const LinearLayout& l, int 
 
 // ---- shared-memory banks (32 banks of 4-byte words)
 //
-// The rule (Hopper): a warp's shared-memory access is served in wavefronts; one wavefront moves at
-// most 128 bytes and at most one distinct 4-byte word per bank (lanes naming the same word share it).
-// So the number of wavefronts is the largest number of DISTINCT words any one bank must serve, and
-// at least ceil(distinct words / 32). With by_lane_groups = true (the default), lanes are first
-// split into groups of 128 / bytes_per_lane lanes (half-warps for 8 B, quarter-warps for 16 B) that
-// are served separately, and the groups' counts add up. That is what the H100 does: the store
-// planner's counter, which equals this one with lane groups on random warps, matched ncu's
-// shared-store wavefront and bank-conflict counters in all 16 GPU cases (docs/smem_store.md). The
-// whole-warp count (false) can be lower for 64/128-bit accesses.
+// The rule is core/smem_banks.hpp's (the store planner's, checked with ncu on an H100): a warp's
+// access is served in wavefronts; one wavefront serves at most one distinct 4-byte word per bank
+// (lanes naming the same word share it). With by_lane_groups = true (the default), lanes are split
+// into groups of lanes_per_wavefront_group(bytes_per_lane) lanes (half-warps for 8 B, quarter-warps
+// for 16 B) served separately: each group needs the largest number of distinct words one bank must
+// serve, and the groups' counts (and ideals) add up. That is what the H100 does. The whole-warp count
+// (false: the warp is one group) can be lower for 64/128-bit accesses.
+// Valid input: 1..32 lanes of 1, 2, 4, 8 or 16 bytes (a warp's st/ld.shared); anything else gives
+// wavefronts == 0, which is not conflict_free().
 struct BankAnalysis {
-  int wavefronts = 0;        // the answer
-  int max_bank_words = 0;    // largest number of distinct words in one bank
-  int distinct_words = 0;    // distinct 4-byte words touched
-  int ideal_wavefronts = 0;  // ceil(active lanes * bytes_per_lane / 128): no conflicts
-  TMAKIT_HD constexpr bool conflict_free() const { return wavefronts == ideal_wavefronts; }
+  int wavefronts = 0;        // the answer; 0: no valid access (see above)
+  int ideal_wavefronts = 0;  // sum over lane groups of ceil(group lanes * bytes_per_lane / 128)
+  TMAKIT_HD constexpr bool conflict_free() const { return wavefronts > 0 && wavefronts == ideal_wavefronts; }
 };
 
 TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const std::uint64_t* lane_byte_address, int lanes, int bytes_per_lane,
                                                    bool by_lane_groups = true) {
   BankAnalysis r;
-  if (lanes <= 0 || bytes_per_lane <= 0) return r;
-  const int group = by_lane_groups && bytes_per_lane > 4 ? (128 / bytes_per_lane > 0 ? 128 / bytes_per_lane : 1) : lanes;
+  const bool width_ok = bytes_per_lane == 1 || bytes_per_lane == 2 || bytes_per_lane == 4 || bytes_per_lane == 8 ||
+                        bytes_per_lane == 16;
+  if (lanes <= 0 || lanes > 32 || !width_ok) return r;
+  const int group = by_lane_groups ? lanes_per_wavefront_group(bytes_per_lane) : lanes;
   for (int g0 = 0; g0 < lanes; g0 += group) {
-    const int g1 = g0 + group < lanes ? g0 + group : lanes;
-    std::uint64_t words[32 * 16] = {};  // up to 32 lanes x 64 bytes
-    int n = 0;
-    for (int lane = g0; lane < g1; ++lane) {
-      const std::uint64_t first = lane_byte_address[lane] / 4;
-      const std::uint64_t last = (lane_byte_address[lane] + static_cast<std::uint64_t>(bytes_per_lane) - 1) / 4;
-      for (std::uint64_t w = first; w <= last && n < 32 * 16; ++w) {
-        bool seen = false;
-        for (int i = 0; i < n && !seen; ++i) seen = words[i] == w;
-        if (!seen) words[n++] = w;
-      }
-    }
-    int per_bank[32] = {};
-    int worst = 0;
-    for (int i = 0; i < n; ++i) {
-      const int b = static_cast<int>(words[i] % 32);
-      per_bank[b] += 1;
-      worst = per_bank[b] > worst ? per_bank[b] : worst;
-    }
-    r.wavefronts += worst;
-    r.max_bank_words = worst > r.max_bank_words ? worst : r.max_bank_words;
-    r.distinct_words += n;
+    const int n = g0 + group < lanes ? group : lanes - g0;
+    r.wavefronts += group_wavefronts(lane_byte_address + g0, n, bytes_per_lane);
+    r.ideal_wavefronts += ideal_group_wavefronts(n, bytes_per_lane);
   }
-  r.ideal_wavefronts = (lanes * bytes_per_lane + 127) / 128;
   return r;
 }
 
 // The same for a linear layout from (lane, ...) to a BYTE offset: lanes 0..31 of input dimension
-// `lane_dim`, every other input 0 (one instruction), output dimension `out_dim`.
+// `lane_dim`, every other input 0 (one instruction), output dimension `out_dim`. A lane_dim or
+// out_dim the map does not have gives 0 lanes: wavefronts == 0, not conflict_free().
 TMAKIT_HD constexpr BankAnalysis shared_wavefronts(const LinearLayout& byte_map, int lane_dim, int bytes_per_lane,
                                                    int out_dim = 0, bool by_lane_groups = true) {
   std::uint64_t addr[32] = {};
-  const int lanes = lane_dim >= 0 && lane_dim < byte_map.n_in
-                        ? (byte_map.in[lane_dim].bits >= 5 ? 32 : 1 << byte_map.in[lane_dim].bits) : 0;
+  const bool dims_ok = lane_dim >= 0 && lane_dim < byte_map.n_in && out_dim >= 0 && out_dim < byte_map.n_out;
+  const int lanes = dims_ok ? (byte_map.in[lane_dim].bits >= 5 ? 32 : 1 << byte_map.in[lane_dim].bits) : 0;
   for (int lane = 0; lane < lanes; ++lane)
     addr[lane] = byte_map.out_value(byte_map.apply(static_cast<std::uint64_t>(lane) << byte_map.in_offset(lane_dim)), out_dim);
   return shared_wavefronts(addr, lanes, bytes_per_lane, by_lane_groups);
