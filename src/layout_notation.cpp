@@ -77,10 +77,12 @@ class Parser {
       p_ = start;
       return fail("an integer or '('");
     }
+    constexpr std::uint64_t kLimit = std::uint64_t{1} << 62;
     std::uint64_t x = 0;
     while (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) {
-      x = x * 10 + static_cast<std::uint64_t>(s_[p_] - '0');
-      if (x > (std::uint64_t{1} << 62)) return fail_semantic(start, "integer too large (limit 2^62)");
+      const std::uint64_t digit = static_cast<std::uint64_t>(s_[p_] - '0');
+      if (x > (kLimit - digit) / 10) return fail_semantic(start, "integer too large (limit 2^62)");  // before x*10 wraps
+      x = x * 10 + digit;
       ++p_;
     }
     v = neg ? -static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x);
@@ -114,10 +116,8 @@ class Parser {
     const std::size_t shape_at = p_;
     IntTuple shape;
     if (!int_tuple(shape)) return false;
-    for (int k = 0; k < shape.num_leaves(); ++k)
-      if (shape.leaf_at(k) < 1)
-        return fail_semantic(shape_at, "shape leaf " + std::to_string(k) + " is " + std::to_string(shape.leaf_at(k)) +
-                                           "; every extent must be >= 1");
+    // check_layout (layout.hpp) decides; the shape is checked first so that its error names the shape
+    if (!checked(make_layout(shape), shape_at)) return false;
     if (!eat(':')) {
       out = make_layout(shape);
       return true;
@@ -126,11 +126,24 @@ class Parser {
     const std::size_t stride_at = p_;
     IntTuple stride;
     if (!int_tuple(stride)) return false;
-    if (!shape.congruent(stride))
-      return fail_semantic(stride_at, "stride " + to_string(stride) + " does not have the structure of shape " +
-                                          to_string(shape) + " (they must be congruent)");
+    if (!checked(Layout{shape, stride}, stride_at)) return false;
     out = Layout{shape, stride};
     return true;
+  }
+
+  // check_layout's verdict as a parse error at `at`.
+  bool checked(const Layout& l, std::size_t at) {
+    const LayoutDiagnostic d = check_layout(l);
+    switch (d.rule) {
+      case LayoutRule::ok: return true;
+      case LayoutRule::bad_shape:
+        return fail_semantic(at, "shape leaf " + std::to_string(d.mode) + " is " + std::to_string(d.a) +
+                                     "; every extent must be >= 1");
+      case LayoutRule::not_congruent:
+        return fail_semantic(at, "stride " + to_string(l.stride) + " does not have the structure of shape " +
+                                     to_string(l.shape) + " (they must be congruent)");
+      default: return fail_semantic(at, message(d));
+    }
   }
 
   bool tiler(Tiler& out) {
@@ -182,7 +195,7 @@ class Parser {
       if (!eat('o')) return fail("'o' (composition: Sw<B,M,S> o LAYOUT)");
       out.swizzle = SwizzleParams{static_cast<int>(b), static_cast<int>(m), static_cast<int>(s), true, true};
     } else {
-      out.swizzle = SwizzleParams{0, 4, 3, true, true};
+      out.swizzle = SwizzleParams{};
     }
     return layout(out.layout);
   }
@@ -267,10 +280,13 @@ std::string to_string(const LinearLayout& l) {
   return s;
 }
 
+std::string to_string(const SwizzleParams& sw) {
+  return "Sw<" + std::to_string(sw.bits) + "," + std::to_string(sw.base) + "," + std::to_string(sw.shift) + ">";
+}
+
 std::string to_string(const SwizzledLayout& l) {
   if (l.swizzle.bits == 0) return to_string(l.layout);
-  return "Sw<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +
-         std::to_string(l.swizzle.shift) + "> o " + to_string(l.layout);
+  return to_string(l.swizzle) + " o " + to_string(l.layout);
 }
 
 }  // namespace tmakit

@@ -111,6 +111,10 @@ TEST(Notation, ErrorsSayWhereAndWhat) {
       {"4:1 junk", 4, "expected end of input"},
       {"", 0, "expected an integer or '('"},
       {"(4,8):", 6, "expected an integer"},
+      // 2^64 + 4 wrapped to 4 before the limit check once
+      {"18446744073709551620", 0, "integer too large"},
+      {"(4,36893488147419103232)", 3, "integer too large"},
+      {"4611686018427387905", 0, "integer too large"},  // 2^62 + 1
   };
   for (const auto& c : cases) {
     const auto p = parse_layout(c.text);
@@ -118,6 +122,14 @@ TEST(Notation, ErrorsSayWhereAndWhat) {
     EXPECT_EQ(p.error.position, c.pos) << c.text << ": " << p.error.message;
     EXPECT_NE(p.error.message.find(c.needle), std::string::npos) << c.text << ": " << p.error.message;
   }
+}
+
+TEST(Notation, IntegersUpTo2To62) {
+  const auto p = parse_int_tuple("4611686018427387904");  // 2^62: the limit itself is accepted
+  ASSERT_TRUE(p.ok) << p.error.message;
+  EXPECT_EQ(p.value.leaf_at(0), std::int64_t{1} << 62);
+  EXPECT_EQ(to_string(SwizzleParams{3, 4, 3, true, true}), "Sw<3,4,3>");
+  EXPECT_EQ(to_string(SwizzleParams{}), "Sw<0,4,3>");
 }
 
 TEST(Notation, RoundTripRandom) {

@@ -1,4 +1,5 @@
 #include "tmakit/layout/swizzle.hpp"
+#include "tmakit/layout/swizzled_layout.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 
 #include <gtest/gtest.h>
@@ -7,20 +8,29 @@
 
 using namespace tmakit;
 
-static_assert(SwizzleFn<3, 4, 3>{}(0) == 0);
-static_assert(SwizzleFn<3, 4, 3>{}(128) == 128 + 16);       // row 1: chunk 0 -> chunk 1
-static_assert(SwizzleFn<3, 4, 3>{}(7 * 128 + 16) == 7 * 128 + 6 * 16);  // row 7: chunk 1 -> 1^7 = 6
-static_assert(SwizzleFn<3, 4, 3>::base_alignment() == 1024);
-static_assert(SwizzleFn<2, 4, 3>::base_alignment() == 512);
-static_assert(SwizzleFn<1, 4, 3>::base_alignment() == 256);
+namespace {
+// CuTe's Swizzle<B,M,S>::apply, written as CuTe writes it (shift, then mask the zzz bits): the
+// reference SwizzleParams is checked against.
+constexpr std::uint64_t cute_swizzle(int B, int M, int S, std::uint64_t o) {
+  return o ^ ((o >> S) & (((std::uint64_t{1} << B) - 1) << M));
+}
+constexpr SwizzleParams kSw128{3, 4, 3, true, true};
+}  // namespace
+
+static_assert(kSw128(0) == 0);
+static_assert(kSw128(128) == 128 + 16);       // row 1: chunk 0 -> chunk 1
+static_assert(kSw128(7 * 128 + 16) == 7 * 128 + 6 * 16);  // row 7: chunk 1 -> 1^7 = 6
+static_assert(kSw128.base_alignment() == 1024);
+static_assert(SwizzleParams{2, 4, 3, true, true}.base_alignment() == 512);
+static_assert(SwizzleParams{1, 4, 3, true, true}.base_alignment() == 256);
 
 TEST(Swizzle, ModesMatchCuTe) {
   EXPECT_EQ(swizzle_for(Swizzle::none)(12345), 12345u);
   const SwizzleParams s32 = swizzle_for(Swizzle::b32), s64 = swizzle_for(Swizzle::b64), s128 = swizzle_for(Swizzle::b128);
   for (std::uint64_t o = 0; o < 4096; ++o) {
-    EXPECT_EQ(s32(o), (SwizzleFn<1, 4, 3>{}(o)));
-    EXPECT_EQ(s64(o), (SwizzleFn<2, 4, 3>{}(o)));
-    EXPECT_EQ(s128(o), (SwizzleFn<3, 4, 3>{}(o)));
+    EXPECT_EQ(s32(o), cute_swizzle(1, 4, 3, o));
+    EXPECT_EQ(s64(o), cute_swizzle(2, 4, 3, o));
+    EXPECT_EQ(s128(o), cute_swizzle(3, 4, 3, o));
     // explicit bit formula
     EXPECT_EQ(s128(o), o ^ (((o >> 7) & 7) << 4));
     EXPECT_EQ(s64(o), o ^ (((o >> 7) & 3) << 4));
@@ -49,11 +59,37 @@ TEST(Swizzle, PermutationAndInvolutionWithinRepeat) {
 
 TEST(Swizzle, ElementOffsets) {
   const SwizzleParams s = swizzle_for(Swizzle::b128);
+  const SwizzleParams e2 = element_swizzle(s, 2).swizzle, e4 = element_swizzle(s, 4).swizzle;
   // bf16 (2 B): element 64 is byte 128 (row 1, chunk 0) -> byte 144 -> element 72.
-  EXPECT_EQ(swizzle_element_offset(s, 64, 2), 72u);
-  EXPECT_EQ(swizzle_element_offset(s, 65, 2), 73u);
+  EXPECT_EQ(e2(64), 72u);
+  EXPECT_EQ(e2(65), 73u);
+  EXPECT_EQ(s(64 * 2) / 2, 72u);
   // f32: element 32*7 + 5 (row 7, chunk 1, word 1) -> chunk 6
-  EXPECT_EQ(swizzle_element_offset(s, 7 * 32 + 5, 4), 7u * 32 + 6 * 4 + 1);
+  EXPECT_EQ(e4(7 * 32 + 5), 7u * 32 + 6 * 4 + 1);
+}
+
+TEST(Swizzle, ByteSwizzleInvertsElementSwizzle) {
+  for (Swizzle m : {Swizzle::none, Swizzle::b32, Swizzle::b64, Swizzle::b128, Swizzle::b128_atom_32b, Swizzle::b128_atom_64b})
+    for (std::uint64_t e : {1u, 2u, 4u, 8u, 16u}) {
+      const SwizzleParams s = swizzle_for(m);
+      const ElementSwizzleResult es = element_swizzle(s, e);
+      if (!es.ok()) continue;  // e does not divide the chunk
+      const ElementSwizzleResult bs = byte_swizzle(es.swizzle, e);
+      ASSERT_TRUE(bs.ok());
+      EXPECT_EQ(bs.swizzle.bits, s.bits);
+      EXPECT_EQ(bs.swizzle.base, s.base);
+      EXPECT_EQ(bs.swizzle.shift, s.shift);
+      for (std::uint64_t i = 0; i < 4096; ++i) {
+        ASSERT_EQ(es.swizzle(i) * e, s(i * e)) << i;  // the element swizzle is the byte swizzle in elements
+        ASSERT_EQ(bs.swizzle(i * e), s(i * e)) << i;
+      }
+    }
+  // Sw<3,3,3> on bf16 elements is the 128B byte swizzle Sw<3,4,3>
+  const ElementSwizzleResult b = byte_swizzle(SwizzleParams{3, 3, 3, true, true}, 2);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b.swizzle.base, 4);
+  EXPECT_EQ(byte_swizzle(SwizzleParams{3, 3, 3, true, true}, 3).diagnostic.rule, LayoutRule::swizzle_elem_bytes);
+  EXPECT_EQ(byte_swizzle(SwizzleParams{3, 3, 3, true, true}, 0).diagnostic.rule, LayoutRule::swizzle_elem_bytes);
 }
 
 TEST(Swizzle, Sm100ModesMarkedUnverified) {

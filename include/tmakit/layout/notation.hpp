@@ -46,6 +46,7 @@ Parsed<Tiler> parse_tiler(std::string_view text);
 std::string to_string(const IntTuple& t);
 std::string to_string(const Tiler& t);  // a layout, or <L0,L1,...>
 std::string to_string(const Layout& l);
+std::string to_string(const SwizzleParams& sw);   // "Sw<B,M,S>" (also for B == 0)
 std::string to_string(const SwizzledLayout& l);  // "Sw<B,M,S> o L", or just L for the identity
 // Each input dimension with the images of its bits (packed output bits), then the outputs:
 // "lane[5]: 8,16,32,64,128; register[3]: 1,2,4 -> offset[8]"

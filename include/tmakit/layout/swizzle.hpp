@@ -15,23 +15,9 @@
 
 namespace tmakit {
 
-template <int B, int M, int S>
-struct SwizzleFn {
-  static_assert(B >= 0 && M >= 0 && S >= B, "CuTe requires S >= B (yyy above zzz, no overlap)");
-  static constexpr int kBits = B, kBase = M, kShift = S;
-  static constexpr std::uint64_t kZzzMask = ((std::uint64_t{1} << B) - 1) << M;
-  static constexpr std::uint64_t kYyyMask = kZzzMask << S;
-  // Byte offset -> swizzled byte offset. An involution: applying it twice gives o back.
-  TMAKIT_HD constexpr std::uint64_t operator()(std::uint64_t byte_offset) const {
-    return byte_offset ^ ((byte_offset & kYyyMask) >> S);
-  }
-  // Alignment (bytes) the buffer base needs: one full repeat of the pattern.
-  static constexpr std::uint64_t base_alignment() { return B == 0 ? 1 : std::uint64_t{1} << (M + S + B); }
-  // Smallest unit that moves as a whole (bytes).
-  static constexpr std::uint64_t chunk_bytes() { return std::uint64_t{1} << M; }
-};
-
-// Runtime form, as selected by swizzle_for(). bits == 0 is the identity.
+// Swizzle<B, M, S> as a value (CuTe's Swizzle, at run time), as selected by swizzle_for(). bits == 0
+// is the identity. For elements instead of bytes see element_swizzle / byte_swizzle
+// (swizzled_layout.hpp).
 struct SwizzleParams {
   int bits = 0;   // B
   int base = 4;   // M (bytes: 2^M-byte chunks)
@@ -39,24 +25,15 @@ struct SwizzleParams {
   bool supported = true;   // false: no model (identity returned by apply)
   bool verified = true;    // false: derived from cuda.h comments only, not checked on silicon
   TMAKIT_HD constexpr std::uint64_t zzz_mask() const { return ((std::uint64_t{1} << bits) - 1) << base; }
+  // Byte offset -> swizzled byte offset. An involution: applying it twice gives o back.
   TMAKIT_HD constexpr std::uint64_t operator()(std::uint64_t o) const {
     return o ^ ((o & (zzz_mask() << shift)) >> shift);
   }
+  // Alignment (bytes) the buffer base needs: one full repeat of the pattern.
   TMAKIT_HD constexpr std::uint64_t base_alignment() const {
     return bits == 0 ? 1 : std::uint64_t{1} << (base + shift + bits);
   }
 };
-
-template <int B, int M, int S>
-TMAKIT_HD constexpr SwizzleParams to_params(SwizzleFn<B, M, S>) { return {B, M, S, true, true}; }
-
-// Element-offset form: the same permutation applied to element index `e` of elements of
-// `elem_bytes` bytes (a power of two <= the chunk size). Requires the buffer base aligned to
-// sw.base_alignment(); returns the swizzled element index.
-TMAKIT_HD constexpr std::uint64_t swizzle_element_offset(const SwizzleParams& sw, std::uint64_t e,
-                                                         std::uint64_t elem_bytes) {
-  return sw(e * elem_bytes) / elem_bytes;
-}
 
 // Tensor-map swizzle mode -> byte swizzle.
 //   32B  = Swizzle<1,4,3>: bit 7 into bit 4 (16 B chunks within 32 B, repeats every 256 B)
@@ -69,7 +46,7 @@ TMAKIT_HD constexpr std::uint64_t swizzle_element_offset(const SwizzleParams& sw
 //   every alternate row": not modelled (supported = false).
 TMAKIT_HD constexpr SwizzleParams swizzle_for(Swizzle s) {
   switch (s) {
-    case Swizzle::none: return {0, 4, 3, true, true};
+    case Swizzle::none: return {};
     case Swizzle::b32: return {1, 4, 3, true, true};
     case Swizzle::b64: return {2, 4, 3, true, true};
     case Swizzle::b128: return {3, 4, 3, true, true};

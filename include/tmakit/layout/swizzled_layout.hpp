@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "tmakit/core/bits.hpp"
 #include "tmakit/core/config.hpp"
 #include "tmakit/layout/layout.hpp"
 #include "tmakit/layout/swizzle.hpp"
@@ -31,10 +32,6 @@ struct SwizzledLayout {
   TMAKIT_HD constexpr std::uint64_t byte_offset(const IntTuple& coord, std::uint64_t elem_bytes,
                                                 bool* ok = nullptr) const {
     return swizzle(static_cast<std::uint64_t>(layout(coord, ok)) * elem_bytes);
-  }
-  // Element offset after swizzling; valid only when elements_ok(elem_bytes).
-  TMAKIT_HD constexpr std::int64_t element_offset(std::int64_t index, std::uint64_t elem_bytes) const {
-    return static_cast<std::int64_t>(byte_offset(index, elem_bytes) / elem_bytes);
   }
   // The base alignment (bytes) the shared-memory buffer needs.
   TMAKIT_HD constexpr std::uint64_t base_alignment() const { return swizzle.base_alignment(); }
@@ -68,11 +65,22 @@ struct ElementSwizzleResult {
 TMAKIT_HD constexpr ElementSwizzleResult element_swizzle(const SwizzleParams& sw, std::uint64_t elem_bytes) {
   const LayoutDiagnostic d = check_elem_bytes(sw, elem_bytes);
   if (!d.ok()) return {sw, d};
-  int log2e = 0;
-  while ((std::uint64_t{1} << log2e) < elem_bytes) ++log2e;
   SwizzleParams e = sw;
-  if (sw.bits != 0) e.base = sw.base - log2e;
+  if (sw.bits != 0) e.base = sw.base - log2_exact(static_cast<std::int64_t>(elem_bytes));
   return {e, {}};
+}
+
+// The inverse of element_swizzle: the byte swizzle equivalent to an element-unit swizzle for
+// elem_bytes-byte elements, Sw<B,M,S> on elements == Sw<B,M+log2(E),S> on bytes. Refused
+// (layout.swizzle.elem_bytes) unless elem_bytes is a power of two (at most 2^62).
+TMAKIT_HD constexpr ElementSwizzleResult byte_swizzle(const SwizzleParams& element_sw, std::uint64_t elem_bytes) {
+  const int log2e = elem_bytes <= (std::uint64_t{1} << 62) ? log2_exact(static_cast<std::int64_t>(elem_bytes)) : -1;
+  if (log2e < 0)
+    return {element_sw, make_diagnostic(LayoutRule::swizzle_elem_bytes, -1, static_cast<std::int64_t>(elem_bytes),
+                                        std::int64_t{1} << element_sw.base)};
+  SwizzleParams b = element_sw;
+  if (element_sw.bits != 0) b.base = element_sw.base + log2e;
+  return {b, {}};
 }
 
 }  // namespace tmakit
