@@ -181,6 +181,47 @@ TEST(LayoutAlgebra, RefusalsNameRuleModeAndNumbers) {
   EXPECT_EQ(coalesce(L("8:1"), IntTuple::make(1, 1)).diagnostic.rule, LayoutRule::tiler_rank);
 }
 
+// A by-mode refusal names the flattened leaf of the left-hand layout, not the leaf inside its mode.
+TEST(LayoutAlgebra, ByModeRefusalsNameTheFlattenedMode) {
+  // mode 1 is (6,2):(2,12); 4 neither divides 6 nor is a multiple of it: leaf 0 of mode 1 = leaf 1
+  const LayoutResult c = composition(L("(2,(6,2)):(1,(2,12))"), T("<1:1,2:4>"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.diagnostic.rule, LayoutRule::composition_stride);
+  EXPECT_EQ(c.diagnostic.mode, 1);
+  EXPECT_NE(message(c.diagnostic).find("left mode 1"), std::string::npos) << message(c.diagnostic);
+  // the same tiler on ((2,2),(6,2)): two leaves before mode 1
+  const LayoutResult d = composition(L("((2,2),(6,2)):((1,2),(4,24))"), T("<4:1,2:4>"));
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.diagnostic.mode, 2);
+  // a refusal without a leaf (tiler rank inside a by-mode coalesce) names mode 1's first leaf
+  const LayoutResult e = coalesce(L("((2,2),8):((1,2),4)"), IntTuple::make(1, IntTuple::make(1, 1)));
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.diagnostic.rule, LayoutRule::tiler_rank);
+  EXPECT_EQ(e.diagnostic.mode, 2);
+}
+
+// By-mode coalesce is apply_by_mode: a leaf layout has one mode, so a rank-1 profile applies to it.
+TEST(LayoutAlgebra, CoalesceByModeOnALeafLayout) {
+  const LayoutResult r = coalesce(L("8:1"), IntTuple::make(1));
+  ASSERT_TRUE(r.ok()) << message(r.diagnostic);
+  EXPECT_EQ(to_string(r.value), "(8):(1)");
+  const LayoutResult t = coalesce(L("(2,(2,3)):(1,(2,4))"), IntTuple::make(1));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(to_string(t.value), "(2,(2,3)):(1,(2,4))");  // mode 0 coalesced (already one leaf), mode 1 kept
+  const LayoutResult u = coalesce(L("8:1"), IntTuple::make(1, 1));
+  EXPECT_NE(message(u.diagnostic).find("2 modes but the layout only 1"), std::string::npos) << message(u.diagnostic);
+}
+
+TEST(LayoutAlgebra, ComplementOfANonPositiveSizeSaysSo) {
+  const LayoutResult r = complement(L("4:1"), 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostic.rule, LayoutRule::bad_shape);
+  EXPECT_EQ(message(r.diagnostic).find("shape leaf"), std::string::npos) << message(r.diagnostic);
+  EXPECT_NE(message(r.diagnostic).find("the size 0 is below 1"), std::string::npos) << message(r.diagnostic);
+  EXPECT_EQ(fix(r.diagnostic), "give a size (N) >= 1");
+  EXPECT_NE(message(complement(L("4:1"), -3).diagnostic).find("the size -3"), std::string::npos);
+}
+
 TEST(LayoutAlgebra, TilerNotation) {
   EXPECT_EQ(to_string(T("<3:3, (2,4):(1,8)>")), "<3:3,(2,4):(1,8)>");
   EXPECT_EQ(to_string(T("(4,8)")), "<4:1,8:1>");

@@ -6,29 +6,20 @@
 #include "tmakit/core/config.hpp"
 #include "tmakit/layout/flat_layout.hpp"
 #include "tmakit/layout/layout.hpp"
+#include "tmakit/layout/tiler.hpp"
 
 namespace tmakit {
 
 TMAKIT_HD constexpr Layout coalesce(const Layout& l) { return coalesce_flat(flat_of(l)).to_layout(); }
 
 // By-mode: where the profile has a leaf, coalesce that sub-layout entirely; where it has a tuple,
-// recurse mode by mode; modes past the profile's rank are kept as they are. Refused when the
-// profile has more modes than the layout (rule layout.tiler.rank).
+// recurse mode by mode (apply_by_mode, as the other by-mode operations); modes past the profile's
+// rank are kept as they are. Refused when the profile has more modes than the layout (rule
+// layout.tiler.rank; a leaf layout has one mode).
 TMAKIT_HD constexpr LayoutResult coalesce(const Layout& l, const IntTuple& profile) {
   if (profile.is_leaf()) return accept(coalesce(l));
-  if (l.shape.is_leaf() || profile.rank() > l.rank()) return refuse(LayoutRule::tiler_rank, -1, profile.rank(), l.rank());
-  Layout r{IntTuple::tuple(), IntTuple::tuple()};
-  for (int i = 0; i < l.rank(); ++i) {
-    Layout m = l.mode(i);
-    if (i < profile.rank()) {
-      const LayoutResult sub = coalesce(m, profile.mode(i));
-      if (!sub.ok()) return sub;
-      m = sub.value;
-    }
-    r.shape.append(m.shape);
-    r.stride.append(m.stride);
-  }
-  return accept(r);
+  return apply_by_mode(l, shape_tiler(profile), true,
+                       [](const Layout& m, const Layout& p) { return coalesce(m, p.shape); });
 }
 
 }  // namespace tmakit

@@ -29,24 +29,27 @@ template <class... Ls>
 TMAKIT_HD constexpr Tiler by_mode_tiler(const Ls&... ls) {
   return {make_layout_of(ls...), true};
 }
-// A shape as a tiler: each top-level extent n becomes n:1 (a tuple mode becomes its compact layout).
 // Applies `op` (an algebra operation Layout x Layout -> LayoutResult) mode by mode: mode i of `a`
 // with mode i of the by-mode tiler `t`. Modes of `a` past the tiler's rank are kept (divide,
-// product) or dropped (composition, as in CuTe: keep_rest = false). A refusal from a mode names it.
+// product) or dropped (composition, as in CuTe: keep_rest = false). A refusal from mode i names the
+// flattened leaf of `a`: the leaves of modes 0..i-1 plus the leaf op named inside mode i (its first
+// leaf when op named none).
 template <class Op>
 TMAKIT_HD constexpr LayoutResult apply_by_mode(const Layout& a, const Tiler& t, bool keep_rest, Op op) {
   const int r = t.rank();
   if (r > a.rank() || (!keep_rest && a.shape.is_leaf() && r > 1)) return refuse(LayoutRule::tiler_rank, -1, r, a.rank());
   Layout out{IntTuple::tuple(), IntTuple::tuple()};
   const int n = keep_rest ? a.rank() : r;
+  int leaves_before = 0;
   for (int i = 0; i < n; ++i) {
     Layout m = a.mode(i);
     if (i < r) {
       LayoutResult d = op(m, t.mode(i));
       if (!d.ok()) {
-        if (d.diagnostic.mode < 0) d.diagnostic.mode = i;
+        d.diagnostic.mode = leaves_before + (d.diagnostic.mode < 0 ? 0 : d.diagnostic.mode);
         return d;
       }
+      leaves_before += m.num_leaves();
       m = d.value;
     }
     out.shape.append(m.shape);
@@ -55,6 +58,7 @@ TMAKIT_HD constexpr LayoutResult apply_by_mode(const Layout& a, const Tiler& t, 
   return accept(out);
 }
 
+// A shape as a tiler: each top-level extent n becomes n:1 (a tuple mode becomes its compact layout).
 TMAKIT_HD constexpr Tiler shape_tiler(const IntTuple& shape) {
   if (shape.is_leaf()) return {make_layout(shape), false};
   Layout l{IntTuple::tuple(), IntTuple::tuple()};
