@@ -160,5 +160,29 @@ TEST(LayoutCli, SvgColoursBanks) {
   EXPECT_NE(svg.find("Sw&lt;3,4,3&gt; o (8,64):(64,1)"), std::string::npos);
   // an algebra result can be drawn too
   EXPECT_EQ(layout({"logical_divide", "(8,8):(8,1)", "<2:1,4:1>", "--svg", path}).rc, 0);
+  // ... with its banks when --dtype is given (once ignored for algebra ops)
+  ASSERT_EQ(layout({"logical_divide", "(8,8):(8,1)", "<2:1,4:1>", "--dtype", "f32", "--svg", path}).rc, 0);
+  std::ifstream g(path);
+  const std::string svg2((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
+  cells = banks = 0;
+  for (std::size_t p = svg2.find("<rect x="); p != std::string::npos; p = svg2.find("<rect x=", p + 1)) ++cells;
+  for (std::size_t p = svg2.find(">b"); p != std::string::npos; p = svg2.find(">b", p + 1)) ++banks;
+  EXPECT_EQ(cells, 64u);
+  EXPECT_EQ(banks, 64u);
+  EXPECT_NE(svg2.find("f32: element offsets; colour = 4-byte bank"), std::string::npos);
   std::filesystem::remove(path);
+}
+
+TEST(LayoutCli, DtypeIsValidatedForEveryOperation) {
+  // a bad --dtype was silently ignored by the algebra operations
+  CliRun r = layout({"composition", "(8,8):(8,1)", "<2:1,4:1>", "--dtype", "nonsense"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--dtype"), std::string::npos) << r.err;
+  EXPECT_EQ(layout({"coalesce", "(2,4):(1,2)", "--dtype", "nonsense"}).rc, 2);
+  EXPECT_EQ(layout({"max_common_vector", "8:1", "8:1", "--dtype", "nonsense"}).rc, 2);
+  EXPECT_EQ(layout({"size", "8:1", "--dtype", "nonsense"}).rc, 2);
+  // a valid one changes nothing without --svg
+  r = layout({"coalesce", "(2,4):(1,2)", "--dtype", "bf16"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "8:1\n");
 }

@@ -41,7 +41,7 @@ constexpr const char* kLayoutUsage =
     "  --json         one JSON object on stdout (errors too)\n"
     "  --svg FILE     draw the (result) layout as a grid; A may be swizzled: 'Sw<3,4,3> o (8,64):(64,1)'\n"
     "  --dtype T      element type (bf16, f32, u8, ...): the swizzle acts on bytes; with --svg, colour\n"
-    "                 each element by its 4-byte shared-memory bank (32 banks)\n"
+    "                 each element by its 4-byte shared-memory bank (32 banks), for any OP's result\n"
     "\n"
     "Exit status: 0 ok; 1 refused (a precondition failed, with the rule and a fix); 2 bad usage or notation.\n";
 
@@ -61,6 +61,7 @@ struct Context {
   std::vector<std::string> args;
   bool json = false;
   std::string svg_path, dtype;
+  long elem_bytes = 0;  // from --dtype (resolved once in run_layout), 0 when absent
   std::ostream& out;
   std::ostream& err;
 };
@@ -136,18 +137,26 @@ long dtype_bytes(Context& c) {
   return static_cast<long>(bits / 8);
 }
 
-// Writes the SVG of l (swizzled or not) when --svg was given. Returns 0, or an exit status.
-int maybe_svg(Context& c, const SwizzledLayout& l, long elem_bytes) {
-  if (c.svg_path.empty()) return 0;
-  if (l.swizzle.bits != 0 && elem_bytes == 0)
+// Whether l can be drawn in element units with c.elem_bytes: a swizzle needs --dtype (it acts on
+// bytes), and the element size must divide its chunk (check_elem_bytes). Returns 0, or an exit status.
+int check_dtype_for(Context& c, const SwizzledLayout& l) {
+  if (l.swizzle.bits != 0 && c.elem_bytes == 0)
     return usage_error(c, "a swizzled layout needs --dtype: the swizzle acts on byte offsets");
-  if (elem_bytes > 0) {
-    const LayoutDiagnostic d = check_elem_bytes(l.swizzle, static_cast<std::uint64_t>(elem_bytes));
+  if (c.elem_bytes > 0) {
+    const LayoutDiagnostic d = check_elem_bytes(l.swizzle, static_cast<std::uint64_t>(c.elem_bytes));
     if (!d.ok()) return refusal(c, d);
   }
-  const LayoutGrid g = make_grid(l, static_cast<std::uint64_t>(elem_bytes));
+  return 0;
+}
+
+// Writes the SVG of l (swizzled or not) when --svg was given; with --dtype each element is coloured
+// by its bank. Returns 0, or an exit status.
+int maybe_svg(Context& c, const SwizzledLayout& l) {
+  if (c.svg_path.empty()) return 0;
+  if (const int rc = check_dtype_for(c, l)) return rc;
+  const LayoutGrid g = make_grid(l, static_cast<std::uint64_t>(c.elem_bytes));
   std::string title = to_string(l);
-  if (elem_bytes > 0) title += "  [" + c.dtype + ": element offsets; colour = 4-byte bank]";
+  if (c.elem_bytes > 0) title += "  [" + c.dtype + ": element offsets; colour = 4-byte bank]";
   std::ofstream f(c.svg_path);
   if (!f) return usage_error(c, "--svg: cannot write '" + c.svg_path + "'");
   f << render_svg(title, g);
@@ -155,7 +164,7 @@ int maybe_svg(Context& c, const SwizzledLayout& l, long elem_bytes) {
 }
 
 int emit_layout(Context& c, const Layout& l) {
-  const int rc = maybe_svg(c, SwizzledLayout{SwizzleParams{0, 4, 3, true, true}, l}, 0);
+  const int rc = maybe_svg(c, SwizzledLayout{SwizzleParams{}, l});
   if (rc) return rc;
   if (c.json) {
     nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}};
@@ -184,22 +193,15 @@ int run_op(Context& c) {
   if (c.op == "print" || c.op == "size" || c.op == "cosize") {
     const Parsed<SwizzledLayout> p = parse_swizzled_layout(a[0]);
     if (!p.ok) return notation_error(c, "A", a[0], p.error);
-    const long eb = dtype_bytes(c);
-    if (eb < 0) return 2;
     if (c.op == "size" || c.op == "cosize") {
-      const int rc = maybe_svg(c, p.value, eb);
+      const int rc = maybe_svg(c, p.value);
       if (rc) return rc;
       return emit_int(c, c.op == "size" ? p.value.layout.size() : p.value.layout.cosize());
     }
-    if (p.value.swizzle.bits != 0 && eb == 0)
-      return usage_error(c, "a swizzled layout needs --dtype: the swizzle acts on byte offsets");
-    if (eb > 0) {
-      const LayoutDiagnostic d = check_elem_bytes(p.value.swizzle, static_cast<std::uint64_t>(eb));
-      if (!d.ok()) return refusal(c, d);
-    }
-    const int rc = maybe_svg(c, p.value, eb);
+    if (const int rc = check_dtype_for(c, p.value)) return rc;
+    const int rc = maybe_svg(c, p.value);
     if (rc) return rc;
-    const LayoutGrid g = make_grid(p.value, static_cast<std::uint64_t>(eb));
+    const LayoutGrid g = make_grid(p.value, static_cast<std::uint64_t>(c.elem_bytes));
     if (c.json) {
       nlohmann::json rows = nlohmann::json::array(), banks = nlohmann::json::array();
       for (std::int64_t r = 0; r < g.rows; ++r) {
@@ -273,7 +275,7 @@ int run_op(Context& c) {
 }  // namespace
 
 int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream& out, std::ostream& err) {
-  Context c{"", {}, false, "", "", out, err};
+  Context c{"", {}, false, "", "", 0, out, err};
   std::vector<std::string> pos;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& s = args[i];
@@ -306,6 +308,8 @@ int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream
       return usage_error(c, c.op + " takes " + std::to_string(op.min_args) +
                                 (op.max_args > op.min_args ? " or " + std::to_string(op.max_args) : std::string()) +
                                 " argument(s), got " + std::to_string(n));
+    c.elem_bytes = dtype_bytes(c);  // every op: --dtype is validated once, and colours --svg banks
+    if (c.elem_bytes < 0) return 2;
     return run_op(c);
   }
   std::string valid;
