@@ -55,7 +55,7 @@ __global__ void __cluster_dims__(2, 1, 1)
     tmakit_compile_check_cluster_kernel(const __grid_constant__ tmakit::MulticastPlan plan,
                                         const __grid_constant__ tmakit::DsmemPlan dplan, const CUtensorMap* map, int* out) {
   __shared__ td::MulticastPipeline<2> pipe;
-  __shared__ td::Barrier bar;
+  __shared__ td::Barrier bar, ready;
   __shared__ alignas(1024) std::uint8_t tile[4096], dst[4096];
   const std::uint32_t rank = td::cluster_rank();
   const tmakit::StageRole role = tmakit::stage_role(&plan, 1, rank);
@@ -67,13 +67,17 @@ __global__ void __cluster_dims__(2, 1, 1)
   td::cluster_arrive_relaxed();
   td::cluster_wait_acquire();
   td::fence_acq_rel_cluster();
+  td::init_cluster_barriers([&] { td::init(ready, 1); });
   if (threadIdx.x == 0) {
     td::arm_round(pipe, role, 0);
     td::produce(pipe, role, map, tile, plan.cta[rank].issue.mask, plan.cta[rank].issue.bytes, 0, 0, 0);
-    td::dsmem_arm(bar, dplan);
+    td::dsmem_arm_and_release(bar, ready, dplan, static_cast<std::uint16_t>(1u << (rank ^ 1u)));
     td::expect_tx_remote(bar, rank ^ 1u, 16);
   }
+  if (threadIdx.x == 32) td::run_releaser<true>(pipe, role, 0);  // (0 rounds: compiled, not run)
   td::wait_round(pipe, 0);
+  td::Phase rph;
+  td::dsmem_wait_released(ready, rph);
   td::dsmem_copy(dplan, tile, dst, rank ^ 1u, bar);
   td::Phase ph;
   td::dsmem_wait(bar, ph);

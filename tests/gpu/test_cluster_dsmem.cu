@@ -38,26 +38,22 @@ struct Sizes {
 __global__ void ring_kernel(const __grid_constant__ DsmemPlan plan, Sizes sz, const std::uint8_t* gsrc, std::uint8_t* gout) {
   __shared__ td::Barrier bar, ready;
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* base = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* base = tmakit_test::align1024(dyn);
   std::uint8_t* src = base;
   std::uint8_t* dst = base + (sz.src + 1023u) / 1024u * 1024u;
   const std::uint32_t rank = td::cluster_rank(), n = td::cluster_size();
   const std::uint32_t next = (rank + 1) % n, prev = (rank + n - 1) % n;
-  if (threadIdx.x == 0) {
-    td::init(bar, plan.receiver_init_count());
-    td::init(ready, 1);
-    td::fence_init_cluster();
-  }
   for (std::uint32_t i = threadIdx.x; i < sz.src; i += blockDim.x) src[i] = gsrc[blockIdx.x * sz.src + i];
   for (std::uint32_t i = threadIdx.x; i < sz.dst; i += blockDim.x) dst[i] = kPrefill;
   td::fence_smem_writes_for_async();  // generic writes before the async proxy reads src / writes dst
-  td::cluster_sync();
+  td::init_cluster_barriers([&] {
+    td::init(bar, plan.receiver_init_count());
+    td::init(ready, 1);
+  });
   td::Phase ph, rph;
-  if (threadIdx.x == 0) {  // receiver: arm, then release the sender (ARM-BEFORE-ISSUE)
-    td::dsmem_arm(bar, plan);
-    td::arrive_remote(ready, prev);
-  }
-  td::wait_cluster(ready, rph);  // sender: the receiver armed
+  // receiver: arm, then release the sender (ARM-BEFORE-ISSUE)
+  if (threadIdx.x == 0) td::dsmem_arm_and_release(bar, ready, plan, static_cast<std::uint16_t>(1u << prev));
+  td::dsmem_wait_released(ready, rph);  // sender: the receiver armed
   td::dsmem_copy(plan, src, dst, next, bar);
   td::dsmem_wait(bar, ph);
   for (std::uint32_t i = threadIdx.x; i < sz.dst; i += blockDim.x) gout[blockIdx.x * sz.dst + i] = dst[i];
@@ -204,12 +200,10 @@ __global__ void splitk_kernel(const __grid_constant__ DsmemPlan plan, const std:
   auto* partial = reinterpret_cast<std::uint32_t*>(dyn);
   auto* slots = partial + kCols;  // [n][kCols], used in CTA 0
   const std::uint32_t rank = td::cluster_rank(), n = td::cluster_size();
-  if (threadIdx.x == 0) {
+  td::init_cluster_barriers([&] {
     td::init(bar, 1);
     td::init(ready, 1);
-    td::fence_init_cluster();
-  }
-  td::cluster_sync();
+  });
   const std::uint32_t k0 = rank * kK / n, k1 = (rank + 1) * kK / n;
   const std::uint32_t* ac = a + blockIdx.x / n * kK * kCols;
   for (std::uint32_t j = threadIdx.x; j < kCols; j += blockDim.x) {
@@ -219,12 +213,10 @@ __global__ void splitk_kernel(const __grid_constant__ DsmemPlan plan, const std:
   }
   td::publish_smem_writes();  // every writer fences for the async proxy, then the CTA syncs
   td::Phase ph, rph;
-  if (rank == 0 && threadIdx.x == 0) {
-    td::dsmem_arm(bar, plan, n - 1);  // n - 1 copies land on CTA 0's barrier
-    for (std::uint32_t r = 1; r < n; ++r) td::arrive_remote(ready, r);
-  }
+  if (rank == 0 && threadIdx.x == 0)  // n - 1 copies land on CTA 0's barrier, one from each of CTAs 1..n-1
+    td::dsmem_arm_and_release(bar, ready, plan, static_cast<std::uint16_t>(((1u << n) - 1u) & ~1u));
   if (rank != 0) {
-    td::wait_cluster(ready, rph);
+    td::dsmem_wait_released(ready, rph);
     if (threadIdx.x == 0) td::dsmem_copy_bulk(plan, partial, slots + rank * kCols, 0, bar);
   } else {
     td::dsmem_wait(bar, ph);

@@ -70,7 +70,7 @@ __global__ void multicast_kernel(const __grid_constant__ MulticastPlan plan0, co
                                  unsigned* errors) {
   __shared__ td::MulticastPipeline<kStages> pipe;
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* buf = tmakit_test::align1024(dyn);
   const MulticastPlan* plans[2] = {&plan0, &plan1};
   const OperandArgs* ops[2] = {&op0, &op1};
   const std::uint32_t rank = td::cluster_rank();
@@ -126,7 +126,7 @@ __global__ void multicast_ws_kernel(const __grid_constant__ MulticastPlan plan0,
                                     unsigned* errors) {
   __shared__ td::MulticastPipeline<kStages> pipe;
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* buf = tmakit_test::align1024(dyn);
   const MulticastPlan* plans[2] = {&plan0, &plan1};
   const OperandArgs* ops[2] = {&op0, &op1};
   const std::uint32_t rank = td::cluster_rank(), warp = threadIdx.x / 32, consumers = blockDim.x / 32 - 2;

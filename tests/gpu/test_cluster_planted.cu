@@ -8,6 +8,9 @@
 //   OnePerWarp       a DSMEM bulk copy issued by lane 0 of every warp -> "diagnosis: duplicate issue"
 //   WrongFanIn       sliced multicast in a 4-CTA cluster, each receiver arms only its own slice
 //                    (fan-in 1 instead of 4)                      -> "diagnosis: wrong fan-in"
+//   IssueBeforeArmStCluster  a DSMEM st.shared::cluster copy for phase 1 issued before the receiver
+//                    armed phase 1 (the ledger also counts phase 0's remote arrivals)
+//                                                                 -> "diagnosis: issue before arm"
 // The fourth planted bug, a CTA-scoped barrier used across CTAs, is named by plan validation
 // (tests/test_cluster_plan.cpp, Handoff.CtaScopedBarrierAcrossCtasIsNamed: handoff.cta_scope): no
 // runtime check can see a missing cluster-scope ordering.
@@ -115,21 +118,16 @@ __global__ void one_per_warp_kernel(const __grid_constant__ DsmemPlan plan, int 
   __shared__ td::Barrier bar, ready;
   __shared__ alignas(128) std::uint32_t src[1024], dst[1024];
   const std::uint32_t rank = td::cluster_rank();
-  if (threadIdx.x == 0) {
-    td::init(bar, 1);
-    td::init(ready, 1);
-    td::fence_init_cluster();
-  }
   for (std::uint32_t i = threadIdx.x; i < 1024; i += blockDim.x) src[i] = i * 7u + rank;
   td::publish_smem_writes();
-  td::cluster_sync();
+  td::init_cluster_barriers([&] {
+    td::init(bar, 1);
+    td::init(ready, 1);
+  });
   td::Phase ph, rph;
-  if (rank == 1 && threadIdx.x == 0) {
-    td::dsmem_arm(bar, plan);
-    td::arrive_remote(ready, 0);
-  }
+  if (rank == 1 && threadIdx.x == 0) td::dsmem_arm_and_release(bar, ready, plan, 0b1);  // CTA 0 sends
   if (rank == 0) {
-    td::wait_cluster(ready, rph);
+    td::dsmem_wait_released(ready, rph);
     const bool issuer = bug ? (threadIdx.x % 32 == 0) : threadIdx.x == 0;
     if (issuer) td::dsmem_copy_bulk(plan, src, dst, 1, bar);
   } else {
@@ -141,7 +139,40 @@ __global__ void one_per_warp_kernel(const __grid_constant__ DsmemPlan plan, int 
   td::cluster_sync();
 }
 
-enum class Bug { issue_before_arm, one_per_warp, wrong_fan_in };
+// bug 0: two st.shared::cluster copies, each after the receiver's release; bug 1: the second one
+// (phase 1) is issued without waiting for it, while the receiver arms 20 ms late.
+__global__ void st_cluster_phase_kernel(const __grid_constant__ DsmemPlan plan, int bug, unsigned* errors) {
+  __shared__ td::Barrier bar, ready;
+  __shared__ alignas(128) std::uint32_t src[1024], dst[1024];
+  const std::uint32_t rank = td::cluster_rank();
+  for (std::uint32_t i = threadIdx.x; i < 1024; i += blockDim.x) src[i] = i * 7u + rank;
+  __syncthreads();
+  td::init_cluster_barriers([&] {
+    td::init(bar, plan.receiver_init_count());
+    td::init(ready, 1);
+  });
+  td::Phase ph, rph;
+  for (std::uint32_t it = 0; it < 2; ++it) {
+    const bool late = bug && it == 1;
+    if (rank == 1 && threadIdx.x == 0) {
+      if (late) spin_ns(20000000ull);  // the receiver arms phase 1 late
+      td::dsmem_arm_and_release(bar, ready, plan, 0b1);
+    }
+    if (rank == 0) {
+      if (!late) td::dsmem_wait_released(ready, rph);
+      td::dsmem_copy(plan, src, dst, 1, bar, it);
+    } else {
+      td::dsmem_wait(bar, ph);
+      unsigned bad = 0;
+      for (std::uint32_t i = threadIdx.x; i < 1024; i += blockDim.x) bad += dst[i] != i * 7u;
+      if (bad) atomicAdd(errors, bad);
+      __syncthreads();  // every thread read the copy before thread 0 arms (and releases) the next one
+    }
+  }
+  td::cluster_sync();
+}
+
+enum class Bug { issue_before_arm, one_per_warp, wrong_fan_in, issue_before_arm_st_cluster };
 
 // Runs one scenario; returns the synchronization error and the mismatch count.
 cudaError_t run(Bug which, int bug, unsigned* mismatches) {
@@ -176,6 +207,16 @@ cudaError_t run(Bug which, int bug, unsigned* mismatches) {
     if (!plan.ok() || !tmakit_test::make_map(plan.issue_params(0), &map)) return cudaErrorInvalidValue;
     e = tmakit_test::launch_cluster(fan_in_kernel, s.cluster, dim3(4), dim3(128), 0, plan, map, bug, errors,
                                     static_cast<const std::uint32_t*>(g));
+  } else if (which == Bug::issue_before_arm_st_cluster) {
+    DsmemSpec s;
+    s.elem_bytes = 4;
+    s.src = compact_region(4, 1024);
+    s.dst = compact_region(4, 1024);
+    s.prefer = DsmemPrefer::st_cluster;
+    const DsmemPlan plan = plan_dsmem_copy(s);
+    if (plan.path != DsmemPath::st_cluster || plan.spec.threads != 128) return cudaErrorInvalidValue;
+    e = tmakit_test::launch_cluster(st_cluster_phase_kernel, ClusterShape{2, 1, 1}, dim3(2), dim3(128), 0, plan, bug,
+                                    errors);
   } else {
     DsmemSpec s;
     s.elem_bytes = 4;
@@ -217,6 +258,10 @@ void child_body(Bug b) {
 TEST(ClusterPlantedChild, IssueBeforeArm) { TMAKIT_CHILD_ONLY(); child_body(Bug::issue_before_arm); }
 TEST(ClusterPlantedChild, OnePerWarp) { TMAKIT_CHILD_ONLY(); child_body(Bug::one_per_warp); }
 TEST(ClusterPlantedChild, WrongFanIn) { TMAKIT_CHILD_ONLY(); child_body(Bug::wrong_fan_in); }
+TEST(ClusterPlantedChild, IssueBeforeArmStCluster) {
+  TMAKIT_CHILD_ONLY();
+  child_body(Bug::issue_before_arm_st_cluster);
+}
 
 // The same kernels without the bug: they complete and deliver every word (no false positive).
 TEST(ClusterPlantedFixed, ArmBeforeIssuePasses) {
@@ -235,6 +280,12 @@ TEST(ClusterPlantedFixed, PlannedFanInPasses) {
   TMAKIT_REQUIRE_GPU();
   unsigned bad = 1;
   ASSERT_EQ(cudaSuccess, run(Bug::wrong_fan_in, 0, &bad));
+  EXPECT_EQ(bad, 0u);
+}
+TEST(ClusterPlantedFixed, StClusterArmBeforeEachPhasePasses) {
+  TMAKIT_REQUIRE_GPU();
+  unsigned bad = 1;
+  ASSERT_EQ(cudaSuccess, run(Bug::issue_before_arm_st_cluster, 0, &bad));
   EXPECT_EQ(bad, 0u);
 }
 
@@ -259,4 +310,13 @@ TEST(ClusterPlanted, WrongFanIn) {
   expect_diagnosis(run_child("WrongFanIn"),
                    {"diagnosis: wrong fan-in: CTA ", "'s barrier armed 2048 B but the copies into it register ",
                     "B (this one: 2048 B from CTA ", "a receiver expects the SUM of every issue whose mask includes it"});
+}
+
+// The ledger counts the remote arrivals of st.shared::cluster copies too: after phase 0 it holds
+// 1 + 128 arrivals, which an "arms >= phase + 1" check took for 129 arms (no report, a race).
+TEST(ClusterPlanted, IssueBeforeArmStCluster) {
+  TMAKIT_REQUIRE_GPU();
+  expect_diagnosis(run_child("IssueBeforeArmStCluster"),
+                   {"cluster CTA 0: copy into CTA 1's mbarrier at shared 0x", "diagnosis: issue before arm: CTA 1 armed "
+                    "its barrier ", "the copy is for phase 1 (needs 2 arm(s))"});
 }

@@ -53,15 +53,22 @@ __device__ inline std::uint32_t mapa(const void* local, std::uint32_t cta_rank) 
   return ptx_raw::mapa_shared_cluster(static_cast<std::uint32_t>(__cvta_generic_to_shared(local)), cta_rank);
 }
 
-// Barrier setup for cluster use: call from ALL threads of every CTA. Thread 0 of each CTA
-// initializes `count` barriers with `arrivals[i]` each, fences the init at cluster scope, then the
-// whole cluster synchronizes: after it, any CTA may arrive on or copy into any peer's barriers.
-__device__ inline void init_cluster_barriers(Barrier* bars, const std::uint32_t* arrivals, int count) {
+// Barrier setup for cluster use: call from ALL threads of every CTA. Thread 0 of each CTA runs
+// `init_all()` (its init() calls), fences the inits at cluster scope, then the whole cluster
+// synchronizes: after it, any CTA may arrive on or copy into any peer's barriers.
+template <class InitAll>
+__device__ inline void init_cluster_barriers(InitAll&& init_all) {
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-    for (int i = 0; i < count; ++i) init(bars[i], arrivals[i] ? arrivals[i] : 1u);
+    init_all();
     fence_init_cluster();
   }
   cluster_sync();
+}
+// The same for `count` barriers with `arrivals[i]` each (0 counts as 1).
+__device__ inline void init_cluster_barriers(Barrier* bars, const std::uint32_t* arrivals, int count) {
+  init_cluster_barriers([&] {
+    for (int i = 0; i < count; ++i) init(bars[i], arrivals[i] ? arrivals[i] : 1u);
+  });
 }
 
 }  // namespace tmakit::device

@@ -6,11 +6,14 @@
 //   st_cluster                ALL threads: mapa + st.shared::cluster of unit_bytes, then each thread
 //                             arrives on the destination barrier with release at cluster scope
 //                             (plan.remote_arrivals = threads); the receiver waits with wait_cluster().
-// The receiver initializes its barrier with plan.receiver_init_count() arrivals (per source CTA
-// that copies into it: init with the sum), arms with dsmem_arm() and then releases the source
-// (ARM-BEFORE-ISSUE: an arrival on the source's barrier or a cluster barrier) before the source
-// copies. `dst_buf` and `bar` are the addresses of the destination buffer and barrier in THIS CTA's
-// shared memory: the peer's are at the same offsets (same kernel, same smem layout).
+// The receiver initializes its barrier with plan.receiver_init_count() arrivals (one source; with
+// several: 1 + the sum of their plans' remote_arrivals, since it arms once per phase), arms with
+// dsmem_arm() and then releases the source (ARM-BEFORE-ISSUE: an arrival on the source's barrier
+// or a cluster barrier) before the source copies: dsmem_arm_and_release() (receiver) and
+// dsmem_wait_released() (source) do both through a "ready" barrier per CTA (initialized with one
+// arrival per receiver it copies into). `dst_buf` and `bar` are the addresses of the destination
+// buffer and barrier in THIS CTA's shared memory: the peer's are at the same offsets (same kernel,
+// same smem layout).
 // Source data written by this CTA's threads: for bulk paths every writer fences for the async proxy
 // and the CTA synchronizes first (tma.cuh's publish_smem_writes()); for element-wise paths a
 // __syncthreads() suffices.
@@ -35,6 +38,19 @@ __device__ inline void dsmem_arm(Barrier& bar, const DsmemPlan& plan, std::uint3
   else arrive(bar);
 }
 
+// Receiver (one thread): arm `bar` for one copy of this plan from each CTA in `senders` (bit r =
+// CTA r), THEN release each of them with a release.cluster arrival on its `ready` barrier (same
+// offset): the senders' dsmem_wait_released() returns after it (ARM-BEFORE-ISSUE).
+__device__ inline void dsmem_arm_and_release(Barrier& bar, Barrier& ready, const DsmemPlan& plan, std::uint16_t senders) {
+  dsmem_arm(bar, plan, static_cast<std::uint32_t>(__popc(senders)));
+  for (std::uint32_t r = 0; r < 16; ++r)
+    if (senders >> r & 1u) arrive_remote(ready, r);
+}
+
+// Source (the threads that copy, all of them for element-wise paths): wait until the receiver
+// armed (its release.cluster arrival on this CTA's `ready`; acquire at cluster scope).
+__device__ inline void dsmem_wait_released(Barrier& ready, Phase& phase) { wait_cluster(ready, phase); }
+
 // Source, bulk paths: exactly ONE thread. phase_index = how many phases of `bar` (on the receiver)
 // completed before the one this copy is for.
 __device__ inline void dsmem_copy_bulk(const DsmemPlan& plan, const void* src_buf, void* dst_buf, std::uint32_t dst_rank,
@@ -45,7 +61,7 @@ __device__ inline void dsmem_copy_bulk(const DsmemPlan& plan, const void* src_bu
   watchdog::check_single_issue(bar, dst_rank, static_cast<std::uint32_t>(__cvta_generic_to_shared(src)) + plan.pieces[0].src,
                                static_cast<std::uint32_t>(__cvta_generic_to_shared(dst_buf)) + plan.pieces[0].dst,
                                plan.tx_bytes);
-  watchdog::register_cluster_copy(bar, dst_rank, plan.tx_bytes, phase_index, src_buf);
+  watchdog::register_cluster_copy(bar, dst_rank, plan.tx_bytes, phase_index);
   for (std::uint32_t i = 0; i < plan.piece_count; ++i) {
     const BulkPiece pc = plan.pieces[i];
     cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_shared, rdst + pc.dst, src + pc.src, pc.bytes,
@@ -59,13 +75,18 @@ __device__ inline std::uint32_t linear_thread() {
 }
 }  // namespace detail
 
-// Source, element-wise paths: ALL plan.spec.threads threads of the CTA call it.
+// Source, element-wise paths: ALL threads of the CTA call it (it takes a __syncthreads()). The
+// units are spread over the block's real size (blockDim), each written once. st_async: any block
+// size. st_cluster: every thread makes one remote arrival and the receiver's init count has
+// plan.spec.threads of them, so the block must have exactly plan.spec.threads threads (with the
+// watchdog on, a mismatch traps with "diagnosis: wrong thread count"; without it, the receiver's
+// phase completes early or never).
 __device__ inline void dsmem_copy_elementwise(const DsmemPlan& plan, const void* src_buf, void* dst_buf,
                                               std::uint32_t dst_rank, Barrier& bar, std::uint32_t phase_index = 0) {
   const auto* src = static_cast<const std::uint8_t*>(src_buf);
-  const std::uint32_t tid = detail::linear_thread(), nthr = plan.spec.threads;
+  const std::uint32_t tid = detail::linear_thread(), nthr = blockDim.x * blockDim.y * blockDim.z;
   if (plan.path == DsmemPath::st_async) {
-    if (tid == 0) watchdog::register_cluster_copy(bar, dst_rank, plan.tx_bytes, phase_index, src_buf);
+    if (tid == 0) watchdog::register_cluster_copy(bar, dst_rank, plan.tx_bytes, phase_index);
     __syncthreads();  // the checks above come before any store
     std::uint8_t* rdst = map_to_rank(static_cast<std::uint8_t*>(dst_buf), dst_rank);
     std::uint64_t* rbar = raw(*map_to_rank(&bar, dst_rank));
@@ -87,7 +108,10 @@ __device__ inline void dsmem_copy_elementwise(const DsmemPlan& plan, const void*
     return;
   }
   // st_cluster: weak stores to the peer, then one release.cluster arrival per thread.
-  if (tid == 0) watchdog::register_cluster_copy(bar, dst_rank, 0, phase_index, src_buf);
+  if (tid == 0) {
+    watchdog::check_block_threads(bar, dst_rank, plan.spec.threads, nthr);
+    watchdog::register_cluster_copy(bar, dst_rank, 0, phase_index);
+  }
   __syncthreads();
   const std::uint32_t rdst = mapa(dst_buf, dst_rank);
   for (std::uint32_t u = tid; u < plan.units; u += nthr) {

@@ -73,27 +73,55 @@ struct MulticastPipeline {
 
 // ALL threads of every CTA of the cluster: barrier setup, then a cluster barrier. consumer_warps:
 // 0 for the single-producer-thread form (arm_round), W for the warp-specialized form.
+// empty_arrivals_per_receiver: arrivals each receiver makes per round on an issuer's empty
+// barrier (1: one releaser / producer thread; W when every consumer warp hands the stage back).
 template <int Stages>
-__device__ inline void pipeline_init(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t consumer_warps = 0) {
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-    const std::uint32_t e = role.empty_arrivals();
+__device__ inline void pipeline_init(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t consumer_warps = 0,
+                                     std::uint32_t empty_arrivals_per_receiver = 1) {
+  init_cluster_barriers([&] {
+    const std::uint32_t e = role.empty_arrivals() ? role.empty_arrivals() : 1u;
     for (int s = 0; s < Stages; ++s) {
       init(p.full[s], 1);
-      init(p.empty[s], e ? e : 1u);
+      init(p.empty[s], e * empty_arrivals_per_receiver);
       init(p.consumed[s], consumer_warps ? consumer_warps : 1u);
     }
-    fence_init_cluster();
-  }
-  cluster_sync();
+  });
 }
 
-// Producer thread of each CTA: arm round k, then release every sender (ARM-BEFORE-ISSUE).
+// Whether the "stage free and armed" arrival is release.cluster (true) or relaxed.cluster (false):
+// relaxed in release builds (see the header for why), release with the watchdog or
+// TMAKIT_MULTICAST_RELEASE_CLUSTER. The template parameter of release_to_senders / run_releaser
+// defaults to it; bench_cluster sets it to measure both.
+#if TMAKIT_WATCHDOG || defined(TMAKIT_MULTICAST_RELEASE_CLUSTER)
+inline constexpr bool kReleaseClusterHandBack = true;
+#else
+inline constexpr bool kReleaseClusterHandBack = false;
+#endif
+
+// The "stage free and armed" arrival on every sender's empty barrier.
+template <bool Release = kReleaseClusterHandBack, int Stages>
+__device__ inline void release_to_senders(MulticastPipeline<Stages>& p, const StageRole& role, int s) {
+  for (std::uint32_t r = 0; r < 16; ++r)
+    if (role.senders >> r & 1u) {
+      if constexpr (Release) arrive_remote(p.empty[s], r);
+      else arrive_remote_relaxed(p.empty[s], r);
+    }
+}
+
+// Arms full[k % Stages] for round k with the bytes of every issue into this CTA (role.expect_bytes),
+// without releasing anyone (arm_round / run_releaser release the senders next; a form that hands
+// stages over with cluster barriers, like bench_cluster's burst, calls it alone).
+template <int Stages>
+__device__ inline void arm_stage(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t k) {
+  arrive_expect_tx(p.full[k % Stages], role.expect_bytes);
+}
+
+// Producer thread of each CTA: arm round k, then release every sender (ARM-BEFORE-ISSUE) with a
+// release.cluster arrival on its empty barrier.
 template <int Stages>
 __device__ inline void arm_round(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t k) {
-  const int s = static_cast<int>(k % Stages);
-  arrive_expect_tx(p.full[s], role.expect_bytes);
-  for (std::uint32_t r = 0; r < 16; ++r)
-    if (role.senders >> r & 1u) arrive_remote(p.empty[s], r);
+  arm_stage(p, role, k);
+  release_to_senders<true>(p, role, static_cast<int>(k % Stages));
 }
 
 // Issuer thread: wait until every receiver of its copies armed round k (and freed the buffer).
@@ -112,7 +140,7 @@ __device__ inline void issue_multicast(MulticastPipeline<Stages>& p, MapRef map,
                                        std::uint32_t bytes, std::uint32_t k, C... coords) {
   Barrier& f = p.full[k % Stages];
   for (std::uint32_t r = 0; r < 16; ++r)
-    if (mask >> r & 1u) watchdog::register_cluster_copy(f, r, bytes, k / Stages, map.p);
+    if (mask >> r & 1u) watchdog::register_cluster_copy(f, r, bytes, k / Stages);
   if (mask == (1u << cluster_rank())) {
     load(map, smem_dst, f, coords...);
   } else {
@@ -142,30 +170,17 @@ __device__ inline void consumer_done(MulticastPipeline<Stages>& p, std::uint32_t
   if ((threadIdx.x & 31u) == 0u) arrive(p.consumed[k % Stages]);
 }
 
-// The "stage free and armed" arrival on a sender's empty barrier (see the header for why relaxed).
-template <int Stages>
-__device__ inline void release_to_senders(MulticastPipeline<Stages>& p, const StageRole& role, int s) {
-  for (std::uint32_t r = 0; r < 16; ++r)
-    if (role.senders >> r & 1u) {
-#if TMAKIT_WATCHDOG || defined(TMAKIT_MULTICAST_RELEASE_CLUSTER)
-      arrive_remote(p.empty[s], r);
-#else
-      arrive_remote_relaxed(p.empty[s], r);
-#endif
-    }
-}
-
 // Warp-specialized RELEASER: one thread, not in the producer's warp, for all `rounds`: round k
 // (k >= Stages) waits until the consumers left the stage (round k - Stages), then arms full[s]
 // with expect_bytes, then releases every sender.
-template <int Stages>
+template <bool Release = kReleaseClusterHandBack, int Stages>
 __device__ inline void run_releaser(MulticastPipeline<Stages>& p, const StageRole& role, std::uint32_t rounds) {
   for (std::uint32_t k = 0; k < rounds; ++k) {
     const int s = static_cast<int>(k % Stages);
     if (k >= static_cast<std::uint32_t>(Stages))
       watchdog::wait_parity(p.consumed[s], ((k - Stages) / Stages) & 1u, watchdog::bound_ns());
-    arrive_expect_tx(p.full[s], role.expect_bytes);  // ARM first ...
-    release_to_senders(p, role, s);                  // ... then release the issuers
+    arm_stage(p, role, k);                    // ARM first ...
+    release_to_senders<Release>(p, role, s);  // ... then release the issuers
   }
 }
 

@@ -58,6 +58,16 @@ static __device__ unsigned int reporting = 0;
 
 __device__ inline std::uint32_t read(std::uint32_t* p) { return atomicAdd(p, 0u); }
 
+// One reporter per grid: returns in the first thread that reports; a later one gives it time to
+// print (1 s), then traps without printing.
+__device__ inline void claim_reporter() {
+  if (atomicCAS(&reporting, 0u, 1u) != 0u) {
+    const unsigned long long t0 = cuda::ptx::get_sreg_globaltimer();
+    while (cuda::ptx::get_sreg_globaltimer() - t0 < 1000000000ull) __nanosleep(1000);
+    __trap();
+  }
+}
+
 __device__ inline void print_expectation(const Expectation& e) {
   switch (e.kind) {
     case ExpectKind::tma_load:
@@ -82,12 +92,7 @@ __device__ inline void print_expectation(const Expectation& e) {
 // Prints the report (timeout when elapsed_ns != 0, else the completed-too-early check) and traps.
 __device__ __noinline__ inline void report_and_trap(Barrier& b, std::uint32_t parity, unsigned long long elapsed_ns,
                                                      unsigned long long bound_ns) {
-  if (atomicCAS(&reporting, 0u, 1u) != 0u) {
-    // Another thread of the grid is reporting; give it time to print, then trap.
-    const unsigned long long t0 = cuda::ptx::get_sreg_globaltimer();
-    while (cuda::ptx::get_sreg_globaltimer() - t0 < 1000000000ull) __nanosleep(1000);
-    __trap();
-  }
+  claim_reporter();  // another thread of the grid may be reporting: then this one traps
   const std::uint32_t addr = smem_address(b);
   Ledger& L = b.ledger;
   const std::uint32_t registered = read(&L.tx_registered);
@@ -140,11 +145,7 @@ __device__ inline std::uint64_t descriptor_field(const void* map, tmap_layout::B
 // Prints the misaligned-TMA-buffer report and traps (one reporter per grid, as above).
 __device__ __noinline__ inline void report_misaligned_and_trap(const char* what, const void* map,
                                                                std::uint32_t smem_addr, std::uint64_t align) {
-  if (atomicCAS(&reporting, 0u, 1u) != 0u) {
-    const unsigned long long t0 = cuda::ptx::get_sreg_globaltimer();
-    while (cuda::ptx::get_sreg_globaltimer() - t0 < 1000000000ull) __nanosleep(1000);
-    __trap();
-  }
+  claim_reporter();
   const std::uint64_t mode = descriptor_field(map, tmap_layout::kSwizzle);
   const bool b96 = descriptor_field(map, tmap_layout::kSwizzleMode96B) != 0;
   const char* swizzle = b96 ? "96B" : mode == 3 ? "128B" : mode == 2 ? "64B" : mode == 1 ? "32B" : nullptr;
