@@ -13,7 +13,7 @@
 //       pipe   the first form: thread 0 arms, waits for its receivers and issues between the
 //              consumers' __syncthreads(); "before" = it on the all-SM grid (the old numbers)
 //       burst  arm all stages, one cluster barrier, issue all, wait all, cluster barrier
-//       exp0-2 hand-written hand-back experiments (per-warp release.cluster, per-warp relaxed,
+//       exp0-2 hand-back experiments on the same helpers (per-warp release.cluster, per-warp relaxed,
 //              releaser + release.cluster): what the per-tile handshake costs
 //     plus one cluster alone and a grid sweep (per-SM delivered rate vs number of clusters), which
 //     separate the per-SM fill limit from the L2 limit. Shapes: stages x tile (4/12/14 x 16 KiB,
@@ -41,7 +41,8 @@
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/plan/cluster_multicast.hpp"
 #include "tmakit/plan/dsmem_copy.hpp"
-#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/derived.hpp"
+#include "../tests/gpu/cluster_test_util.cuh"  // launch_cluster, max_active_clusters, make_map, align_smem (no gtest)
 
 namespace td = tmakit::device;
 using namespace tmakit;
@@ -57,24 +58,20 @@ using namespace tmakit;
 
 namespace {
 
+constexpr DataType kFillType = DataType::uint32;  // the fill tensor's elements
+constexpr std::uint32_t kFillElemBytes = element_bits(kFillType) / 8;
 constexpr std::uint32_t kCols = 64;  // default tile rows of 256 B: 16 KiB (64 rows), 32 KiB (128 rows), 64 KiB (256)
 
+// Clusters are 1-D here (c CTAs along x).
 template <class... KArgs, class... Args>
 cudaError_t launch_cluster(void (*kernel)(KArgs...), std::uint32_t c, std::uint32_t grid, std::uint32_t block,
                            std::size_t smem, Args... args) {
-  if (smem > 48 * 1024) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid);
-  cfg.blockDim = dim3(block);
-  cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = c;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cudaLaunchKernelEx(&cfg, kernel, args...);
+  return tmakit_test::launch_cluster(kernel, ClusterShape{c, 1, 1}, dim3(grid), dim3(block), smem, args...);
+}
+
+// The fill kernels' stage buffers: aligned for the map's TMA copies (tma_smem_alignment).
+__device__ inline std::uint8_t* stage_buffers(std::uint8_t* dyn, const MulticastPlan& plan) {
+  return tmakit_test::align_smem(dyn, static_cast<std::uint32_t>(tma_smem_alignment(plan.spec.box.swizzle)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -86,7 +83,7 @@ __global__ void fill_kernel(const __grid_constant__ MulticastPlan plan, const __
   __shared__ td::MulticastPipeline<kStages> pipe;
   const std::uint32_t kTileBytes = plan.tile_bytes, tile_rows = plan.spec.box.box[1];
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* buf = stage_buffers(dyn, plan);
   const std::uint32_t rank = td::cluster_rank(), csize = td::cluster_size();
   const StageRole role = stage_role(&plan, 1, rank);
   const MulticastCta& c = plan.cta[rank];
@@ -94,6 +91,7 @@ __global__ void fill_kernel(const __grid_constant__ MulticastPlan plan, const __
   td::pipeline_init(pipe, role);
   auto produce = [&](std::uint32_t k) {
     td::arm_round(pipe, role, k);
+    if (!c.issues) return;  // (leader broadcast: only the leader of each sharer set issues)
     const std::uint32_t tile = (cluster_id * rounds + k) % tiles;
     td::produce(pipe, role, &map, buf + (k % kStages) * kTileBytes + c.issue.smem_offset, c.issue.mask, c.issue.bytes,
                 k, 0, static_cast<int>(tile * tile_rows + c.issue.coord_offset));
@@ -119,7 +117,7 @@ __global__ void ws_fill_kernel(const __grid_constant__ MulticastPlan plan, const
   __shared__ td::MulticastPipeline<kStages> pipe;
   const std::uint32_t kTileBytes = plan.tile_bytes, tile_rows = plan.spec.box.box[1];
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* buf = stage_buffers(dyn, plan);
   const std::uint32_t rank = td::cluster_rank(), csize = td::cluster_size();
   const std::uint32_t warp = threadIdx.x / 32, consumers = blockDim.x / 32 - 2;
   const StageRole role = stage_role(&plan, 1, rank);
@@ -147,62 +145,42 @@ __global__ void ws_fill_kernel(const __grid_constant__ MulticastPlan plan, const
   td::pipeline_teardown();
 }
 
-// Handshake experiments, hand-written from the primitives (what does the per-tile hand-back cost?):
-//   var 0: no releaser; every consumer warp frees the stage itself: warp 0 arms, then lane 0 of
-//          each warp arrives release.cluster on every sender's empty barrier (the first
-//          warp-specialized form tried)
-//   var 1: var 0 with relaxed.cluster arrivals
-//   var 2: tmakit's releaser warp but with a release.cluster arrival
+// Handshake experiments on tmakit's helpers (what does the per-tile hand-back cost?):
+//   var 0: no releaser; every consumer warp frees the stage itself: warp 0 arms (arm_stage), then
+//          lane 0 of each warp arrives release.cluster on every sender's empty barrier
+//          (release_to_senders<true>; the first warp-specialized form tried)
+//   var 1: var 0 with relaxed.cluster arrivals (release_to_senders<false>)
+//   var 2: tmakit's releaser warp but with a release.cluster arrival (run_releaser<true>)
 template <int kStages, int kVar>
 __global__ void exp_fill_kernel(const __grid_constant__ MulticastPlan plan, const __grid_constant__ CUtensorMap map,
                                 std::uint32_t rounds, std::uint32_t tiles, unsigned* sink) {
   __shared__ td::MulticastPipeline<kStages> pipe;
-  __shared__ td::Barrier consumed[kStages];
   constexpr bool kReleaser = kVar == 2;
   const std::uint32_t kTileBytes = plan.tile_bytes, tile_rows = plan.spec.box.box[1];
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* buf = stage_buffers(dyn, plan);
   const std::uint32_t rank = td::cluster_rank(), csize = td::cluster_size();
   const std::uint32_t warp = threadIdx.x / 32, consumers = blockDim.x / 32 - (kReleaser ? 2 : 1);
   const StageRole role = stage_role(&plan, 1, rank);
   const MulticastCta& c = plan.cta[rank];
   const std::uint32_t cluster_id = blockIdx.x / csize;
-  // Barrier setup by hand: without a releaser every consumer warp arrives on the senders' empty
-  // barriers (receivers x W arrivals per phase), which pipeline_init does not count.
-  if (threadIdx.x == 0) {
-    const std::uint32_t e = role.empty_arrivals() ? role.empty_arrivals() : 1u;
-    for (int s = 0; s < kStages; ++s) {
-      td::init(pipe.full[s], 1);
-      td::init(pipe.empty[s], kReleaser ? e : e * consumers);
-      td::init(consumed[s], consumers);
-    }
-    td::fence_init_cluster();
-  }
-  td::cluster_sync();
+  // Without a releaser every consumer warp arrives on the senders' empty barriers: W arrivals
+  // per receiver and phase.
+  td::pipeline_init(pipe, role, consumers, kReleaser ? 1u : consumers);
   auto hand_back = [&](std::uint32_t next, bool arms) {
-    const int s = static_cast<int>(next % kStages);
-    if (arms) td::arrive_expect_tx(pipe.full[s], role.expect_bytes);
-    for (std::uint32_t r = 0; r < 16; ++r)
-      if (role.senders >> r & 1u) {
-        if (kVar == 1) td::arrive_remote_relaxed(pipe.empty[s], r);
-        else td::arrive_remote(pipe.empty[s], r);
-      }
+    if (arms) td::arm_stage(pipe, role, next);
+    td::release_to_senders<kVar != 1>(pipe, role, static_cast<int>(next % kStages));
   };
   unsigned acc = 0;
   if (warp == consumers) {
     if (threadIdx.x % 32 == 0 && c.issues)
       for (std::uint32_t k = 0; k < rounds; ++k) {
         const std::uint32_t tile = (cluster_id * rounds + k) % tiles;
-        td::watchdog::wait_parity(pipe.empty[k % kStages], (k / kStages) & 1u, 0, true);
-        td::issue_multicast(pipe, &map, buf + (k % kStages) * kTileBytes + c.issue.smem_offset, c.issue.mask,
-                            c.issue.bytes, k, 0, static_cast<int>(tile * tile_rows + c.issue.coord_offset));
+        td::produce(pipe, role, &map, buf + (k % kStages) * kTileBytes + c.issue.smem_offset, c.issue.mask,
+                    c.issue.bytes, k, 0, static_cast<int>(tile * tile_rows + c.issue.coord_offset));
       }
   } else if (kReleaser && warp == consumers + 1) {
-    if (threadIdx.x % 32 == 0)
-      for (std::uint32_t k = 0; k < rounds; ++k) {
-        if (k >= kStages) td::watchdog::wait_parity(consumed[k % kStages], ((k - kStages) / kStages) & 1u, 0);
-        hand_back(k, true);
-      }
+    if (threadIdx.x % 32 == 0) td::run_releaser<true>(pipe, role, rounds);
   } else {
     if (!kReleaser)
       for (std::uint32_t k = 0; k < kStages && k < rounds; ++k) {
@@ -212,10 +190,11 @@ __global__ void exp_fill_kernel(const __grid_constant__ MulticastPlan plan, cons
     for (std::uint32_t k = 0; k < rounds; ++k) {
       td::wait_round(pipe, k);
       acc += buf[(k % kStages) * kTileBytes + threadIdx.x * 4];
-      __syncwarp();
-      if (threadIdx.x % 32 == 0) {
-        if (kReleaser) td::arrive(consumed[k % kStages]);
-        else if (k + kStages < rounds) hand_back(k + kStages, warp == 0);
+      if (kReleaser) {
+        td::consumer_done(pipe, k);
+      } else {
+        __syncwarp();
+        if (threadIdx.x % 32 == 0 && k + kStages < rounds) hand_back(k + kStages, warp == 0);
       }
     }
   }
@@ -232,7 +211,7 @@ __global__ void burst_kernel(const __grid_constant__ MulticastPlan plan, const _
                              std::uint32_t rounds, std::uint32_t tiles, unsigned* sink) {
   __shared__ td::MulticastPipeline<kStages> pipe;
   extern __shared__ __align__(1024) std::uint8_t dyn[];
-  std::uint8_t* buf = dyn + (1024u - static_cast<std::uint32_t>(__cvta_generic_to_shared(dyn)) % 1024u) % 1024u;
+  std::uint8_t* buf = stage_buffers(dyn, plan);
   const std::uint32_t kTileBytes = plan.tile_bytes, tile_rows = plan.spec.box.box[1];
   const std::uint32_t rank = td::cluster_rank(), csize = td::cluster_size();
   const StageRole role = stage_role(&plan, 1, rank);
@@ -242,16 +221,16 @@ __global__ void burst_kernel(const __grid_constant__ MulticastPlan plan, const _
   unsigned acc = 0;
   for (std::uint32_t b = 0; b * kStages < rounds; ++b) {
     if (threadIdx.x == 0)
-      for (int s = 0; s < kStages; ++s) td::arrive_expect_tx(pipe.full[s], role.expect_bytes);
+      for (std::uint32_t s = 0; s < static_cast<std::uint32_t>(kStages); ++s) td::arm_stage(pipe, role, b * kStages + s);
     td::cluster_sync();
     if (threadIdx.x == 0 && c.issues)
-      for (int s = 0; s < kStages; ++s) {
+      for (std::uint32_t s = 0; s < static_cast<std::uint32_t>(kStages); ++s) {
         const std::uint32_t k = b * kStages + s, tile = (cluster_id * rounds + k) % tiles;
-        td::issue_multicast(pipe, &map, buf + s * kTileBytes + c.issue.smem_offset, c.issue.mask, c.issue.bytes,
-                            static_cast<std::uint32_t>(s) + b * kStages, 0, static_cast<int>(tile * tile_rows + c.issue.coord_offset));
+        td::issue_multicast(pipe, &map, buf + s * kTileBytes + c.issue.smem_offset, c.issue.mask, c.issue.bytes, k, 0,
+                            static_cast<int>(tile * tile_rows + c.issue.coord_offset));
       }
-    for (int s = 0; s < kStages; ++s) {
-      td::watchdog::wait_parity(pipe.full[s], b & 1u, td::watchdog::bound_ns());
+    for (std::uint32_t s = 0; s < static_cast<std::uint32_t>(kStages); ++s) {
+      td::wait_round(pipe, b * kStages + s);
       acc += buf[s * kTileBytes + threadIdx.x * 4];
     }
     td::cluster_sync();
@@ -299,21 +278,8 @@ constexpr std::uint32_t block_of(Kernel k, std::uint32_t w) {
 // Clusters of `c` CTAs of this kernel (this smem) that can be resident at once.
 template <int kStages>
 std::uint32_t max_active_clusters(Kernel k, std::uint32_t c, std::uint32_t block, std::size_t smem) {
-  auto* fn = kernel_of<kStages>(k);
-  CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(c * 32);
-  cfg.blockDim = dim3(block);
-  cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = c;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
   int n = 0;
-  CK(cudaOccupancyMaxActiveClusters(&n, fn, &cfg));
+  CK(tmakit_test::max_active_clusters(kernel_of<kStages>(k), ClusterShape{c, 1, 1}, dim3(block), smem, &n));
   return static_cast<std::uint32_t>(n);
 }
 
@@ -326,13 +292,13 @@ FillResult run_fill_t(const FillConfig& f, const std::uint32_t* tensor, std::uin
   s.cluster = ClusterShape{f.csize, 1, 1};
   s.share[0] = true;
   s.mode = f.mode;
-  s.box.dtype = DataType::uint32;
+  s.box.dtype = kFillType;
   s.box.rank = 2;
   s.box.address = reinterpret_cast<std::uint64_t>(tensor);
   tensor_rows = tensor_rows * kCols / f.cols;  // the same bytes, rows of f.cols u32
   s.box.dims[0] = f.cols;
   s.box.dims[1] = tensor_rows;
-  s.box.strides[0] = f.cols * 4;
+  s.box.strides[0] = f.cols * kFillElemBytes;
   s.box.box[0] = f.cols;
   s.box.box[1] = f.tile_rows * kCols / f.cols;
   const MulticastPlan plan = plan_multicast(s);
@@ -340,15 +306,13 @@ FillResult run_fill_t(const FillConfig& f, const std::uint32_t* tensor, std::uin
     std::fprintf(stderr, "plan failed for cluster %u\n", f.csize);
     std::exit(1);
   }
-  TensorMapParams mp = plan.issue_params(0);
-  TensorMapBytes bytes{};
-  if (!encode_into(mp, bytes)) std::exit(1);
   CUtensorMap map;
-  std::memcpy(&map, &bytes, sizeof map);
+  if (!tmakit_test::make_map(plan.issue_params(0), &map)) std::exit(1);
   const std::uint32_t kTileBytes = plan.tile_bytes;
   const std::uint32_t rounds = (32u << 20) / kTileBytes / kStages * kStages;  // ~32 MiB delivered per CTA
   const std::uint32_t tiles = static_cast<std::uint32_t>(tensor_rows / s.box.box[1]);
-  const std::size_t smem = std::max<std::size_t>(kStages * kTileBytes + 1024, kOneCtaPerSmSmem);
+  const std::size_t smem =
+      std::max<std::size_t>(kStages * kTileBytes + tma_smem_alignment(s.box.swizzle), kOneCtaPerSmSmem);  // + stage_buffers' pad
   const std::uint32_t block = block_of(f.kernel, f.consumer_warps);
   std::uint32_t clusters = f.clusters;
   if (clusters == 0) clusters = std::min(sms / f.csize, max_active_clusters<kStages>(f.kernel, f.csize, block, smem));
@@ -408,25 +372,26 @@ __global__ void exchange_kernel(const __grid_constant__ DsmemPlan plan, int path
   const std::uint32_t rank = td::cluster_rank(), peer = rank ^ 1u;
   const Path p = static_cast<Path>(path);
   const std::uint32_t init_count = p == Path::global_round_trip ? 1 + blockDim.x : plan.receiver_init_count();
-  if (threadIdx.x == 0) {
-    td::init(bar, init_count);
-    td::init(ready, 1);
-    td::fence_init_cluster();
-  }
   for (std::uint32_t i = threadIdx.x; i < bytes; i += blockDim.x) src[i] = static_cast<std::uint8_t>(i + rank);
   td::fence_smem_writes_for_async();
-  td::cluster_sync();
+  td::init_cluster_barriers([&] {
+    td::init(bar, init_count);
+    td::init(ready, 1);
+  });
   td::Phase ph, rph;
   // gscratch: per CTA pair slot, one buffer per sender
   std::uint8_t* gmine = gscratch + (std::size_t(blockIdx.x)) * bytes;
   std::uint8_t* gpeer = gscratch + (std::size_t(blockIdx.x ^ 1u)) * bytes;
   for (std::uint32_t it = 0; it < iters; ++it) {
     if (threadIdx.x == 0) {
-      if (p == Path::global_round_trip) td::arrive(bar);
-      else td::dsmem_arm(bar, plan);
-      td::arrive_remote(ready, peer);
+      if (p != Path::global_round_trip) {
+        td::dsmem_arm_and_release(bar, ready, plan, static_cast<std::uint16_t>(1u << peer));
+      } else {  // the baseline: the receiver's own arrival (no bytes), then the same release
+        td::arrive(bar);
+        td::arrive_remote(ready, peer);
+      }
     }
-    td::wait_cluster(ready, rph);
+    td::dsmem_wait_released(ready, rph);
     if (p == Path::global_round_trip) {
       for (std::uint32_t i = threadIdx.x * 16; i < bytes; i += blockDim.x * 16)
         *reinterpret_cast<uint4*>(gmine + i) = *reinterpret_cast<const uint4*>(src + i);
@@ -494,10 +459,10 @@ int main(int argc, char** argv) {
   // 1. fill bandwidth
   // HBM set: 5 GiB, more than the 132 x 32 MiB = 4.2 GiB all CTAs receive, so no two clusters read
   // the same tile (a 1 GiB tensor made clusters c, c+32, ... read one tile in the same round: L2 hits).
-  const std::uint64_t l2_rows = (4ull << 20) / (kCols * 4), hbm_rows = (5ull << 30) / (kCols * 4);
+  const std::uint64_t l2_rows = (4ull << 20) / (kCols * kFillElemBytes), hbm_rows = (5ull << 30) / (kCols * kFillElemBytes);
   std::uint32_t* tensor = nullptr;
-  CK(cudaMalloc(&tensor, hbm_rows * kCols * 4));
-  CK(cudaMemset(tensor, 1, hbm_rows * kCols * 4));
+  CK(cudaMalloc(&tensor, hbm_rows * kCols * kFillElemBytes));
+  CK(cudaMemset(tensor, 1, hbm_rows * kCols * kFillElemBytes));
   auto shape_of = [](const std::string& n) {
     for (const Shape& sh : kShapes)
       if (n == sh.name) return sh;
