@@ -26,7 +26,6 @@ struct IntTupleNode {
 
 struct IntTuple {
   static constexpr int kMaxNodes = 64;
-  static constexpr int kMaxLeaves = 32;  // a documented soft limit; the hard one is kMaxNodes
 
   IntTupleNode nodes[kMaxNodes] = {};
   std::int32_t count = 1;     // nodes in use; node 0 is the root (a leaf 0 by default)
@@ -35,7 +34,6 @@ struct IntTuple {
   // ---- construction
   constexpr IntTuple() = default;
   TMAKIT_HD constexpr IntTuple(std::int64_t v) { nodes[0] = {v, -1, 1}; }  // NOLINT: implicit leaf
-  TMAKIT_HD static constexpr IntTuple leaf(std::int64_t v) { return IntTuple(v); }
   // The empty tuple ().
   TMAKIT_HD static constexpr IntTuple tuple() {
     IntTuple t;
@@ -102,13 +100,6 @@ struct IntTuple {
     for (int i = 0; i < count; ++i)
       if (nodes[i].rank < 0 && k-- == 0) return nodes[i].value;
     return 0;
-  }
-  TMAKIT_HD constexpr void set_leaf(int k, std::int64_t v) {
-    for (int i = 0; i < count; ++i)
-      if (nodes[i].rank < 0 && k-- == 0) {
-        nodes[i].value = v;
-        return;
-      }
   }
   // Product of all leaves (CuTe's size of a shape); 1 for ().
   TMAKIT_HD constexpr std::int64_t product() const {

@@ -311,18 +311,14 @@ TMAKIT_HD constexpr LinearLayoutResult compose(const LinearLayout& outer, const 
 // The rank of the map (number of independent images).
 TMAKIT_HD constexpr int rank_of(const LinearLayout& l) { return detail::solver_of(l).n; }
 
-// Inverse of a bijective map (in_bits == out_bits == rank). Inputs and outputs swap names.
+// forward declaration (defined below)
+TMAKIT_HD constexpr LinearLayoutResult right_inverse(const LinearLayout& l);
+
+// Inverse of a bijective map (in_bits == out_bits == rank): a square map's right inverse. Inputs and
+// outputs swap names.
 TMAKIT_HD constexpr LinearLayoutResult invert(const LinearLayout& l) {
-  const detail::F2Solver s = detail::solver_of(l);
-  if (l.in_bits() != l.out_bits() || s.n != l.out_bits())
-    return detail::refuse_linear(LayoutRule::not_bijective, -1, l.in_bits(), l.out_bits());
-  LinearLayout r;
-  r.n_in = l.n_out;
-  for (int i = 0; i < l.n_out; ++i) r.in[i] = l.out[i];
-  r.n_out = l.n_in;
-  for (int i = 0; i < l.n_in; ++i) r.out[i] = l.in[i];
-  for (int j = 0; j < l.out_bits(); ++j) s.solve(std::uint64_t{1} << j, r.basis[j]);
-  return {r, {}};
+  if (l.in_bits() != l.out_bits()) return detail::refuse_linear(LayoutRule::not_bijective, -1, l.in_bits(), l.out_bits());
+  return right_inverse(l);
 }
 
 // A right inverse R (L(R(y)) == y for every y) of a surjective map (rank == out_bits); for a

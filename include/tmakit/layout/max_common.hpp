@@ -33,12 +33,11 @@ TMAKIT_HD constexpr LayoutResult max_common_layout(const Layout& a, const Layout
   return composition(inv_b, Layout{common.shape[0], 1});
 }
 
+// The size of max_common_layout.
 TMAKIT_HD constexpr IntResult max_common_vector(const Layout& a, const Layout& b) {
-  const LayoutResult comp = composition(a, right_inverse(b));
-  if (!comp.ok()) return {0, comp.diagnostic};
-  const FlatLayout common = coalesce_flat(flat_of(comp.value));
-  if (common.n == 0 || common.stride[0] != 1) return {1, {}};
-  return {common.shape[0], {}};
+  const LayoutResult l = max_common_layout(a, b);
+  if (!l.ok()) return {0, l.diagnostic};
+  return {l.value.size(), {}};
 }
 
 }  // namespace tmakit
