@@ -36,13 +36,6 @@ struct alignas(64) TensorMapBytes {
       words[w + 1] = (words[w + 1] & ~(mask >> r)) | (v >> r);
     }
   }
-  // ORs the low `width` bits of v into a range that is still zero (the encoder's fast path).
-  TMAKIT_HD constexpr void or_bits(int lo, int width, std::uint64_t v) {
-    if (width < 64) v &= (std::uint64_t{1} << width) - 1;
-    const int w = lo / 64, s = lo % 64;
-    words[w] |= v << s;
-    if (s + width > 64) words[w + 1] |= v >> (64 - s);
-  }
   friend TMAKIT_HD constexpr bool operator==(const TensorMapBytes& a, const TensorMapBytes& b) {
     for (int i = 0; i < 16; ++i)
       if (a.words[i] != b.words[i]) return false;

@@ -66,13 +66,13 @@ TMAKIT_HD constexpr DecodedTensorMap decode(const TensorMapBytes& m) {
   d.dtype_known = L::data_type_from_hw(d.elem_code, d.tf32_round, p.dtype);
   if (!d.dtype_known) p.dtype = static_cast<DataType>(kDataTypeCount);  // an invalid value on purpose
   p.interleave = static_cast<Interleave>(get(L::kInterleave));
-  d.interleave_known = get(L::kInterleave) <= 2;
+  d.interleave_known = get(L::kInterleave) < kInterleaveCount;
   const auto sw = static_cast<std::uint32_t>(get(L::kSwizzle));
   const auto atom = static_cast<std::uint32_t>(get(L::kSwizzleAtomicity));
   d.swizzle_known = get(L::kSwizzleMode96B) == 0 && (atom == 0 || (sw == 3 && atom <= 3));
   p.swizzle = static_cast<Swizzle>(sw);
   if (sw == 3 && atom != 0 && atom <= 3) p.swizzle = static_cast<Swizzle>(3 + atom);
-  if (!d.swizzle_known) p.swizzle = static_cast<Swizzle>(7);  // an invalid value on purpose
+  if (!d.swizzle_known) p.swizzle = static_cast<Swizzle>(kSwizzleCount);  // an invalid value on purpose
   p.oob = static_cast<OobFill>(get(L::kOobNan));
   p.l2 = static_cast<L2Promotion>(get(L::kL2Promotion));
   for (std::uint32_t i = 0; i + 1 < r; ++i)

@@ -13,7 +13,6 @@
 
 namespace tmakit {
 
-// Writes all 128 bytes. Precondition: validate(p) is empty (otherwise the bytes mean nothing).
 namespace encode_detail {
 
 // Calls f(std::integral_constant<int, I>{}) for I = 0..N-1: each field position folds to a constant.

@@ -53,6 +53,8 @@ TMAKIT_HD constexpr BitRange box_minus1(int i) { return {440 + 8 * i, 8}; }
 // pixels per column minus one.
 inline constexpr BitRange kChannelsMinus1{440, 8};
 TMAKIT_HD constexpr int corner_bits(std::uint32_t rank) { return rank == 3 ? 16 : rank == 4 ? 8 : 5; }
+// The corner range those fields hold, [-corner_limit, corner_limit - 1] (validate's im2col corner rule).
+TMAKIT_HD constexpr std::int32_t corner_limit(std::uint32_t rank) { return std::int32_t{1} << (corner_bits(rank) - 1); }
 inline constexpr BitRange kLowerCorners{448, 16};  // the lower-corner block, every rank
 inline constexpr BitRange kUpperCorners{464, 16};  // the upper-corner block
 TMAKIT_HD constexpr BitRange lower_corner(std::uint32_t rank, int i) {

@@ -14,8 +14,10 @@ namespace tmakit {
 inline constexpr std::uint32_t kMaxRank = 5;
 
 enum class MapKind : std::uint32_t { tiled = 0, im2col = 1, im2col_wide = 2 };
+inline constexpr std::uint32_t kMapKindCount = 3;
 
 enum class Interleave : std::uint32_t { none = 0, b16 = 1, b32 = 2 };
+inline constexpr std::uint32_t kInterleaveCount = 3;
 
 enum class Swizzle : std::uint32_t {
   none = 0,
@@ -26,12 +28,16 @@ enum class Swizzle : std::uint32_t {
   b128_atom_32b_flip_8b = 5,  // ..._128B_ATOM_32B_FLIP_8B
   b128_atom_64b = 6,      // CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B
 };
+inline constexpr std::uint32_t kSwizzleCount = 7;
 
 enum class L2Promotion : std::uint32_t { none = 0, b64 = 1, b128 = 2, b256 = 3 };
+inline constexpr std::uint32_t kL2PromotionCount = 4;
 
 enum class OobFill : std::uint32_t { none = 0, nan_request_zero_fma = 1 };
+inline constexpr std::uint32_t kOobFillCount = 2;
 
 enum class Im2colWideMode : std::uint32_t { w = 0, w128 = 1 };
+inline constexpr std::uint32_t kIm2colWideModeCount = 2;
 
 // Span in bytes of a swizzle pattern's row (0 for none / invalid).
 TMAKIT_HD constexpr std::uint32_t swizzle_span_bytes(Swizzle s) {

@@ -25,6 +25,7 @@
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
@@ -35,8 +36,6 @@ namespace validate_detail {
 inline constexpr std::uint64_t kMaxDim = std::uint64_t{1} << 32;
 inline constexpr std::uint64_t kStrideLimit = std::uint64_t{1} << 40;
 inline constexpr std::uint64_t kAddressLimit = std::uint64_t{1} << 57;
-
-TMAKIT_HD constexpr bool arch_known(Arch a) { return a == Arch::sm_90 || a == Arch::sm_100 || a == Arch::sm_120; }
 
 // The driver evaluates the pixel-box corner check in 32-bit two's complement.
 TMAKIT_HD constexpr std::int32_t wrap_i32(std::uint64_t v) {
@@ -52,11 +51,6 @@ TMAKIT_HD constexpr bool is_atom_swizzle(Swizzle s) {
   return s == Swizzle::b128_atom_32b || s == Swizzle::b128_atom_32b_flip_8b || s == Swizzle::b128_atom_64b;
 }
 
-// Corner limit (exclusive magnitude) for im2col / im2col_wide by rank: [-lim, lim - 1].
-TMAKIT_HD constexpr std::int32_t corner_limit(std::uint32_t rank) {
-  return rank == 3 ? 32768 : (rank == 4 ? 128 : 16);
-}
-
 TMAKIT_HD constexpr std::int64_t as_i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
 }  // namespace validate_detail
@@ -69,14 +63,14 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
   namespace D = validate_detail;
 
   // --- enum values and the target
-  const bool arch_ok = D::arch_known(p.arch);
+  const bool arch_ok = is_valid(p.arch);
   if (!arch_ok) v.add(Rule::arch_supported, Field::arch, -1, static_cast<std::int64_t>(p.arch));
-  const bool kind_ok = static_cast<std::uint32_t>(p.kind) <= 2;
+  const bool kind_ok = static_cast<std::uint32_t>(p.kind) < kMapKindCount;
   if (!kind_ok) v.add(Rule::kind_range, Field::kind, -1, static_cast<std::int64_t>(p.kind));
   const bool tiled = p.kind == MapKind::tiled;
   const bool im2col = p.kind == MapKind::im2col;
   const bool wide = p.kind == MapKind::im2col_wide;
-  const bool blackwell = p.arch == Arch::sm_100 || p.arch == Arch::sm_120;
+  const bool blackwell = is_blackwell(p.arch);
 
   const bool dtype_ok = is_valid(p.dtype);
   if (!dtype_ok) v.add(Rule::dtype_range, Field::tensorDataType, -1, static_cast<std::int64_t>(p.dtype));
@@ -97,8 +91,8 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
   const std::uint32_t rank = rank_ok ? p.rank : 0;  // 0: skip every per-dimension check
 
   // --- global address
-  const bool il_ok = static_cast<std::uint32_t>(p.interleave) <= 2;
-  const bool sw_ok = static_cast<std::uint32_t>(p.swizzle) <= 6;
+  const bool il_ok = static_cast<std::uint32_t>(p.interleave) < kInterleaveCount;
+  const bool sw_ok = static_cast<std::uint32_t>(p.swizzle) < kSwizzleCount;
   const bool align32 = (il_ok && p.interleave == Interleave::b32) || packed16;
   if (p.address % 16 != 0) {
     v.add(Rule::address_align16, Field::globalAddress, -1, static_cast<std::int64_t>(p.address));
@@ -203,9 +197,9 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
     v.add(Rule::dtype_packed_requires_sm100, Field::tensorDataType, -1, static_cast<std::int64_t>(p.dtype));
 
   // --- l2Promotion, oobFill
-  if (static_cast<std::uint32_t>(p.l2) > 3)
+  if (static_cast<std::uint32_t>(p.l2) >= kL2PromotionCount)
     v.add(Rule::l2_promotion_range, Field::l2Promotion, -1, static_cast<std::int64_t>(p.l2));
-  if (static_cast<std::uint32_t>(p.oob) > 1) {
+  if (static_cast<std::uint32_t>(p.oob) >= kOobFillCount) {
     v.add(Rule::oob_fill_range, Field::oobFill, -1, static_cast<std::int64_t>(p.oob));
   } else if (p.oob == OobFill::nan_request_zero_fma && dtype_ok && !is_floating_point(p.dtype)) {
     v.add(Rule::oob_fill_requires_float, Field::oobFill, -1, static_cast<std::int64_t>(p.oob));
@@ -214,7 +208,7 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
   // --- im2col / im2col_wide
   if (im2col || wide) {
     if (rank >= 3) {
-      const std::int32_t lim = D::corner_limit(rank);
+      const std::int32_t lim = tmap_layout::corner_limit(rank);
       // Spatial dimension of corner i: globalDim[i + 1] without interleave (dims[0] is C), globalDim[i]
       // with interleave (verified on sm_90: the C chunk is the element there).
       const std::uint32_t off = (il_ok && p.interleave != Interleave::none) ? 0 : 1;
@@ -253,7 +247,7 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
       const std::uint64_t bytes = box_bytes(p);
       if (bytes > smem_limit_bytes(p.arch)) v.add(Rule::im2col_smem_footprint, Field::pixelsPerColumn, -1, D::as_i64(bytes));
     }
-    if (wide && static_cast<std::uint32_t>(p.wide_mode) > 1)
+    if (wide && static_cast<std::uint32_t>(p.wide_mode) >= kIm2colWideModeCount)
       v.add(Rule::wide_mode_range, Field::mode, -1, static_cast<std::int64_t>(p.wide_mode));
   }
 }
