@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "tmakit/tensor_map/jsonl.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
@@ -21,10 +22,6 @@ std::string hex_u64(std::uint64_t v) {
   char b[32];
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
-}
-
-std::string with_index(const char* name, int index) {
-  return index < 0 ? std::string(name) : std::string(name) + "[" + std::to_string(index) + "]";
 }
 
 // A logical field: all ranges with the same name and index.
@@ -41,7 +38,7 @@ std::vector<Logical> logical_fields(bool im2col, std::uint32_t rank) {
   const int n = L::named_ranges(im2col, rank, nr);
   std::vector<Logical> out;
   for (int i = 0; i < n; ++i) {
-    const std::string name = with_index(nr[i].name, nr[i].index);
+    const std::string name = indexed_name(nr[i].name, nr[i].index);
     if (!out.empty() && out.back().name == name) {
       out.back().ranges.push_back(nr[i].bits);
       continue;
@@ -185,7 +182,7 @@ std::vector<std::string> notes(const DecodedTensorMap& d) {
                 std::to_string(box_bytes(d.params)) + " B, " + std::to_string(smem_alignment(d.params.swizzle)) +
                 " B): not written by the driver from these fields");
   if (d.params.rank > kMaxRank) n.push_back("rank bits say " + std::to_string(d.params.rank) + ": more than 5");
-  if (d.params.arch != Arch::sm_90)
+  if (!verified_on_hardware(d.params.arch))
     n.push_back("uses fields that only sm_100+ has; their positions come from the PTX ISA and ptxas output for "
                 "tensormap.replace and are unverified on hardware");
   return n;
@@ -238,28 +235,9 @@ std::string decode_json(const TensorMapBytes& m) {
   }
   j["fields"] = fields;
   const TensorMapParams& p = d.params;
-  const std::uint32_t r = p.rank > kMaxRank ? kMaxRank : p.rank;
-  nlohmann::ordered_json params;
-  params["kind"] = p.kind == MapKind::tiled ? "tiled" : "im2col";
-  params["dtype"] = static_cast<std::uint32_t>(p.dtype);
-  params["rank"] = p.rank;
-  params["address"] = p.address;
-  params["dims"] = std::vector<std::uint64_t>(p.dims, p.dims + r);
-  params["strides"] = std::vector<std::uint64_t>(p.strides, p.strides + (r ? r - 1 : 0));
-  if (p.kind == MapKind::tiled) params["box"] = std::vector<std::uint32_t>(p.box, p.box + r);
-  params["elem_strides"] = std::vector<std::uint32_t>(p.elem_strides, p.elem_strides + r);
-  params["interleave"] = static_cast<std::uint32_t>(p.interleave);
-  params["swizzle"] = static_cast<std::uint32_t>(p.swizzle);
-  params["l2"] = static_cast<std::uint32_t>(p.l2);
-  params["oob"] = static_cast<std::uint32_t>(p.oob);
-  if (p.kind != MapKind::tiled) {
-    const std::uint32_t s = r >= 2 ? r - 2 : 0;
-    params["lower"] = std::vector<std::int32_t>(p.lower, p.lower + s);
-    params["upper"] = std::vector<std::int32_t>(p.upper, p.upper + s);
-    params["channels"] = p.channels;
-    params["pixels"] = p.pixels;
-  }
-  j["params"] = params;  // the schema of `tmakit encode --jsonl`, so a decode can be re-encoded
+  std::string params;
+  jsonl::append_params(p, params);  // the schema of `tmakit encode --jsonl` (arch included), so a decode can be re-encoded
+  j["params"] = nlohmann::ordered_json::parse(params);
   if (d.dtype_known && p.rank >= 1 && p.rank <= kMaxRank) j["transaction_bytes"] = transaction_bytes(p);
   j["unexplained_bytes"] = set_bytes(d.unexplained);
   std::vector<std::string> masks;
@@ -364,9 +342,9 @@ bool parse_hex(const std::string& text, TensorMapBytes& out, std::string* error)
       ++i;
       continue;
     }
-    if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == '-' || c == ',') continue;
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == '-') continue;
     if (!std::isxdigit(static_cast<unsigned char>(c))) {
-      if (error) *error = std::string("not a hex digit: '") + c + "' at position " + std::to_string(i);
+      if (error) *error = "not a hex digit: " + quote_user_text(std::string_view(&c, 1)) + " at position " + std::to_string(i);
       return false;
     }
     digits.push_back(c);

@@ -10,6 +10,7 @@
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
@@ -41,31 +42,6 @@ u64 gcd(u64 a, u64 b) {
     b = t;
   }
   return a;
-}
-
-std::string indexed(const char* name, int i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
-
-// Short element-type name for fix texts ("bf16", "fp32", "u8").
-const char* short_type(DataType t) {
-  switch (t) {
-    case DataType::uint8: return "u8";
-    case DataType::uint16: return "u16";
-    case DataType::uint32: return "u32";
-    case DataType::int32: return "s32";
-    case DataType::uint64: return "u64";
-    case DataType::int64: return "s64";
-    case DataType::float16: return "fp16";
-    case DataType::float32: return "fp32";
-    case DataType::float64: return "fp64";
-    case DataType::bfloat16: return "bf16";
-    case DataType::float32_ftz: return "fp32_ftz";
-    case DataType::tfloat32: return "tf32";
-    case DataType::tfloat32_ftz: return "tf32_ftz";
-    case DataType::u4x16_align8b: return "16U4_ALIGN8B";
-    case DataType::u4x16_align16b: return "16U4_ALIGN16B";
-    case DataType::u6x16_align16b: return "16U6_ALIGN16B";
-  }
-  return "?";
 }
 
 // "2 bytes", "4 bits": the size of one element in shared memory.
@@ -131,7 +107,7 @@ std::string inner16_fix(const char* what, std::uint32_t n, DataType t, std::uint
   } else {
     s += num(down);
   }
-  return s + ": a multiple of " + num(gran) + " " + short_type(t) + " elements (16 bytes)";
+  return s + ": a multiple of " + num(gran) + " " + short_dtype_name(t) + " elements (16 bytes)";
 }
 
 struct Words {
@@ -140,8 +116,7 @@ struct Words {
 
 Words words(const TensorMapParams& p, const Violation<Rule>& x) {
   Words w;
-  w.field = field_name(x.field);
-  if (x.index >= 0) w.field = indexed(field_name(x.field), x.index);
+  w.field = indexed_name(field_name(x.field), x.index);
   w.value = num(static_cast<i64>(x.value));
   w.rule = rule_text(x.rule);
   const std::uint32_t rank = clamp_rank(p.rank);
@@ -163,11 +138,11 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
     case Rule::dtype_range:
       w.fix = "use one of " + valid_values(NameSet::data_type, kDataTypeCount);
       break;
-    case Rule::interleave_range: w.fix = "use one of " + valid_values(NameSet::interleave, 3); break;
-    case Rule::swizzle_range: w.fix = "use one of " + valid_values(NameSet::swizzle, 7); break;
-    case Rule::l2_promotion_range: w.fix = "use one of " + valid_values(NameSet::l2_promotion, 4); break;
-    case Rule::oob_fill_range: w.fix = "use one of " + valid_values(NameSet::oob_fill, 2); break;
-    case Rule::wide_mode_range: w.fix = "use one of " + valid_values(NameSet::wide_mode, 2); break;
+    case Rule::interleave_range: w.fix = "use one of " + valid_values(NameSet::interleave, kInterleaveCount); break;
+    case Rule::swizzle_range: w.fix = "use one of " + valid_values(NameSet::swizzle, kSwizzleCount); break;
+    case Rule::l2_promotion_range: w.fix = "use one of " + valid_values(NameSet::l2_promotion, kL2PromotionCount); break;
+    case Rule::oob_fill_range: w.fix = "use one of " + valid_values(NameSet::oob_fill, kOobFillCount); break;
+    case Rule::wide_mode_range: w.fix = "use one of " + valid_values(NameSet::wide_mode, kIm2colWideModeCount); break;
 
     case Rule::rank_range:
       if (p.rank == 0) {
@@ -201,7 +176,7 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
               " and offset the coordinates instead; cudaMalloc returns 256-byte-aligned pointers";
       if (al == 32)
         w.fix += std::string(" (32 bytes are needed because of ") +
-                 (p.interleave == Interleave::b32 ? "interleave 32B)" : short_type(t) + std::string(")"));
+                 (p.interleave == Interleave::b32 ? "interleave 32B)" : short_dtype_name(t) + std::string(")"));
       break;
     }
     case Rule::address_below_2_57: {
@@ -236,7 +211,7 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
     }
     case Rule::dims_packed_multiple_of_128:
       w.fix = "pad globalDim[0] to " + num(round_up(p.dims[0], 128)) + " (the next multiple of 128 " +
-              short_type(t) + " values) and the rows accordingly";
+              short_dtype_name(t) + " values) and the rows accordingly";
       break;
     case Rule::dims_packed_multiple_of_2:
       w.fix = "pad globalDim[0] to " + num(round_up(p.dims[0], 2)) + " (4-bit values come in pairs of one byte)";
@@ -259,7 +234,7 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       }
       if (al == 32)
         w.fix += std::string("; 32-byte multiples are needed because of ") +
-                 (p.interleave == Interleave::b32 ? "interleave 32B" : short_type(t));
+                 (p.interleave == Interleave::b32 ? "interleave 32B" : short_dtype_name(t));
       break;
     }
     case Rule::strides_below_2_40:
@@ -277,10 +252,10 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       }
       break;
     case Rule::box_inner_bytes_multiple_of_16:
-      w.value = num(p.box[0]) + " (" + bytes_of(p.box[0], ebits) + " bytes of " + short_type(t) + ")";
+      w.value = num(p.box[0]) + " (" + bytes_of(p.box[0], ebits) + " bytes of " + short_dtype_name(t) + ")";
       w.fix = inner16_fix("boxDim[0]", p.box[0], t, 256);
       break;
-    case Rule::box_packed_inner_128: w.fix = "set boxDim[0] = 128 (" + std::string(short_type(t)) + " copies rows of 128 values)"; break;
+    case Rule::box_packed_inner_128: w.fix = "set boxDim[0] = 128 (" + short_dtype_name(t) + " copies rows of 128 values)"; break;
     case Rule::box_smem_footprint: {
       std::uint32_t counts[kMaxRank] = {};
       for (std::uint32_t k = 0; k < rank; ++k) counts[k] = p.elem_strides[k] ? p.box[k] / p.elem_strides[k] : 0;
@@ -313,15 +288,15 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       const u64 span = swizzle_span_bytes(p.swizzle);
       const u64 fit = span * 8 / ebits;
       const char* what = tiled ? "boxDim[0]" : "channelsPerPixel";
-      w.value = num(n) + " (" + bytes_of(n, ebits) + " bytes of " + short_type(t) + ")";
+      w.value = num(n) + " (" + bytes_of(n, ebits) + " bytes of " + short_dtype_name(t) + ")";
       w.rule = "the inner box dimension, " + bytes_of(n, ebits) + " bytes, must not exceed the " + num(span) +
                "-byte span of swizzle " + enum_value(NameSet::swizzle, static_cast<std::uint32_t>(p.swizzle));
       if (const char* sw = swizzle_for(inner)) {
-        w.fix = "use swizzle " + std::string(sw) + " or a box of at most " + num(fit) + " " + short_type(t) +
+        w.fix = "use swizzle " + std::string(sw) + " or a box of at most " + num(fit) + " " + short_dtype_name(t) +
                 " elements (" + what + " <= " + num(fit) + ")";
       } else {
         const u64 fit128 = 128 * 8 / ebits;
-        w.fix = std::string("use ") + what + " <= " + num(fit128) + " " + short_type(t) + " elements with swizzle 128B (" +
+        w.fix = std::string("use ") + what + " <= " + num(fit128) + " " + short_dtype_name(t) + " elements with swizzle 128B (" +
                 num(ceil_div(inner, 128)) + " copies per row), or swizzle NONE";
       }
       break;
@@ -379,7 +354,7 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
 
     case Rule::im2col_lower_corner_range:
     case Rule::im2col_upper_corner_range: {
-      const i64 lim = rank == 3 ? 32768 : (rank == 4 ? 128 : 16);
+      const i64 lim = tmap_layout::corner_limit(rank);
       const i64 c = std::clamp<i64>(x.value, -lim, lim - 1);
       w.rule = "must be within [" + num(-lim) + ", " + num(lim - 1) + "] for a rank-" + num(rank) + " " +
                (p.kind == MapKind::im2col_wide ? "im2col_wide" : "im2col") + " map";
@@ -422,7 +397,7 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       }
       break;
     case Rule::im2col_channels_bytes_multiple_of_16:
-      w.value = num(p.channels) + " (" + bytes_of(p.channels, ebits) + " bytes of " + short_type(t) + ")";
+      w.value = num(p.channels) + " (" + bytes_of(p.channels, ebits) + " bytes of " + short_dtype_name(t) + ")";
       w.fix = inner16_fix("channelsPerPixel", p.channels, t, 256);
       break;
     case Rule::im2col_channels_packed_128: w.fix = "set channelsPerPixel = 128"; break;

@@ -21,16 +21,6 @@ using json = nlohmann::json;
 
 constexpr std::size_t kValueCap = 64;  // characters of an offending value echoed back
 
-std::string field_at(const char* base, int index) {
-  std::string f = base;
-  if (index >= 0) {
-    f += '[';
-    f += std::to_string(index);
-    f += ']';
-  }
-  return f;
-}
-
 // The offending value as short text (never the dump of a whole nested structure).
 std::string value_text(const json& j) {
   if (j.is_string()) {
@@ -41,16 +31,10 @@ std::string value_text(const json& j) {
   return std::string("<") + j.type_name() + ">";
 }
 
+// An input error: no fix, the rule in words is `what` (message() formats it like a violation's).
 void add(std::vector<Error>& errors, const char* rule, std::string field, std::string value, std::string what) {
-  Error e;
-  e.rule = rule;
-  e.field = std::move(field);
-  e.value = std::move(value);
-  e.message = "error [" + e.rule + "] ";
-  if (!e.field.empty()) e.message += e.field;
-  if (!e.value.empty()) e.message += " = " + e.value;
-  e.message += (e.field.empty() && e.value.empty()) ? what : ": " + what;
-  errors.push_back(std::move(e));
+  const Diagnostic d{rule, std::move(field), std::move(value), std::move(what), ""};
+  errors.push_back(Error{d.rule_id, d.field, d.value, d.message()});
 }
 
 template <class T>
@@ -67,7 +51,7 @@ bool get_int(const json& j, const char* field, int index, T& out, std::vector<Er
   if (j.is_number_unsigned()) {
     const std::uint64_t v = j.get<std::uint64_t>();
     if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
-      add(errors, "input.range", field_at(field, index), value_text(j), range_words<T>());
+      add(errors, "input.range", indexed_name(field, index), value_text(j), range_words<T>());
       return false;
     }
     out = static_cast<T>(v);
@@ -82,20 +66,20 @@ bool get_int(const json& j, const char* field, int index, T& out, std::vector<Er
         return true;
       }
     }
-    add(errors, "input.range", field_at(field, index), value_text(j), range_words<T>());
+    add(errors, "input.range", indexed_name(field, index), value_text(j), range_words<T>());
     return false;
   }
   if (j.is_number_float()) {
     const double d = j.get<double>();
     // Integers beyond 64 bits arrive as floating point: a range error, not a type error.
     if (std::isfinite(d) && std::trunc(d) == d && (d >= 18446744073709551616.0 || d < -9223372036854775808.0)) {
-      add(errors, "input.range", field_at(field, index), value_text(j), range_words<T>());
+      add(errors, "input.range", indexed_name(field, index), value_text(j), range_words<T>());
     } else {
-      add(errors, "input.type", field_at(field, index), value_text(j), "must be an integer (no fraction or exponent)");
+      add(errors, "input.type", indexed_name(field, index), value_text(j), "must be an integer (no fraction or exponent)");
     }
     return false;
   }
-  add(errors, "input.type", field_at(field, index), value_text(j), std::string("must be an integer, not ") + j.type_name());
+  add(errors, "input.type", indexed_name(field, index), value_text(j), std::string("must be an integer, not ") + j.type_name());
   return false;
 }
 

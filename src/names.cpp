@@ -6,6 +6,9 @@
 namespace tmakit {
 namespace {
 
+// The alias row of a type's short name.
+constexpr NameEntry short_alias(DataType t) { return {short_name(t), static_cast<std::uint32_t>(t), false}; }
+
 constexpr NameEntry kDataType[] = {
     {"UINT8", 0, true},
     {"UINT16", 1, true},
@@ -23,28 +26,29 @@ constexpr NameEntry kDataType[] = {
     {"16U4_ALIGN8B", 13, true},
     {"16U4_ALIGN16B", 14, true},
     {"16U6_ALIGN16B", 15, true},
-    {"u8", 0, false},
-    {"u16", 1, false},
-    {"u32", 2, false},
-    {"s32", 3, false},
+    // The short names (core/dtype.hpp short_name), then the other aliases.
+    short_alias(DataType::uint8),
+    short_alias(DataType::uint16),
+    short_alias(DataType::uint32),
+    short_alias(DataType::int32),
     {"i32", 3, false},
-    {"u64", 4, false},
-    {"s64", 5, false},
+    short_alias(DataType::uint64),
+    short_alias(DataType::int64),
     {"i64", 5, false},
-    {"f16", 6, false},
+    short_alias(DataType::float16),
     {"fp16", 6, false},
     {"half", 6, false},
-    {"f32", 7, false},
+    short_alias(DataType::float32),
     {"fp32", 7, false},
     {"float", 7, false},
-    {"f64", 8, false},
+    short_alias(DataType::float64),
     {"fp64", 8, false},
     {"double", 8, false},
-    {"bf16", 9, false},
-    {"f32_ftz", 10, false},
+    short_alias(DataType::bfloat16),
+    short_alias(DataType::float32_ftz),
     {"fp32_ftz", 10, false},
-    {"tf32", 11, false},
-    {"tf32_ftz", 12, false},
+    short_alias(DataType::tfloat32),
+    short_alias(DataType::tfloat32_ftz),
     {"u4_align8b", 13, false},
     {"u4x16_align8b", 13, false},
     {"u4_align16b", 14, false},
@@ -124,14 +128,23 @@ bool same_name(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string_view trim(std::string_view s) {
+template <class E>
+bool parse_enum(NameSet set, std::string_view text, E& out, std::string* error) {
+  std::uint32_t v = 0;
+  if (!parse_name(set, text, v, error)) return false;
+  out = static_cast<E>(v);
+  return true;
+}
+
+}  // namespace
+
+std::string_view trim_space(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
 }
 
-// Prints a user-supplied string safely in a message (control characters escaped, length capped).
-std::string quoted(std::string_view s) {
+std::string quote_user_text(std::string_view s) {
   std::string out = "'";
   const std::size_t cap = 64;
   for (std::size_t i = 0; i < s.size() && i < cap; ++i) {
@@ -150,15 +163,11 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
-template <class E>
-bool parse_enum(NameSet set, std::string_view text, E& out, std::string* error) {
-  std::uint32_t v = 0;
-  if (!parse_name(set, text, v, error)) return false;
-  out = static_cast<E>(v);
-  return true;
+std::string indexed_name(std::string_view name, int index) {
+  std::string f(name);
+  if (index >= 0) f += "[" + std::to_string(index) + "]";
+  return f;
 }
-
-}  // namespace
 
 std::span<const NameEntry> name_entries(NameSet set) noexcept {
   switch (set) {
@@ -223,7 +232,7 @@ std::string valid_names(NameSet set) {
 }
 
 bool parse_name(NameSet set, std::string_view text, std::uint32_t& value, std::string* error) {
-  std::string_view t = trim(text);
+  std::string_view t = trim_space(text);
   const std::string_view prefix = cuda_prefix(set);
   if (!prefix.empty() && t.size() > prefix.size() && same_name(t.substr(0, prefix.size()), prefix)) {
     t.remove_prefix(prefix.size());
@@ -237,7 +246,7 @@ bool parse_name(NameSet set, std::string_view text, std::uint32_t& value, std::s
     }
   }
   if (error) {
-    *error = std::string("unknown ") + set_description(set) + " " + quoted(text) + "; " + valid_names(set);
+    *error = std::string("unknown ") + set_description(set) + " " + quote_user_text(text) + "; " + valid_names(set);
   }
   return false;
 }
@@ -265,5 +274,10 @@ const char* name_of(OobFill v) noexcept { return canonical_name(NameSet::oob_fil
 const char* name_of(Im2colWideMode v) noexcept { return canonical_name(NameSet::wide_mode, static_cast<std::uint32_t>(v)); }
 const char* name_of(Arch v) noexcept { return canonical_name(NameSet::arch, static_cast<std::uint32_t>(v)); }
 const char* name_of(MapKind v) noexcept { return canonical_name(NameSet::map_kind, static_cast<std::uint32_t>(v)); }
+
+std::string short_dtype_name(DataType t) {
+  const char* s = short_name(t);
+  return s ? s : to_name(t);
+}
 
 }  // namespace tmakit

@@ -122,11 +122,6 @@ ParsedTileExtents parse_tile_extents(std::string_view text) {
   return r;
 }
 
-std::string short_dtype_name(DataType t) {
-  const char* s = short_name(t);
-  return s ? s : to_name(t);
-}
-
 std::string to_string(const GlobalTensor& g) {
   std::string s = short_dtype_name(g.dtype) + " " + to_string(g.layout) + " align=" + std::to_string(g.base_alignment);
   if (g.address) {

@@ -4,11 +4,13 @@
 
 #include "test_configs.hpp"
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/jsonl.hpp"
 
 using namespace tmakit;
 
@@ -141,6 +143,27 @@ TEST(Decode, BlackwellOnlyFieldsDecodeAndAreMarkedUnverified) {
   EXPECT_TRUE(marked);
 }
 
+// decode --json's "params" is the encode --jsonl schema, arch included: an sm_100 map (packed type,
+// 128B_ATOM swizzle) re-encodes to the same bytes.
+TEST(Decode, JsonParamsOfAnSm100MapReEncode) {
+  auto p = base_params();
+  p.arch = Arch::sm_100;
+  p.swizzle = Swizzle::b128_atom_32b;
+  p.dtype = DataType::u4x16_align8b;
+  p.dims[0] = 128;
+  p.strides[0] = 128;
+  p.strides[1] = 12800;
+  p.box[0] = 128;
+  const EncodeResult r = encode(p);
+  ASSERT_TRUE(r.ok());
+  const nlohmann::json j = nlohmann::json::parse(decode_json(r.map));
+  EXPECT_EQ(j["params"]["arch"], "sm_100") << j["params"].dump();
+  std::string line;
+  EXPECT_TRUE(jsonl::process_line(j["params"].dump(), line)) << j["params"].dump() << "\n" << line;
+  const nlohmann::json out = nlohmann::json::parse(line);
+  EXPECT_EQ(out["bytes"], jsonl::to_hex(r.map)) << line;
+}
+
 TEST(Diff, AttributesEveryDifferingByte) {
   const auto a = driver_bytes();
   auto b = a;
@@ -194,6 +217,13 @@ TEST(ParseHex, AcceptsSeparatorsAndRefusesWrongLengths) {
   EXPECT_FALSE(parse_hex("abcd", m, &err));
   EXPECT_NE(err.find("256 hex digits"), std::string::npos);
   EXPECT_FALSE(parse_hex(std::string(kDriverHex).replace(5, 1, "g"), m, &err));
+  // The separators the README lists (whitespace, ':', '-') are ignored; others, such as ',', are not.
+  std::string sep;
+  for (int i = 0; i < 128; ++i) sep += std::string(i % 2 ? ":" : "- ") + std::string(kDriverHex).substr(2 * i, 2);
+  EXPECT_TRUE(parse_hex(sep, m, &err)) << err;
+  EXPECT_EQ(m, driver_bytes());
+  EXPECT_FALSE(parse_hex(std::string(kDriverHex).insert(2, ","), m, &err));
+  EXPECT_NE(err.find("hex digit"), std::string::npos) << err;
 }
 
 }  // namespace

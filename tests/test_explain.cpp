@@ -82,7 +82,7 @@ TEST(Explain, SwizzleSpanNamesTheSwizzleOrTheLargestBox) {
   q.strides[0] = 256, q.strides[1] = 7680, q.strides[2] = 230400;
   d = one(q);
   EXPECT_EQ(d.field, "channelsPerPixel");
-  EXPECT_TRUE(has(d.fix, "use swizzle 64B or a box of at most 8 fp32 elements (channelsPerPixel <= 8)")) << d.fix;
+  EXPECT_TRUE(has(d.fix, "use swizzle 64B or a box of at most 8 f32 elements (channelsPerPixel <= 8)")) << d.fix;
 }
 
 TEST(Explain, BoxInnerBytesGivesTheNearestMultiples) {

@@ -209,6 +209,7 @@ TEST(JsonlParse, ValuesThatDoNotFitAreRefused) {
     EXPECT_EQ(errors[0].rule, c.rule) << c.line;
     EXPECT_EQ(errors[0].field, c.field) << c.line;
     EXPECT_FALSE(errors[0].message.empty());
+    EXPECT_EQ(errors[0].message.rfind("error [" + std::string(c.rule) + "] " + c.field + " = ", 0), 0u) << errors[0].message;
     expect_result_shape(run_line(c.line));
   }
   // Every input error is reported, not only the first.
@@ -226,6 +227,8 @@ TEST(JsonlParse, BadJson) {
     const auto errors = parse_bad(line);
     ASSERT_FALSE(errors.empty());
     EXPECT_EQ(errors[0].rule, "input.json") << line;
+    // Diagnostic::message()'s format: no field and no value, then ": " and the rule in words.
+    EXPECT_EQ(errors[0].message.rfind("error [input.json]: ", 0), 0u) << errors[0].message;
     const json r = run_line(line);
     expect_result_shape(r);
     EXPECT_EQ(r["result"], 1);

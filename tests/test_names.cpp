@@ -114,6 +114,28 @@ TEST(Names, DataTypeAliases) {
   }
 }
 
+// core/dtype.hpp short_name is the one table of short names: each parses back to its type, and
+// short_dtype_name prints it (the cuda.h name for the types without one).
+TEST(Names, ShortNamesParseBack) {
+  int with_short = 0;
+  for (std::uint32_t v = 0; v < kDataTypeCount; ++v) {
+    const auto t = static_cast<DataType>(v);
+    DataType back{};
+    if (const char* s = short_name(t)) {
+      ++with_short;
+      EXPECT_TRUE(parse_name(s, back)) << s;
+      EXPECT_EQ(back, t) << s;
+      EXPECT_EQ(short_dtype_name(t), s);
+    } else {
+      EXPECT_EQ(short_dtype_name(t), to_name(t));
+    }
+    EXPECT_TRUE(parse_name(short_dtype_name(t), back)) << short_dtype_name(t);
+    EXPECT_EQ(back, t) << short_dtype_name(t);
+  }
+  EXPECT_EQ(with_short, 13);
+  EXPECT_EQ(short_dtype_name(DataType::float32), "f32");
+}
+
 TEST(Names, OtherEnums) {
   Interleave il{};
   EXPECT_TRUE(parse_name("32b", il));

@@ -33,9 +33,6 @@ struct ParsedTileExtents {
 };
 ParsedTileExtents parse_tile_extents(std::string_view text);
 
-// "bf16", "f16", "u8", ... (the names parse_global_tensor takes; tmakit's canonical name otherwise)
-std::string short_dtype_name(DataType t);
-
 // "bf16 (4096,4096):(4096,1) align=16" (addr= when nonzero)
 std::string to_string(const GlobalTensor& g);
 

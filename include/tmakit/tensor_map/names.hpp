@@ -96,4 +96,17 @@ std::string to_name(E v) {
   return n ? std::string(n) : std::to_string(static_cast<std::uint32_t>(v));
 }
 
+// The short name kernel authors write (core/dtype.hpp short_name: "bf16", "f32", "u8"), or
+// to_name's cuda.h spelling for the types without one ("16U4_ALIGN8B"). parse_name reads both.
+std::string short_dtype_name(DataType t);
+
+// "globalDim[1]" for index >= 0, "swizzle" for index < 0: a field name as messages print it.
+std::string indexed_name(std::string_view name, int index);
+
+// Helpers for messages about user-supplied text (parse_name's, the CLI's):
+// `s` without leading and trailing whitespace;
+std::string_view trim_space(std::string_view s);
+// `s` in single quotes, control characters escaped (\xNN), cut after 64 characters ("...").
+std::string quote_user_text(std::string_view s);
+
 }  // namespace tmakit
