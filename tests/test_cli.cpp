@@ -1,6 +1,6 @@
 // The tmakit CLI: argument parsing in-process (parse_encode_args, run_cli), and the built binary's
-// exit codes and output shape. Asserts shapes and exit codes, not specific bytes, so the tests stay
-// right while encode/validate evolve; tests that need real validation skip until it lands.
+// exit codes and output shape. Asserts shapes and exit codes (the README's contract), not specific
+// bytes: test_driver_vectors and test_decode_diff check the bytes.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +16,7 @@
 
 #include "cli.hpp"
 #include "cli_parse.hpp"
+#include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
 using namespace tmakit;
@@ -300,34 +301,44 @@ TEST(ParseNumbers, U64AndI64) {
   EXPECT_FALSE(parse_i64("-", i));
 }
 
+// read_hex_arg reads the text (argument, @FILE, @-); parse_hex is the one reader of the digits.
 TEST(HexArgs, Normalization) {
   const std::string h(256, 'a');
+  TensorMapBytes all_aa;
+  for (int i = 0; i < 128; ++i) all_aa.set_byte(i, 0xaa);
   std::istringstream no_stdin;
   std::string out, why;
+  TensorMapBytes b;
   EXPECT_TRUE(read_hex_arg(h, no_stdin, out, why)) << why;
   EXPECT_EQ(out, h);
+  EXPECT_TRUE(parse_hex(out, b, &why)) << why;
+  EXPECT_EQ(b, all_aa);
   std::string spaced = "0x";
   for (int i = 0; i < 128; ++i) spaced += (i % 16 ? " " : "\n") + std::string("AB");
   EXPECT_TRUE(read_hex_arg(spaced, no_stdin, out, why)) << why;
-  for (int i = 0; i < 128; ++i) EXPECT_EQ(out.substr(2 * static_cast<std::size_t>(i), 2), "ab");
-  EXPECT_FALSE(read_hex_arg(h.substr(2), no_stdin, out, why));
+  EXPECT_EQ(out, spaced);
+  EXPECT_TRUE(parse_hex(out, b, &why)) << why;
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(b.byte(i), 0xab);
+  EXPECT_FALSE(parse_hex(h.substr(2), b, &why));
   EXPECT_NE(why.find("254"), std::string::npos) << why;
-  EXPECT_FALSE(read_hex_arg(h.substr(1) + "g", no_stdin, out, why));
+  EXPECT_FALSE(parse_hex(h.substr(1) + "g", b, &why));
   EXPECT_NE(why.find("hex digit"), std::string::npos) << why;
 
   const auto file = write_temp("tmakit_hex", "0x" + h + "\n");
   EXPECT_TRUE(read_hex_arg("@" + file.string(), no_stdin, out, why)) << why;
-  EXPECT_EQ(out, h);
+  EXPECT_EQ(out, "0x" + h + "\n");
+  EXPECT_TRUE(parse_hex(out, b, &why)) << why;
+  EXPECT_EQ(b, all_aa);
   std::filesystem::remove(file);
   EXPECT_FALSE(read_hex_arg("@/nonexistent/tmakit/file", no_stdin, out, why));
   std::istringstream fake_stdin(h);
   EXPECT_TRUE(read_hex_arg("@-", fake_stdin, out, why)) << why;
   EXPECT_EQ(out, h);
 
-  TensorMapBytes b;
-  EXPECT_TRUE(hex_to_bytes(std::string(254, '0') + "f1", b, why));
+  // (formerly hex_to_bytes) memory order, and a wrong length refused.
+  EXPECT_TRUE(parse_hex(std::string(254, '0') + "f1", b, &why)) << why;
   EXPECT_EQ(b.byte(127), 0xf1);
-  EXPECT_FALSE(hex_to_bytes("00", b, why));
+  EXPECT_FALSE(parse_hex("00", b, &why));
 }
 
 // ---------------------------------------------------------------- run_cli in-process
@@ -422,12 +433,18 @@ TEST(RunCli, HelpExitsZero) {
 }
 
 TEST(RunCli, DecodeAndDiffAreRouted) {
-  // Until the lead fills run_decode/run_diff they answer 2 ("not implemented"); after, 0 or 1.
+  // README: decode exits 0; diff exits 0 when identical, 1 when not.
   const std::string zero(256, '0');
+  const std::string one = std::string(254, '0') + "01";
   const CliRun d = run_inprocess({"decode", zero});
-  EXPECT_TRUE(d.rc == 0 || d.rc == 1 || d.rc == 2) << d.rc;
-  const CliRun f = run_inprocess({"diff", zero, zero, "--json"});
-  EXPECT_TRUE(f.rc == 0 || f.rc == 1 || f.rc == 2) << f.rc;
+  EXPECT_EQ(d.rc, 0) << d.err;
+  EXPECT_FALSE(d.out.empty());
+  const CliRun same = run_inprocess({"diff", zero, zero, "--json"});
+  EXPECT_EQ(same.rc, 0) << same.err;
+  EXPECT_TRUE(json::parse(same.out)["identical"].get<bool>()) << same.out;
+  const CliRun differ = run_inprocess({"diff", zero, one});
+  EXPECT_EQ(differ.rc, 1) << differ.err;
+  EXPECT_NE(differ.out.find("reserved"), std::string::npos) << differ.out;
 }
 
 // ---------------------------------------------------------------- the built binary

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "cli_app.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit::cli {
@@ -28,22 +29,6 @@ struct RawOptions {
 struct UsageError {
   std::string message;
 };
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string shown(std::string_view s) {
-  std::string out = "'";
-  for (std::size_t i = 0; i < s.size() && i < 64; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-  }
-  if (s.size() > 64) out += "...";
-  return out + "'";
-}
 
 bool parse_magnitude(std::string_view t, std::uint64_t& out) {
   if (t.empty()) return false;
@@ -75,7 +60,7 @@ const char* range_words() {
 
 template <class T>
 T number(const char* opt, std::string_view text) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_space(text);
   bool ok = false;
   T v{};
   if constexpr (std::is_signed_v<T>) {
@@ -87,19 +72,19 @@ T number(const char* opt, std::string_view text) {
     ok = parse_u64(t, x) && x <= std::numeric_limits<T>::max();
     v = static_cast<T>(x);
   }
-  if (!ok) throw UsageError{std::string(opt) + ": " + shown(t) + " is not " + range_words<T>()};
+  if (!ok) throw UsageError{std::string(opt) + ": " + quote_user_text(t) + " is not " + range_words<T>()};
   return v;
 }
 
 template <class T>
 std::vector<T> list(const char* opt, const std::string& text) {
   std::vector<T> out;
-  if (trim(text).empty()) return out;
+  if (trim_space(text).empty()) return out;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
     const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (trim(item).empty()) throw UsageError{std::string(opt) + ": empty value in list " + shown(text) + " (use a,b,c)"};
+    if (trim_space(item).empty()) throw UsageError{std::string(opt) + ": empty value in list " + quote_user_text(text) + " (use a,b,c)"};
     out.push_back(number<T>(opt, item));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -211,10 +196,10 @@ TensorMapParams convert(MapKind kind, const RawOptions& o) {
 
 }  // namespace
 
-bool parse_u64(std::string_view text, std::uint64_t& out) { return parse_magnitude(trim(text), out); }
+bool parse_u64(std::string_view text, std::uint64_t& out) { return parse_magnitude(trim_space(text), out); }
 
 bool parse_i64(std::string_view text, std::int64_t& out) {
-  std::string_view t = trim(text);
+  std::string_view t = trim_space(text);
   const bool neg = !t.empty() && t[0] == '-';
   if (neg) t.remove_prefix(1);
   std::uint64_t m = 0;
@@ -278,23 +263,12 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
     r.message = cmd + ": " + msg + "\nRun '" + cmd + " --help' for usage.";
     return r;
   };
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::CallForHelp&) {
-    r.status = ParseResult::Status::help;
-    r.message = app.help();
+  std::ostringstream help, error;
+  if (const int rc = parse_app(app, std::move(args), name, help, error); rc >= 0) {
+    r.status = rc == 0 ? ParseResult::Status::help : ParseResult::Status::usage_error;
+    r.message = rc == 0 ? help.str() : error.str();
+    if (rc != 0 && !r.message.empty() && r.message.back() == '\n') r.message.pop_back();
     return r;
-  } catch (const CLI::CallForAllHelp&) {
-    r.status = ParseResult::Status::help;
-    r.message = app.help("", CLI::AppFormatMode::All);
-    return r;
-  } catch (const CLI::ParseError& e) {
-    std::string cmd = name;
-    for (const CLI::App* sub : app.get_subcommands()) cmd += " " + sub->get_name();
-    return usage(e.what(), cmd);
-  } catch (const std::exception& e) {  // CLI11 may throw other exceptions on odd input; never escape
-    return usage(e.what(), name);
   }
 
   const auto subs = app.get_subcommands();
@@ -323,8 +297,8 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
   return r;
 }
 
-bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& hex, std::string& error) {
-  std::string text;
+bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error) {
+  text.clear();
   if (!arg.empty() && arg[0] == '@') {
     const std::string path = arg.substr(1);
     if (path == "-") {
@@ -332,60 +306,19 @@ bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::strin
     } else {
       std::ifstream f(path, std::ios::binary);
       if (!f) {
-        error = "cannot read " + shown(path);
+        error = "cannot read " + quote_user_text(path);
         return false;
       }
       std::ostringstream ss;
       ss << f.rdbuf();
       if (f.bad()) {
-        error = "cannot read " + shown(path);
+        error = "cannot read " + quote_user_text(path);
         return false;
       }
       text = ss.str();
     }
   } else {
     text = arg;
-  }
-  hex.clear();
-  hex.reserve(256);
-  for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c)) && c != ':' && c != '-')
-      hex += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (hex.size() >= 2 && hex[0] == '0' && hex[1] == 'x') hex.erase(0, 2);
-  for (std::size_t i = 0; i < hex.size(); ++i) {
-    if (!std::isxdigit(static_cast<unsigned char>(hex[i]))) {
-      error = "not a hex digit at position " + std::to_string(i) + " of the descriptor: " + shown(hex.substr(i, 1));
-      return false;
-    }
-  }
-  if (hex.size() != 256) {
-    error = "a descriptor is 128 bytes = 256 hex digits, got " + std::to_string(hex.size()) + " digits";
-    return false;
-  }
-  return true;
-}
-
-bool hex_to_bytes(std::string_view hex, TensorMapBytes& out, std::string& error) {
-  if (hex.size() != 256) {
-    error = "a descriptor is 128 bytes = 256 hex digits, got " + std::to_string(hex.size());
-    return false;
-  }
-  out = TensorMapBytes{};
-  for (int i = 0; i < 128; ++i) {
-    int v = 0;
-    for (int k = 0; k < 2; ++k) {
-      const char c = hex[static_cast<std::size_t>(2 * i + k)];
-      int d;
-      if (c >= '0' && c <= '9') d = c - '0';
-      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      else {
-        error = "not a hex digit at position " + std::to_string(2 * i + k);
-        return false;
-      }
-      v = v * 16 + d;
-    }
-    out.set_byte(i, static_cast<std::uint8_t>(v));
   }
   return true;
 }

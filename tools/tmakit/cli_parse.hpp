@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit::cli {
@@ -44,12 +43,9 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command = C
 bool parse_u64(std::string_view text, std::uint64_t& out);
 bool parse_i64(std::string_view text, std::int64_t& out);
 
-// A descriptor argument of decode/diff: "HEX", "@FILE" or "@-" (stdin). Whitespace and ':'/'-'
-// separators anywhere, and one leading 0x, are ignored; the result is lowercase and has exactly 256 hex digits. Returns false
-// with a message in `error` otherwise.
-bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& hex, std::string& error);
-
-// 256 hex digits (as produced by read_hex_arg) -> the 128 bytes, memory order.
-bool hex_to_bytes(std::string_view hex, TensorMapBytes& out, std::string& error);
+// The text of a descriptor argument of decode/diff: "HEX" itself, or the contents of "@FILE" or
+// "@-" (stdin), unchanged (parse_hex in tmakit/tensor_map/describe.hpp reads the digits). Returns
+// false with a message in `error` when the file cannot be read.
+bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error);
 
 }  // namespace tmakit::cli

@@ -1,10 +1,8 @@
-// Adapters from the CLI to decode / diff (tmakit/tensor_map/decode.hpp, diff.hpp).
-// OWNER of the bodies: the lead (decode/diff work). The CLI has already validated the arguments:
-// each hex string is exactly 256 lowercase hex digits (memory order); cli::hex_to_bytes
-// (cli_parse.hpp) turns one into TensorMapBytes.
-// Exit status contract: 0 = decoded / no differences, 1 = (diff) the descriptors differ, or
-// (decode) the bytes are not a descriptor the driver could have written; 2 = not implemented /
-// bad usage.
+// `tmakit decode` and `tmakit diff`: adapters from the CLI to tmakit/tensor_map/describe.hpp.
+// Each hex argument is the text of a descriptor as given (cli::read_hex_arg); parse_hex reads its
+// 256 hex digits (memory order).
+// Exit status (README): decode 0 once decoded (unexplained bits are reported, not an error); diff
+// 0 when identical, 1 when the descriptors differ; 2 when an argument is not 128 bytes of hex.
 #pragma once
 
 #include <iosfwd>
