@@ -4,11 +4,12 @@
 Usage: compare.py DRIVER.jsonl TMAKIT.jsonl [--show N]
 Decisions compare as accepted (CUresult 0) vs refused (anything else); bytes compare on lines both
 accept (the driver leaves half-written bytes on refusal). Prints counts and exits 1 on any
-disagreement.
+disagreement, including a different number of lines (one output stopped early).
 """
 import json
 import sys
 from collections import Counter
+from itertools import zip_longest
 
 
 def main():
@@ -22,7 +23,10 @@ def main():
     results = Counter()
     bad = []
     with open(drv) as fd, open(ours) as fo:
-        for ld, lo in zip(fd, fo):
+        for ld, lo in zip_longest(fd, fo):
+            if ld is None or lo is None:
+                print(f"line counts differ: {drv if ld is None else ours} ends after {n} lines, the other goes on")
+                sys.exit(1)
             d, o = json.loads(ld), json.loads(lo)
             n += 1
             results[d["result"]] += 1
