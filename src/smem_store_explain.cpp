@@ -44,9 +44,11 @@ std::string source_name(const StoreSource& s) {
 std::string dest_name(const StoreDestination& d) {
   std::string r = to_string(d.tile);
   if (d.canonical) {
-    static const char* modes[] = {"none", "SW32", "SW64", "SW128", "SW128 32B-atom", "?", "?"};
-    r += " (" + std::string(d.major == OperandMajor::k ? "K" : "MN") + "-major " +
-         modes[static_cast<int>(d.swizzle_mode)] + " operand)";
+    const Swizzle m = d.swizzle_mode;
+    const std::string mode = m == Swizzle::none ? std::string("none")
+                                                : "SW" + str(operand_row_bytes(m)) +
+                                                      (m == Swizzle::b128_atom_32b ? " 32B-atom" : "");
+    r += " (" + std::string(d.major == OperandMajor::k ? "K" : "MN") + "-major " + mode + " operand)";
   }
   return r;
 }
@@ -354,8 +356,8 @@ std::string plan_svg(const SmemStorePlan& p, const StoreSource& s, const StoreDe
         for (int j = 0; j < p.op.matrices; ++j)
           for (int r = 0; r < 8; ++r) {
             const int va = p.order[i * vpi + 2 * j], vb = p.order[i * vpi + 2 * j + 1];
-            const int lane = p.op.trans ? r / 2 : 4 * r;
-            const TileCoord c = s.coord(lane, p.op.trans ? (r % 2 ? vb : va) : va);
+            const StmatrixRow rs = stmatrix_row_source(r, p.op.trans);
+            const TileCoord c = s.coord(rs.lane, rs.second ? vb : va);
             acc.push_back({8 * j + r, d.byte_address(c.row, c.col), 16, j});
           }
       }

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/notation.hpp"
+#include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
 namespace {
@@ -45,12 +47,24 @@ bool to_int(std::string_view s, std::int32_t& v) {
   return true;
 }
 
+// Bytes of a register or element type: a tensor-map data type (parse_name: u8, f16, bf16, f32, tf32,
+// s32, f64, UINT8, FLOAT32, ...; element_bits / 8), or one of the 1-byte types the library has no
+// data type for. 0 when unknown or not a whole number of bytes.
+constexpr const char* kExtraByteTypes[] = {"fp8", "e4m3", "e5m2", "s8", "i8"};
+
 int type_bytes(const std::string& t) {
-  if (t == "f32" || t == "fp32" || t == "float" || t == "u32" || t == "s32" || t == "i32" || t == "tf32") return 4;
-  if (t == "f16" || t == "fp16" || t == "half" || t == "bf16" || t == "u16") return 2;
-  if (t == "fp8" || t == "e4m3" || t == "e5m2" || t == "u8" || t == "s8" || t == "i8") return 1;
-  if (t == "f64" || t == "fp64" || t == "u64") return 8;
-  return 0;
+  for (const char* x : kExtraByteTypes)
+    if (t == x) return 1;
+  DataType d{};
+  if (!parse_name(t, d)) return 0;
+  const std::uint32_t bits = element_bits(d);
+  return bits % 8 == 0 ? static_cast<int>(bits / 8) : 0;
+}
+
+std::string accepted_types() {
+  std::string extra;
+  for (const char* x : kExtraByteTypes) extra += std::string(extra.empty() ? "" : ", ") + x;
+  return "a tensor-map data type (" + valid_names(NameSet::data_type) + ") or a 1-byte " + extra;
 }
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
@@ -66,7 +80,6 @@ ParsedSource parse_store_source(std::string_view text) {
   }
   const std::string kind = lower(w[0]);
   std::string in_type = "f32", out_type = "bf16";
-  bool have_conv = false;
   std::int32_t n = 0, warps = 0, rep = 0;
   StoreSource s;
   std::size_t i = 1;
@@ -147,10 +160,8 @@ ParsedSource parse_store_source(std::string_view text) {
     if (arrow != std::string::npos) {
       in_type = x.substr(0, arrow);
       out_type = x.substr(arrow + 2);
-      have_conv = true;
     } else if (type_bytes(x) > 0) {
       in_type = out_type = x;
-      have_conv = true;
     } else if (starts_with(x, "warps") && to_int(std::string_view(x).substr(x[5] == '=' ? 6 : 5), v)) {
       warps = v;
     } else if (starts_with(x, "n") && to_int(std::string_view(x).substr(x[1] == '=' ? 2 : 1), v)) {
@@ -160,18 +171,19 @@ ParsedSource parse_store_source(std::string_view text) {
       return r;
     }
   }
-  (void)have_conv;
+  // the register type only has to be a type: a plan depends on the element size in shared memory
   const int ib = type_bytes(in_type), ob = type_bytes(out_type);
   if (ib == 0 || ob == 0) {
-    r.error = "unknown type in '" + in_type + "->" + out_type + "'; types: f32 f16 bf16 fp8 e4m3 e5m2 u8 u16 u32 f64";
+    r.error = "unknown type '" + (ib == 0 ? in_type : out_type) + "' in '" + in_type + "->" + out_type +
+              "'; expected " + accepted_types();
     return r;
   }
   switch (kind[0]) {
-    case 'w': s = wgmma_accumulator(n, ib); break;
-    case 'm': s = mma_m16n8_accumulator(n, warps > 0 ? warps : 1, ib); break;
+    case 'w': s = wgmma_accumulator(n); break;
+    case 'm': s = mma_m16n8_accumulator(n, warps > 0 ? warps : 1); break;
     case 't':
       if (kind == "tv") {
-        s = tv_source(tv, tv_rows, tv_cols, ib);
+        s = tv_source(tv, tv_rows, tv_cols);
       } else {
         s = tcgen05_load(tk, rep, 0, warps > 0 ? warps : 4);
         s.n = n > 0 ? n : s.cols_per_load();
@@ -180,8 +192,6 @@ ParsedSource parse_store_source(std::string_view text) {
   }
   r.value.source = s;
   r.value.elem_bytes = ob;
-  r.value.out_type = out_type;
-  r.value.text = std::string(text);
   r.ok = true;
   return r;
 }
@@ -194,15 +204,17 @@ ParsedDestination parse_store_destination(std::string_view text, std::int32_t ro
                         lower(w[0]) == "mn" || lower(w[0]) == "k-major" || lower(w[0]) == "mn-major")) {
     const std::string m = lower(w[0]);
     const OperandMajor major = (m[0] == 'k') ? OperandMajor::k : OperandMajor::mn;
-    const std::string sw = lower(w[1]);
+    // the swizzle mode: the library's names (none, 32B, 64B, 128B, 128B_ATOM_32B, ...; parse_name) or
+    // the short operand spellings swN[-atom32]
+    std::string sw = lower(w[1]);
+    constexpr const char* kShort[][2] = {
+        {"sw32", "32B"}, {"sw64", "64B"}, {"sw128", "128B"}, {"sw128-atom32", "128B_ATOM_32B"}, {"sw128_atom32", "128B_ATOM_32B"}};
+    for (const auto& e : kShort)
+      if (sw == e[0]) sw = e[1];
     Swizzle mode = Swizzle::none;
-    if (sw == "none" || sw == "interleave") mode = Swizzle::none;
-    else if (sw == "sw32" || sw == "32b") mode = Swizzle::b32;
-    else if (sw == "sw64" || sw == "64b") mode = Swizzle::b64;
-    else if (sw == "sw128" || sw == "128b") mode = Swizzle::b128;
-    else if (sw == "sw128-atom32" || sw == "128b_atom_32b" || sw == "sw128_atom32") mode = Swizzle::b128_atom_32b;
-    else {
-      r.error = "unknown operand swizzle '" + w[1] + "'; expected none, sw32, sw64, sw128 or sw128-atom32";
+    if (!parse_name(sw, mode) || operand_row_bytes(mode) == 0) {
+      r.error = "unknown operand swizzle '" + w[1] + "'; expected none, sw32, sw64, sw128 or sw128-atom32 (or " +
+                "NONE, 32B, 64B, 128B, 128B_ATOM_32B; the other swizzle modes have no operand layout)";
       return r;
     }
     const DestinationResult d = gmma_operand(major, mode, elem_bytes, rows, cols, base_offset);

@@ -339,6 +339,36 @@ TEST(SmemStoreSpec, ParsesSourcesAndDestinations) {
   EXPECT_FALSE(parse_store_destination("kmajor sw128", 64, 100, 2).ok);
 }
 
+TEST(SmemStoreSpec, TypeAndSwizzleNamesComeFromTheLibrary) {
+  // element sizes: the tensor-map data types (any spelling parse_name reads) and the 1-byte extras
+  const std::pair<const char*, int> types[] = {{"f32->bf16", 2}, {"f32->FLOAT16", 2}, {"f32->tf32", 4},
+                                               {"f32->s32", 4},  {"f32->u8", 1},      {"f32->e4m3", 1},
+                                               {"f32->i8", 1},   {"f64", 8},          {"f16->CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 2}};
+  for (const auto& [conv, bytes] : types) {
+    const ParsedSource p = parse_store_source(std::string("wgmma m64n128 ") + conv);
+    ASSERT_TRUE(p.ok) << conv << ": " << p.error;
+    EXPECT_EQ(p.value.elem_bytes, bytes) << conv;
+  }
+  const ParsedSource bad = parse_store_source("wgmma m64n128 f32->bf17");
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("'bf17'"), std::string::npos) << bad.error;
+  EXPECT_NE(bad.error.find("BFLOAT16"), std::string::npos) << bad.error;  // the accepted names are listed
+  EXPECT_NE(bad.error.find("e4m3"), std::string::npos) << bad.error;
+  EXPECT_FALSE(parse_store_source("wgmma m64n128 f32->16U4_ALIGN8B").ok);  // not whole bytes
+  // operand swizzles: short spellings and the library's names; interleave is no swizzle mode
+  for (const char* sw : {"sw128", "128B", "128b", "CU_TENSOR_MAP_SWIZZLE_128B"}) {
+    const ParsedDestination d = parse_store_destination(std::string("kmajor ") + sw, 64, 128, 2);
+    ASSERT_TRUE(d.ok) << sw << ": " << d.error;
+    EXPECT_EQ(d.value.swizzle_mode, Swizzle::b128) << sw;
+  }
+  EXPECT_EQ(parse_store_destination("mnmajor sw128-atom32", 64, 128, 2).value.swizzle_mode, Swizzle::b128_atom_32b);
+  EXPECT_EQ(parse_store_destination("kmajor none", 64, 128, 2).value.swizzle_mode, Swizzle::none);
+  const ParsedDestination il = parse_store_destination("kmajor interleave", 64, 128, 2);
+  ASSERT_FALSE(il.ok);
+  EXPECT_NE(il.error.find("sw128-atom32"), std::string::npos) << il.error;
+  EXPECT_FALSE(parse_store_destination("kmajor 128B_ATOM_64B", 64, 128, 2).ok);  // no operand layout
+}
+
 // The F2-layout module's bank analysis (tmakit/layout/linear_layout.hpp, shared_wavefronts with lane
 // groups) is a wrapper over the planner's rule (core/smem_banks.hpp): its lane grouping and its count
 // agree with the planner's group-by-group sum on random warps.

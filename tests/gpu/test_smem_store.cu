@@ -202,7 +202,7 @@ __global__ void smem_p_kernel(const unsigned char* ga, const unsigned char* gb, 
   std::uint16_t bits[32];
   for (int i = 0; i < 32; ++i) bits[i] = __bfloat16_as_ushort(__float2bfloat16_rn(d[i]));
   td::store_planned<C::plan, C::src, C::dst>(sp, threadIdx.x, bits);
-  td::publish_for_async_proxy();  // the second wgmma reads P through the async proxy
+  td::publish_smem_writes();  // the second wgmma reads P through the async proxy
   float d2[32];
   for (int i = 0; i < 32; ++i) d2[i] = 0.0f;
   const std::uint32_t p_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(sp));
@@ -235,7 +235,7 @@ __global__ void epilogue_kernel(const __grid_constant__ CUtensorMap map, const u
   std::uint16_t bits[32];
   for (int i = 0; i < 32; ++i) bits[i] = __bfloat16_as_ushort(__float2bfloat16_rn(d[i]));
   td::store_planned<C::plan, C::src, C::dst>(buf, threadIdx.x, bits);
-  td::publish_for_async_proxy();
+  td::publish_smem_writes();
   if (threadIdx.x == 0) {
     td::store_and_commit(&map, buf, 0, 0);
     td::wait_group<0>();

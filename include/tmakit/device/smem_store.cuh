@@ -10,7 +10,8 @@
 //   std::uint16_t bits[64];            // this thread's values, converted to the element type, in
 //                                      // fragment order (value v = register slot v of the source)
 //   tmakit::device::store_planned<kPlan, kSrc, kDst>(smem_buffer, threadIdx.x, bits);
-//   tmakit::device::publish_for_async_proxy();   // before a TMA store or a wgmma/tcgen05.mma reads it
+//   tmakit::device::publish_smem_writes();   // (tma.cuh) before a TMA store or a wgmma/tcgen05.mma reads it:
+//                                            // every thread fences its shared writes, then the CTA syncs
 //
 // Every thread of the source (plan.threads, whole warps) must call it. smem_buffer must be aligned
 // to the destination's swizzle repeat (dst.tile.base_alignment(); the plan refused a base_offset that
@@ -84,8 +85,8 @@ __device__ __forceinline__ void instruction(unsigned char* buf, std::uint32_t bu
       (([&] {
          if (J == j) {
            constexpr int va = order_at<P, kFirst + 2 * J>, vb = order_at<P, kFirst + 2 * J + 1>;
-           row_off = kTrans ? offset_of<S, D>(warp_base + r / 2, (r % 2) == 0 ? va : vb)
-                                : offset_of<S, D>(warp_base + 4 * r, va);
+           const StmatrixRow rs = stmatrix_row_source(r, kTrans);
+           row_off = offset_of<S, D>(warp_base + rs.lane, rs.second ? vb : va);
          }
        }()),
        ...);
@@ -126,10 +127,5 @@ __device__ __forceinline__ void store_planned(void* smem_buffer, int thread, con
     (smem_store_impl::instruction<P, S, D, I>(buf, buf_u32, thread, vals), ...);
   }(std::make_integer_sequence<int, P.instructions>{});
 }
-
-// After the planned stores and before a consumer in the async proxy (TMA store, wgmma or
-// tcgen05.mma reading the buffer): every writing thread fences its shared writes
-// (fence.proxy.async.shared::cta, tma.cuh) and the CTA synchronizes.
-__device__ inline void publish_for_async_proxy() { publish_smem_writes(); }
 
 }  // namespace tmakit::device

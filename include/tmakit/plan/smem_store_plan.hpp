@@ -66,6 +66,18 @@ TMAKIT_HD constexpr const char* store_op_ptx(const StoreOp& op) {
   return "st.shared.?";
 }
 
+// stmatrix m8n8: the register of a matrix is values (va, vb) = (2k, 2k+1) of each lane; row r (0..7)
+// of the 8x8 matrix starts at the address of the element that lane `lane` (of the warp) holds in va
+// (second == false) or vb. Plain: row r is lanes 4r..4r+3's (va, vb) pairs, so lane 4r's va starts it;
+// .trans: row r is column r of those pairs, started by lane r/2's va (r even) or vb (r odd).
+struct StmatrixRow {
+  std::int32_t lane = 0;
+  bool second = false;
+};
+TMAKIT_HD constexpr StmatrixRow stmatrix_row_source(int r, bool trans) {
+  return trans ? StmatrixRow{r / 2, r % 2 == 1} : StmatrixRow{4 * r, false};
+}
+
 // Why a store request is refused. Stable ids: smem_store_rule_id(). Append only.
 enum class SmemStoreRule : std::uint16_t {
   ok = 0,
@@ -704,17 +716,13 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
             const int va = 2 * k, vb = va + 1;
             bool bad = false;
             for (int l = 0; l < 32 && !bad; ++l) {
-              std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
-              if (tr == 0) {
-                ra = rb = tab.at(4 * (l / 4), va);
-                ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
-                eb = ea + 2;
-              } else {
-                ra = tab.at(l % 4, va);
-                rb = tab.at(l % 4, vb);
-                ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
-                eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
-              }
+              // the rows lane l's va and vb lie in (plain: row l/4, at 4 (l%4) and + 2 bytes; .trans:
+              // rows 2 (l%4) and 2 (l%4) + 1, both at 2 (l/4) bytes) and the start of each
+              const StmatrixRow sa = stmatrix_row_source(tr == 0 ? l / 4 : 2 * (l % 4), tr == 1);
+              const StmatrixRow sb = stmatrix_row_source(tr == 0 ? l / 4 : 2 * (l % 4) + 1, tr == 1);
+              const std::uint32_t ra = tab.at(sa.lane, sa.second ? vb : va), rb = tab.at(sb.lane, sb.second ? vb : va);
+              const std::uint32_t ea = ra + (tr == 0 ? 4 * static_cast<std::uint32_t>(l % 4) : 2 * static_cast<std::uint32_t>(l / 4));
+              const std::uint32_t eb = tr == 0 ? ea + 2 : rb + 2 * static_cast<std::uint32_t>(l / 4);
               const bool aligned = ra % 16 == 0 && rb % 16 == 0;
               if (tab.at(l, va) != ea || tab.at(l, vb) != eb || !aligned) {
                 bad = true;
@@ -914,8 +922,9 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
             int rowlane[8] = {};
             int rowval[8] = {};
             for (int r = 0; r < 8; ++r) {
-              rowlane[r] = c.op.trans ? r / 2 : 4 * r;
-              rowval[r] = c.op.trans ? (r % 2 == 0 ? va : vb) : va;
+              const StmatrixRow rs = stmatrix_row_source(r, c.op.trans);
+              rowlane[r] = rs.lane;
+              rowval[r] = rs.second ? vb : va;
               rowaddr[r] = A(rowlane[r], rowval[r]);
             }
             int ca = -1, cb = -1;

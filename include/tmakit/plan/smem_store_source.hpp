@@ -63,7 +63,6 @@ struct StoreSource {
   std::int32_t n = 0;        // tile columns (wgmma N; mma: 8 x repetitions; tcgen05: columns covered)
   std::int32_t rep = 1;      // tcgen05 .xR
   std::int32_t warps = 4;    // threads = 32 warps (wgmma: 4)
-  std::int32_t reg_bytes = 4;  // bytes of one value in registers before conversion (f32 4, f16 2)
   // tv only: the layout (thread, value) -> linear tile index, and the tile extents.
   Layout tv{};
   std::int32_t tv_rows = 0, tv_cols = 0;
@@ -143,21 +142,19 @@ struct StoreSource {
 };
 
 // ---- constructors
-TMAKIT_HD constexpr StoreSource wgmma_accumulator(std::int32_t n, std::int32_t acc_bytes = 4) {
+// (f32 and f16 accumulators hold the same elements per slot: the register size does not enter a plan.)
+TMAKIT_HD constexpr StoreSource wgmma_accumulator(std::int32_t n) {
   StoreSource s;
   s.kind = FragmentKind::wgmma_acc;
   s.n = n;
   s.warps = 4;
-  s.reg_bytes = acc_bytes;
   return s;
 }
-TMAKIT_HD constexpr StoreSource mma_m16n8_accumulator(std::int32_t n = 8, std::int32_t warps = 1,
-                                                      std::int32_t acc_bytes = 4) {
+TMAKIT_HD constexpr StoreSource mma_m16n8_accumulator(std::int32_t n = 8, std::int32_t warps = 1) {
   StoreSource s;
   s.kind = FragmentKind::mma_m16n8_c;
   s.n = n;
   s.warps = warps;
-  s.reg_bytes = acc_bytes;
   return s;
 }
 // shape: FragmentKind::tcgen05_*; rep: .xR; n: tile columns (a multiple of the columns one load covers).
@@ -168,17 +165,14 @@ TMAKIT_HD constexpr StoreSource tcgen05_load(FragmentKind shape, std::int32_t re
   s.rep = rep;
   s.n = n;
   s.warps = warps;
-  s.reg_bytes = 4;
   return s;
 }
-TMAKIT_HD constexpr StoreSource tv_source(const Layout& tv, std::int32_t rows, std::int32_t cols,
-                                          std::int32_t reg_bytes = 4) {
+TMAKIT_HD constexpr StoreSource tv_source(const Layout& tv, std::int32_t rows, std::int32_t cols) {
   StoreSource s;
   s.kind = FragmentKind::tv_layout;
   s.tv = tv;
   s.tv_rows = rows;
   s.tv_cols = cols;
-  s.reg_bytes = reg_bytes;
   return s;
 }
 
