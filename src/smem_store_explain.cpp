@@ -55,10 +55,6 @@ std::string dest_name(const StoreDestination& d) {
 
 }  // namespace
 
-std::string swizzle_text(const SwizzleParams& sw) {
-  return "Sw<" + str(sw.bits) + "," + str(sw.base) + "," + str(sw.shift) + ">";
-}
-
 std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d) {
   const SmemStoreRefusal& f = p.refusal;
   std::string m = "error [" + std::string(smem_store_rule_id(f.rule)) + "] ";
@@ -87,11 +83,11 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
              (f.n1 ? " do not divide the swizzle's " + str(f.n1) + "-byte chunk" : std::string(" are not 1, 2, 4 or 8 bytes"));
     case SmemStoreRule::dest_base_alignment:
       return m + "base offset " + str(f.n0) + " is not a multiple of " + str(f.n1) + " bytes: " +
-             swizzle_text(d.tile.swizzle) +
+             to_string(d.tile.swizzle) +
              " is applied to the shared-memory address, so a buffer off its repeat is swizzled differently "
              "from the layout";
     case SmemStoreRule::dest_swizzle_units:
-      return m + swizzle_text(d.tile.swizzle) + " moves " + str(f.n0) + "-byte chunks, but each thread holds runs of " +
+      return m + to_string(d.tile.swizzle) + " moves " + str(f.n0) + "-byte chunks, but each thread holds runs of " +
              str(f.n1) + " contiguous bytes: this looks like an element-unit swizzle (CuTe's form for " +
              str(d.elem_bytes) + "-byte elements) given where tmakit expects bytes";
     case SmemStoreRule::dest_swizzle_unsupported:
@@ -137,11 +133,8 @@ std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const Stor
       return "align the buffer to " + str(f.n1) + " bytes (alignas(" + str(f.n1) + ")), i.e. base offset " +
              str(f.n0 - f.n0 % f.n1) + " or " + str(f.n0 - f.n0 % f.n1 + f.n1);
     case SmemStoreRule::dest_swizzle_units: {
-      int log2e = 0;
-      while ((1 << log2e) < d.elem_bytes) ++log2e;
-      SwizzleParams b = d.tile.swizzle;
-      b.base += log2e;
-      return "give the byte swizzle " + swizzle_text(b) + " (= " + swizzle_text(d.tile.swizzle) + " on " +
+      const SwizzleParams b = byte_swizzle(d.tile.swizzle, static_cast<std::uint64_t>(d.elem_bytes)).value;
+      return "give the byte swizzle " + to_string(b) + " (= " + to_string(d.tile.swizzle) + " on " +
              str(d.elem_bytes) + "-byte elements), or pass --elements to convert";
     }
     case SmemStoreRule::dest_swizzle_unsupported: return "use 128B or 128B_ATOM_32B";
@@ -210,7 +203,7 @@ std::string suggested_fixes(const SmemStorePlan& p, const StoreSource& s, const 
   }
   if (p.has_better_swizzle)
     r += "fix: " + std::string(d.canonical ? "the operand layout with " : "the swizzle ") +
-         swizzle_text(p.better_swizzle) + " makes the store conflict-free (" + str(p.better_swizzle_wavefronts) +
+         to_string(p.better_swizzle) + " makes the store conflict-free (" + str(p.better_swizzle_wavefronts) +
          " wavefronts per warp)\n";
   if (p.conflict.any() && p.better_rep == 0 && !p.has_better_swizzle)
     r += "fix: permute the registers per thread (a thread-dependent order) so that the lanes of one wavefront "
@@ -310,7 +303,7 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
   nlohmann::json fixes = nlohmann::json::array();
   if (p.better_rep) fixes.push_back({{"kind", "tcgen05_repetition"}, {"rep", p.better_rep}, {"bytes", p.better_rep_bytes}});
   if (p.has_better_swizzle)
-    fixes.push_back({{"kind", "swizzle"}, {"swizzle", swizzle_text(p.better_swizzle)},
+    fixes.push_back({{"kind", "swizzle"}, {"swizzle", to_string(p.better_swizzle)},
                      {"wavefronts_per_warp", p.better_swizzle_wavefronts}});
   j["fixes"] = fixes;
   nlohmann::json cands = nlohmann::json::array();

@@ -236,11 +236,7 @@ ParsedDestination parse_store_destination(std::string_view text, std::int32_t ro
     return r;
   }
   SwizzledLayout sl = pl.value;
-  if (elements_units && sl.swizzle.bits != 0) {
-    int log2e = 0;
-    while ((1 << log2e) < elem_bytes) ++log2e;
-    sl.swizzle.base += log2e;
-  }
+  if (elements_units) sl.swizzle = byte_swizzle(sl.swizzle, static_cast<std::uint64_t>(elem_bytes)).value;
   const std::int64_t size = sl.layout.size();
   std::int32_t lr = rows, lc = cols;
   if (size != static_cast<std::int64_t>(rows) * cols) {

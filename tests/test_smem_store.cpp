@@ -317,6 +317,22 @@ TEST(SmemStorePlan, StmatrixNeverJoinsTwoTcgen05Loads) {
   EXPECT_TRUE(saw_x4);
 }
 
+TEST(SmemStorePlan, PairCheckFollowsTheRowRule) {
+  // pass 1's pair check (smem_store_plan.hpp) writes stmatrix_row_source inverted: lane l's va/vb lie
+  // in row l/4 started by lane 4 (l/4)'s va (plain), rows 2 (l%4) and 2 (l%4) + 1 started by lane
+  // l%4's va and vb (.trans)
+  for (int l = 0; l < 32; ++l) {
+    const StmatrixRow p = stmatrix_row_source(l / 4, false);
+    EXPECT_EQ(p.lane, 4 * (l / 4));
+    EXPECT_FALSE(p.second);
+    const StmatrixRow a = stmatrix_row_source(2 * (l % 4), true), b = stmatrix_row_source(2 * (l % 4) + 1, true);
+    EXPECT_EQ(a.lane, l % 4);
+    EXPECT_FALSE(a.second);
+    EXPECT_EQ(b.lane, l % 4);
+    EXPECT_TRUE(b.second);
+  }
+}
+
 // ---- spec parsing
 
 TEST(SmemStoreSpec, ParsesSourcesAndDestinations) {

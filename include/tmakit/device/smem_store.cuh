@@ -39,13 +39,13 @@ template <> struct VecOf<4> { using type = std::uint32_t; };
 template <> struct VecOf<8> { using type = uint2; };
 template <> struct VecOf<16> { using type = uint4; };
 
-// Byte offset of (thread, value) in the buffer (base_offset removed: the buffer is aligned).
+// Byte offset of (thread, value) in the buffer (the buffer is aligned: no base_offset).
 template <const StoreSource& S, const StoreDestination& D>
 __device__ __forceinline__ std::uint32_t offset_of(int thread, int value) {
   constexpr StoreSource s = S;
   constexpr StoreDestination d = D;
   const TileCoord c = s.coord(thread, value);
-  return static_cast<std::uint32_t>(d.byte_address(c.row, c.col) - d.base_offset);
+  return static_cast<std::uint32_t>(d.buffer_offset(c.row, c.col));
 }
 
 // Plan entries as scalar constants (device code may not read the host plan object at run time).

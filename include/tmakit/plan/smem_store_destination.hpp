@@ -41,10 +41,15 @@ struct StoreDestination {
   OperandMajor major = OperandMajor::k;
   Swizzle swizzle_mode = Swizzle::none;  // canonical only
 
-  // Byte address (relative to an aligned buffer start, base_offset included) of a tile element.
-  TMAKIT_HD constexpr std::uint64_t byte_address(std::int32_t row, std::int32_t col) const {
+  // Byte offset of a tile element from the start of a buffer aligned to the swizzle repeat (what the
+  // device code adds to its buffer), and its byte address with base_offset included (what the planner
+  // models: the swizzle repeats, so base_offset only adds).
+  TMAKIT_HD constexpr std::uint64_t buffer_offset(std::int32_t row, std::int32_t col) const {
     const std::int64_t idx = static_cast<std::int64_t>(row) + static_cast<std::int64_t>(rows) * col;
-    return base_offset + tile.swizzle(static_cast<std::uint64_t>(tile.layout(idx)) * static_cast<std::uint64_t>(elem_bytes));
+    return tile.byte_offset(idx, static_cast<std::uint64_t>(elem_bytes));
+  }
+  TMAKIT_HD constexpr std::uint64_t byte_address(std::int32_t row, std::int32_t col) const {
+    return base_offset + buffer_offset(row, col);
   }
 };
 
@@ -65,15 +70,12 @@ TMAKIT_HD constexpr StoreDestination smem_destination(const SwizzledLayout& tile
   return d;
 }
 
-// Bytes per row of an operand swizzle mode (16 for none: one core-matrix row), 0 if unsupported.
+// Bytes per row of an operand swizzle mode: the swizzle's span (swizzle_span_bytes), 16 for none (one
+// core-matrix row), 0 for the modes with no operand layout here (128B_ATOM_32B_FLIP_8B, 128B_ATOM_64B).
 TMAKIT_HD constexpr std::int32_t operand_row_bytes(Swizzle s) {
-  switch (s) {
-    case Swizzle::none: return 16;
-    case Swizzle::b32: return 32;
-    case Swizzle::b64: return 64;
-    case Swizzle::b128: case Swizzle::b128_atom_32b: return 128;
-    default: return 0;
-  }
+  if (s == Swizzle::none) return 16;
+  if (s == Swizzle::b128_atom_32b_flip_8b || s == Swizzle::b128_atom_64b) return 0;
+  return static_cast<std::int32_t>(swizzle_span_bytes(s));
 }
 
 // The canonical GMMA/UMMA operand layout for an mn x k tile (see the header comment). ok == false

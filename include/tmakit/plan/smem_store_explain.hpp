@@ -29,6 +29,4 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
 // once are drawn red.
 std::string plan_svg(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d, int max_instructions = 4);
 
-std::string swizzle_text(const SwizzleParams& sw);
-
 }  // namespace tmakit

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "tmakit/core/bits.hpp"
 #include "tmakit/core/config.hpp"
 #include "tmakit/plan/smem_store_destination.hpp"
 #include "tmakit/plan/smem_store_source.hpp"
@@ -75,7 +76,7 @@ struct StmatrixRow {
   bool second = false;
 };
 TMAKIT_HD constexpr StmatrixRow stmatrix_row_source(int r, bool trans) {
-  return trans ? StmatrixRow{r / 2, r % 2 == 1} : StmatrixRow{4 * r, false};
+  return trans ? StmatrixRow{r / 2, r % 2 != 0} : StmatrixRow{4 * r, false};
 }
 
 // Why a store request is refused. Stable ids: smem_store_rule_id(). Append only.
@@ -349,8 +350,7 @@ struct WarpTable {
       // share col_off[tcol + vcol[v]]; when every value has the same row part, a lane's row offset
       // is one number and the loop is a plain add-swizzle-store
       const StoreDestination& d = *m.dst;
-      const std::uint64_t zmask = d.tile.swizzle.zzz_mask() << d.tile.swizzle.shift;
-      const int zshift = d.tile.swizzle.shift;
+      const SwizzleParams sw = d.tile.swizzle;
       const std::uint64_t E = static_cast<std::uint64_t>(d.elem_bytes), base = d.base_offset;
       bool row_const = true;
       for (int v = 1; v < V; ++v) row_const = row_const && m.vrow[v] == m.vrow[0];
@@ -369,12 +369,12 @@ struct WarpTable {
             const std::int64_t rp = m.row_off[r0 + m.vrow[0]];
             for (int v = 0; v < V; ++v) {
               const std::uint64_t o = static_cast<std::uint64_t>(rp + colpart[v]) * E;
-              row[v] = static_cast<std::uint32_t>(base + (o ^ ((o & zmask) >> zshift)));
+              row[v] = static_cast<std::uint32_t>(base + sw(o));
             }
           } else {
             for (int v = 0; v < V; ++v) {
               const std::uint64_t o = static_cast<std::uint64_t>(m.row_off[r0 + m.vrow[v]] + colpart[v]) * E;
-              row[v] = static_cast<std::uint32_t>(base + (o ^ ((o & zmask) >> zshift)));
+              row[v] = static_cast<std::uint32_t>(base + sw(o));
             }
           }
         }
@@ -416,12 +416,6 @@ constexpr SlotRef owner_of(const AddressMap& m, std::uint64_t addr, int elem_byt
       }
   }
   return {};
-}
-
-constexpr int log2_exact(std::int64_t x) {
-  int k = 0;
-  while ((std::int64_t{1} << k) < x) ++k;
-  return (std::int64_t{1} << k) == x ? k : -1;
 }
 
 // The byte span of a destination: element offsets lo..hi from the layout's leaves; every byte address
@@ -542,11 +536,11 @@ constexpr bool validate(SmemStorePlan& p, const StoreSource& src, const StoreDes
   if (R != dst.rows || C != dst.cols) return reject(p, SmemStoreRule::tile_mismatch, R, C, dst.rows, dst.cols);
 
   // ---- the destination
-  if (E != 1 && E != 2 && E != 4 && E != 8) return reject(p, SmemStoreRule::dest_elem_bytes, E, 0);
   const SwizzleParams sw = dst.tile.swizzle;
+  if (log2_exact(E) < 0 || E > 8) return reject(p, SmemStoreRule::dest_elem_bytes, E, 0);  // 1, 2, 4 or 8
   if (!sw.supported) return reject(p, SmemStoreRule::dest_swizzle_unsupported, sw.bits, sw.base);
-  const std::int64_t chunk = std::int64_t{1} << sw.base;
-  if (sw.bits != 0 && chunk % E != 0) return reject(p, SmemStoreRule::dest_elem_bytes, E, chunk);
+  if (!check_elem_bytes(sw, static_cast<std::uint64_t>(E)).ok())
+    return reject(p, SmemStoreRule::dest_elem_bytes, E, std::int64_t{1} << sw.base);
   const std::uint64_t align = sw.base_alignment();
   if (dst.base_offset % align != 0 || dst.base_offset % static_cast<std::uint64_t>(E) != 0)
     return reject(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
@@ -582,7 +576,7 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
   // (A chunk of 16 bytes or more can never be below a run: st.shared is at most 16 bytes wide.)
   if (opts.check_units && sw.bits != 0 && chunk < 16) {
     StoreDestination plain = dst;
-    plain.tile.swizzle = SwizzleParams{0, 4, 3, true, true};
+    plain.tile.swizzle = swizzle_for(Swizzle::none);
     plain.base_offset = 0;
     SmemStoreOptions o{};
     o.allow_stmatrix = false;
@@ -716,13 +710,21 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
             const int va = 2 * k, vb = va + 1;
             bool bad = false;
             for (int l = 0; l < 32 && !bad; ++l) {
-              // the rows lane l's va and vb lie in (plain: row l/4, at 4 (l%4) and + 2 bytes; .trans:
-              // rows 2 (l%4) and 2 (l%4) + 1, both at 2 (l/4) bytes) and the start of each
-              const StmatrixRow sa = stmatrix_row_source(tr == 0 ? l / 4 : 2 * (l % 4), tr == 1);
-              const StmatrixRow sb = stmatrix_row_source(tr == 0 ? l / 4 : 2 * (l % 4) + 1, tr == 1);
-              const std::uint32_t ra = tab.at(sa.lane, sa.second ? vb : va), rb = tab.at(sb.lane, sb.second ? vb : va);
-              const std::uint32_t ea = ra + (tr == 0 ? 4 * static_cast<std::uint32_t>(l % 4) : 2 * static_cast<std::uint32_t>(l / 4));
-              const std::uint32_t eb = tr == 0 ? ea + 2 : rb + 2 * static_cast<std::uint32_t>(l / 4);
+              // the rows lane l's va and vb lie in and where each row starts: stmatrix_row_source
+              // inverted (plain: both in row l/4, started by lane 4 (l/4)'s va; .trans: rows 2 (l%4) and
+              // 2 (l%4) + 1, started by lane l%4's va and vb), written out because the helper's
+              // ternaries cost ~9% of a .trans plan here (test SmemStorePlan.PairCheckFollowsTheRowRule)
+              std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
+              if (tr == 0) {
+                ra = rb = tab.at(4 * (l / 4), va);
+                ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
+                eb = ea + 2;
+              } else {
+                ra = tab.at(l % 4, va);
+                rb = tab.at(l % 4, vb);
+                ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
+                eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
+              }
               const bool aligned = ra % 16 == 0 && rb % 16 == 0;
               if (tab.at(l, va) != ea || tab.at(l, vb) != eb || !aligned) {
                 bad = true;
@@ -1000,7 +1002,7 @@ constexpr void find_fixes(SmemStorePlan& p, const StoreSource& src, const StoreD
         if (!r.ok) continue;
         d2 = r.value;
       } else {
-        d2.tile.swizzle = SwizzleParams{b, 4, 3, true, true};
+        d2.tile.swizzle = swizzle_for(mode);
         d2.base_offset = 0;
       }
       if (d2.tile.swizzle.bits == sw.bits && d2.tile.swizzle.base == sw.base && d2.tile.swizzle.shift == sw.shift)
