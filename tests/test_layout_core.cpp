@@ -198,8 +198,8 @@ TEST(SwizzledLayout, ElementUnitsAndTheirRefusal) {
   EXPECT_FALSE(check_elem_bytes(sw128, 6).ok());
   const auto e = element_swizzle(sw128, 2);
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ(e.swizzle.base, 3);
+  EXPECT_EQ(e.value.base, 3);
   // element-unit swizzle == byte swizzle / elem_bytes, on every offset of one pattern repeat
-  for (std::uint64_t i = 0; i < 4096; ++i) EXPECT_EQ(e.swizzle(i), sw128(i * 2) / 2) << i;
+  for (std::uint64_t i = 0; i < 4096; ++i) EXPECT_EQ(e.value(i), sw128(i * 2) / 2) << i;
   EXPECT_FALSE(element_swizzle(sw128, 32).ok());
 }

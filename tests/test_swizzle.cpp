@@ -59,7 +59,7 @@ TEST(Swizzle, PermutationAndInvolutionWithinRepeat) {
 
 TEST(Swizzle, ElementOffsets) {
   const SwizzleParams s = swizzle_for(Swizzle::b128);
-  const SwizzleParams e2 = element_swizzle(s, 2).swizzle, e4 = element_swizzle(s, 4).swizzle;
+  const SwizzleParams e2 = element_swizzle(s, 2).value, e4 = element_swizzle(s, 4).value;
   // bf16 (2 B): element 64 is byte 128 (row 1, chunk 0) -> byte 144 -> element 72.
   EXPECT_EQ(e2(64), 72u);
   EXPECT_EQ(e2(65), 73u);
@@ -74,20 +74,20 @@ TEST(Swizzle, ByteSwizzleInvertsElementSwizzle) {
       const SwizzleParams s = swizzle_for(m);
       const ElementSwizzleResult es = element_swizzle(s, e);
       if (!es.ok()) continue;  // e does not divide the chunk
-      const ElementSwizzleResult bs = byte_swizzle(es.swizzle, e);
+      const ElementSwizzleResult bs = byte_swizzle(es.value, e);
       ASSERT_TRUE(bs.ok());
-      EXPECT_EQ(bs.swizzle.bits, s.bits);
-      EXPECT_EQ(bs.swizzle.base, s.base);
-      EXPECT_EQ(bs.swizzle.shift, s.shift);
+      EXPECT_EQ(bs.value.bits, s.bits);
+      EXPECT_EQ(bs.value.base, s.base);
+      EXPECT_EQ(bs.value.shift, s.shift);
       for (std::uint64_t i = 0; i < 4096; ++i) {
-        ASSERT_EQ(es.swizzle(i) * e, s(i * e)) << i;  // the element swizzle is the byte swizzle in elements
-        ASSERT_EQ(bs.swizzle(i * e), s(i * e)) << i;
+        ASSERT_EQ(es.value(i) * e, s(i * e)) << i;  // the element swizzle is the byte swizzle in elements
+        ASSERT_EQ(bs.value(i * e), s(i * e)) << i;
       }
     }
   // Sw<3,3,3> on bf16 elements is the 128B byte swizzle Sw<3,4,3>
   const ElementSwizzleResult b = byte_swizzle(SwizzleParams{3, 3, 3, true, true}, 2);
   ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b.swizzle.base, 4);
+  EXPECT_EQ(b.value.base, 4);
   EXPECT_EQ(byte_swizzle(SwizzleParams{3, 3, 3, true, true}, 3).diagnostic.rule, LayoutRule::swizzle_elem_bytes);
   EXPECT_EQ(byte_swizzle(SwizzleParams{3, 3, 3, true, true}, 0).diagnostic.rule, LayoutRule::swizzle_elem_bytes);
 }

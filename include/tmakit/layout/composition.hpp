@@ -26,10 +26,7 @@ namespace detail {
 TMAKIT_HD constexpr bool divides_either(std::int64_t a, std::int64_t b) { return a % b == 0 || b % a == 0; }
 TMAKIT_HD constexpr std::int64_t shape_div(std::int64_t a, std::int64_t b) { return a % b == 0 ? a / b : 1; }
 
-struct FlatResult {
-  FlatLayout flat;
-  LayoutDiagnostic diagnostic;
-};
+using FlatResult = LayoutOpResult<FlatLayout>;
 
 // A (flattened, `a_is_leaf` when A's shape is an integer) o s:d.
 TMAKIT_HD constexpr FlatResult compose_leaf(const FlatLayout& a, bool a_is_leaf, std::int64_t s, std::int64_t d) {
@@ -39,11 +36,11 @@ TMAKIT_HD constexpr FlatResult compose_leaf(const FlatLayout& a, bool a_is_leaf,
     return r;
   }
   if (d == 0) {  // every index of B lands on A(0) = 0
-    r.flat.push(s, 0);
+    r.value.push(s, 0);
     return r;
   }
   if (a_is_leaf) {  // a:b o s:d = s:(b*d)
-    r.flat.push(s, a.stride[0] * d);
+    r.value.push(s, a.stride[0] * d);
     return r;
   }
   const int R = a.n;
@@ -74,7 +71,7 @@ TMAKIT_HD constexpr FlatResult compose_leaf(const FlatLayout& a, bool a_is_leaf,
   }
   // 3. The last mode of A absorbs what is left (its extent does not bound the composition).
   out.push(rest_shape, rest_stride * a.stride[R - 1]);
-  r.flat = coalesce_flat(out);
+  r.value = coalesce_flat(out);
   return r;
 }
 
@@ -88,7 +85,7 @@ TMAKIT_HD constexpr bool compose_tree(const FlatLayout& a, bool a_is_leaf, const
       diag = fr.diagnostic;
       return false;
     }
-    const Layout l = fr.flat.to_layout();
+    const Layout l = fr.value.to_layout();
     shape_out = l.shape;
     stride_out = l.stride;
     return true;

@@ -100,11 +100,7 @@ struct Layout {
 };
 
 // A Layout or the reason it could not be computed.
-struct LayoutResult {
-  Layout value;
-  LayoutDiagnostic diagnostic;
-  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
-};
+using LayoutResult = LayoutOpResult<Layout>;
 
 TMAKIT_HD constexpr LayoutResult refuse(LayoutRule r, int mode = -1, std::int64_t a = 0, std::int64_t b = 0) {
   return {Layout{}, make_diagnostic(r, mode, a, b)};

@@ -57,6 +57,15 @@ struct LayoutDiagnostic {
   TMAKIT_HD constexpr bool ok() const { return rule == LayoutRule::ok; }
 };
 
+// The result of a layout operation: its value, or why it was refused (diagnostic; value is then
+// default). LayoutResult, IntResult, LinearLayoutResult, ... are this template.
+template <class T>
+struct LayoutOpResult {
+  T value{};
+  LayoutDiagnostic diagnostic{};
+  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
+};
+
 TMAKIT_HD constexpr LayoutDiagnostic make_diagnostic(LayoutRule r, int mode = -1, std::int64_t a = 0,
                                                      std::int64_t b = 0) {
   return {r, mode, a, b};

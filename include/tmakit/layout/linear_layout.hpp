@@ -142,11 +142,7 @@ struct LinearLayout {
   }
 };
 
-struct LinearLayoutResult {
-  LinearLayout value{};
-  LayoutDiagnostic diagnostic{};
-  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
-};
+using LinearLayoutResult = LayoutOpResult<LinearLayout>;
 
 namespace detail {
 TMAKIT_HD constexpr int bit_length(std::uint64_t v) {

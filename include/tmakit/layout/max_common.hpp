@@ -18,11 +18,7 @@
 
 namespace tmakit {
 
-struct IntResult {
-  std::int64_t value = 0;
-  LayoutDiagnostic diagnostic{};
-  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
-};
+using IntResult = LayoutOpResult<std::int64_t>;
 
 TMAKIT_HD constexpr LayoutResult max_common_layout(const Layout& a, const Layout& b) {
   const Layout inv_b = right_inverse(b);

@@ -12,11 +12,7 @@
 
 namespace tmakit {
 
-struct SwizzledLayoutResult {
-  SwizzledLayout value{};
-  LayoutDiagnostic diagnostic{};
-  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
-};
+using SwizzledLayoutResult = LayoutOpResult<SwizzledLayout>;
 
 namespace detail {
 TMAKIT_HD constexpr SwizzledLayoutResult with_swizzle(const SwizzleParams& sw, const LayoutResult& r) {

@@ -57,11 +57,8 @@ TMAKIT_HD constexpr LayoutDiagnostic check_elem_bytes(const SwizzleParams& sw, s
 
 // The element-unit swizzle equivalent to the byte swizzle for elem_bytes-byte elements:
 // Sw<B,M,S> on bytes == Sw<B,M-log2(E),S> on elements, when E divides 2^M.
-struct ElementSwizzleResult {
-  SwizzleParams swizzle{};
-  LayoutDiagnostic diagnostic{};
-  TMAKIT_HD constexpr bool ok() const { return diagnostic.ok(); }
-};
+// value: the swizzle.
+using ElementSwizzleResult = LayoutOpResult<SwizzleParams>;
 TMAKIT_HD constexpr ElementSwizzleResult element_swizzle(const SwizzleParams& sw, std::uint64_t elem_bytes) {
   const LayoutDiagnostic d = check_elem_bytes(sw, elem_bytes);
   if (!d.ok()) return {sw, d};
