@@ -6,6 +6,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/dtype.hpp"
+#include "tmakit/layout/swizzle.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit {
@@ -130,6 +131,29 @@ TMAKIT_HD constexpr std::uint64_t smem_alignment(Swizzle s) {
 // requires 128-byte alignment for cp.async.bulk.tensor.
 TMAKIT_HD constexpr std::uint64_t tma_smem_alignment(Swizzle s) {
   return smem_alignment(s) < 128 ? 128 : smem_alignment(s);
+}
+
+// A dim-0 row of `row_bytes` as a tiled copy lays it out in shared memory (non-interleaved maps):
+// padded to the swizzle span when shorter (measured on the H200).
+TMAKIT_HD constexpr std::uint64_t smem_padded_row(Swizzle s, std::uint64_t row_bytes) {
+  const std::uint64_t span = swizzle_span_bytes(s);
+  return span && row_bytes < span ? span : row_bytes;
+}
+
+// `bytes` rounded up to a whole number of swizzle repeats (the extent a swizzled image spans).
+TMAKIT_HD constexpr std::uint64_t smem_round_to_repeat(Swizzle s, std::uint64_t bytes) {
+  const std::uint64_t rep = swizzle_for(s).base_alignment();
+  return (bytes + rep - 1) / rep * rep;
+}
+
+// Shared bytes a box image spans: rows of `row_pitch` bytes (padded already, smem_padded_row), one
+// per combination of counts[1..rank) (the units delivered along the outer dims), rounded up to the
+// swizzle repeat.
+TMAKIT_HD constexpr std::uint64_t smem_footprint(Swizzle s, std::uint64_t row_pitch, const std::uint32_t* counts,
+                                                 std::uint32_t rank) {
+  std::uint64_t b = row_pitch;
+  for (std::uint32_t i = 1; i < rank; ++i) b *= counts[i];
+  return smem_round_to_repeat(s, b);
 }
 
 }  // namespace tmakit

@@ -75,17 +75,15 @@ inline std::uint32_t smem_model_piece_bytes(const TensorMapParams& p) {
   return u > 16 ? 16 : u;
 }
 
-// A shared-memory row of `row_bytes` as the hardware lays it out: padded to the swizzle span when
-// shorter (non-interleaved maps; measured on the H200), unless the option says otherwise.
+// A shared-memory row of `row_bytes` as the hardware lays it out: derived.hpp's smem_padded_row
+// (non-interleaved maps), unless the option says otherwise.
 inline std::uint64_t smem_model_padded_row(const TensorMapParams& p, const SmemModelOptions& o, std::uint64_t row_bytes) {
-  const std::uint64_t span = swizzle_span_bytes(p.swizzle);
-  return o.pad_rows_to_span && span && p.interleave == Interleave::none && row_bytes < span ? span : row_bytes;
+  return o.pad_rows_to_span && p.interleave == Interleave::none ? smem_padded_row(p.swizzle, row_bytes) : row_bytes;
 }
 
-// `bytes` rounded up to a whole number of swizzle repeats (the extent a swizzled image spans).
+// `bytes` rounded up to a whole number of swizzle repeats (derived.hpp's smem_round_to_repeat).
 inline std::uint64_t smem_model_round_to_repeat(const TensorMapParams& p, std::uint64_t bytes) {
-  const std::uint64_t rep = swizzle_for(p.swizzle).base_alignment();
-  return (bytes + rep - 1) / rep * rep;
+  return smem_round_to_repeat(p.swizzle, bytes);
 }
 
 // Row pitch (bytes) of dim 0 in shared memory under the model.
@@ -110,7 +108,9 @@ inline std::uint64_t smem_model_bytes(const TensorMapParams& p, const SmemModelO
 // offsets of the last partial repeat can land past the dense size, e.g. 32 B rows with 128B
 // swizzle: whether the hardware really writes there is one of the questions the GPU test answers).
 inline std::uint64_t smem_model_footprint(const TensorMapParams& p, const SmemModelOptions& o = {}) {
-  return smem_model_round_to_repeat(p, smem_model_bytes(p, o));
+  std::uint32_t n[kMaxRank];
+  smem_model_counts(p, o, n);
+  return smem_footprint(p.swizzle, smem_model_row_pitch(p, o), n, kMaxRank);
 }
 
 // The fill pattern of one out-of-bounds unit (smem_model_unit_bytes bytes, little-endian) into out.
