@@ -65,30 +65,42 @@ __device__ inline void issue_planned_multicast(const TmaPlan& plan, MapRef desc,
   }
 }
 
+// Arms `bar` with the whole tile's bytes (one arrival) and tells the watchdog (when on) what to expect.
+__device__ __forceinline__ void arm(const TmaPlan& plan, MapRef desc, Barrier& bar) {
+  arrive_expect_tx(bar, plan.expect_tx_bytes);
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, dtype_literal(plan.params.dtype), plan.params.box[0],
+                            plan.params.box[1], plan.params.box[2]);
+}
+
+// Issues instructions [first, first + count) of the tile at tile_coord; mask != 0: multicast to
+// those CTAs. Force-inlined so that a compile-time plan (load_tile<Plan>) unrolls the loop.
+__device__ __forceinline__ void issue(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
+                                      const std::int32_t* tile_coord, std::uint32_t first, std::uint32_t count,
+                                      std::uint16_t mask = 0) {
+  auto* base = static_cast<unsigned char*>(smem);
+#pragma unroll
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const PlanInstruction in = plan.instruction(first + i, tile_coord);
+    if (mask) issue_planned_multicast(plan, desc, base, bar, mask, in);
+    else issue_planned(plan, desc, base, bar, in);
+  }
+}
+
 }  // namespace detail
 
 // One thread: arm + issue every instruction of the tile at tile_coord (plan.tile_modes entries).
 __device__ inline void load_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
                                  const std::int32_t* tile_coord) {
-  arrive_expect_tx(bar, plan.expect_tx_bytes);
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0], plan.params.box[1],
-                            plan.params.box[2]);
-  auto* base = static_cast<unsigned char*>(smem);
-  for (std::uint32_t k = 0; k < plan.instructions; ++k)
-    detail::issue_planned(plan, desc, base, bar, plan.instruction(k, tile_coord));
+  detail::arm(plan, desc, bar);
+  detail::issue(plan, desc, smem, bar, tile_coord, 0, plan.instructions);
 }
 
-// The same with the plan as a compile-time constant.
+// The same with the plan as a compile-time constant (the loop unrolls).
 template <TmaPlan Plan>
 __device__ inline void load_tile(MapRef desc, void* smem, Barrier& bar, const std::int32_t* tile_coord) {
   constexpr TmaPlan plan = Plan;
-  arrive_expect_tx(bar, plan.expect_tx_bytes);
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0], plan.params.box[1],
-                            plan.params.box[2]);
-  auto* base = static_cast<unsigned char*>(smem);
-#pragma unroll
-  for (std::uint32_t k = 0; k < plan.instructions; ++k)
-    detail::issue_planned(plan, desc, base, bar, plan.instruction(k, tile_coord));
+  detail::arm(plan, desc, bar);
+  detail::issue(plan, desc, smem, bar, tile_coord, 0, plan.instructions);
 }
 
 // One thread in each CTA of the multicast group (same tile_coord everywhere).
@@ -100,15 +112,9 @@ __device__ inline void load_tile_multicast(const TmaPlan& plan, MapRef desc, voi
   }
   const dim3 b = cooperative_groups::this_cluster().block_index();
   const std::uint32_t cta[3] = {b.x, b.y, b.z};
-  const std::uint32_t k = cta[plan.multicast_dim];
-  const std::uint16_t mask = plan.multicast_mask(cta);
-  arrive_expect_tx(bar, plan.expect_tx_bytes);  // the whole tile arrives here, from every sharer
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, detail::dtype_literal(plan.params.dtype), plan.params.box[0],
-                            plan.params.box[1], plan.params.box[2]);
-  auto* base = static_cast<unsigned char*>(smem);
-  const std::uint32_t first = plan.first_instruction(k);
-  for (std::uint32_t i = 0; i < plan.instructions_per_cta; ++i)
-    detail::issue_planned_multicast(plan, desc, base, bar, mask, plan.instruction(first + i, tile_coord));
+  detail::arm(plan, desc, bar);  // the whole tile arrives here, from every sharer
+  detail::issue(plan, desc, smem, bar, tile_coord, plan.first_instruction(cta[plan.multicast_dim]),
+                plan.instructions_per_cta, plan.multicast_mask(cta));
 }
 
 }  // namespace tmakit::device
