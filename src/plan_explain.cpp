@@ -129,6 +129,25 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     }
     case PlanRule::smem_mode_size:
+      // c < 0: a hand-written TileProblem whose pieces make_tile_problem would not have made
+      if (i.c == -3) {
+        d.what = "a shared piece names global mode " + num(i.mode) + " with extent " + num(i.a) +
+                 ": pieces walk one of the tile's modes with extent at least 1";
+        d.fix = "give every TileLeaf a mode in 0.." + num(c.pb.modes - 1) + " and a positive extent (make_tile_problem does)";
+        break;
+      }
+      if (i.c == -2) {
+        d.what = c.piece(i.mode, i.part) + " steps " + num(i.a) + " coordinates of " + c.bare(i.mode) +
+                 ", but the pieces before it span " + num(i.b) + ": a piece's offset is the product of the extents before it";
+        d.fix = "set that TileLeaf's offset to " + num(i.b) + " (make_tile_problem does)";
+        break;
+      }
+      if (i.c == -1) {
+        d.what = "the shared pieces of " + c.name(i.mode) + " multiply to " + num(i.a) + " elements but it spans " + num(i.b);
+        d.fix = "make the pieces of " + c.bare(i.mode) + " multiply to its tile extent " + num(i.b) +
+                " (make_tile_problem does)";
+        break;
+      }
       d.what = "shared mode " + num(i.c) + " has " + num(i.a) + " elements but " + c.name(i.mode) + " spans " +
                num(i.b);
       d.fix = "make shared mode " + num(i.c) + "'s shape multiply to " + num(i.b) + " or change the tile extent of " +
@@ -146,6 +165,15 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     }
     case PlanRule::smem_overlap:
+      if (i.b == -2) {  // an instruction loop steps less than what is already written below it
+        const std::int64_t need = (i.d + eb - 1) / eb;
+        d.what = "instructions for " + c.piece(i.mode, i.part) + " (shared stride " + num(i.a) + ") start " + num(i.c) +
+                 " bytes apart, but the box and the instructions below them already cover " + num(i.d) +
+                 " bytes: each would overwrite " + num(i.d - i.c) + " bytes of the one before";
+        d.fix = "give " + c.bare(i.mode) + " a shared stride of at least " + num(need) +
+                " elements (pad the shared layout), or a compact layout such as " + c.suggest_smem(-1);
+        break;
+      }
       if (i.b < 0) {
         d.what = c.piece(i.mode, i.part) + " has shared stride " + num(i.a) +
                  ": TMA writes every element of a box to its own place, at increasing addresses";
@@ -203,10 +231,10 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
     case PlanRule::box_split:
       d.what = c.piece(i.mode, i.part) + " spans " + num(i.a) + " elements in one box dimension: TMA boxes hold at most " +
                num(i.b) + " per dimension and " + num(i.a) + " has no divisor in 2.." + num(i.b) +
-               (i.c == 0 && i.mode >= 0 ? "" : " whose rows are a multiple of 16 bytes") + " to cut it by";
+               (i.d != 0 ? " whose rows are a multiple of 16 bytes" : "") + " to cut it by";
       d.fix = "use a tile extent for " + c.bare(i.mode) + " with a divisor of at most " + num(i.b) + " (e.g. a multiple of 64)";
       break;
-    case PlanRule::inner_start: {
+    case PlanRule::inner_start: {  // retired: the planner no longer reports it (plan_rules.hpp)
       const std::int64_t q = 16 / eb > 0 ? 16 / eb : 1;
       d.what = "the innermost TMA coordinate (" + c.name(i.mode) + ") moves by " + num(i.a) + " elements = " + num(i.b) +
                " bytes between tiles or instructions: the hardware faults (illegal instruction, measured on the H200) "
@@ -244,8 +272,12 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "use smaller tiles, or split the stage over two barriers";
       break;
     case PlanRule::smem_capacity:
-      d.what = "the tile spans " + num(i.a) + " bytes of shared memory; the architecture has " + num(i.b) + " per block";
-      d.fix = "use a smaller tile";
+      if (i.mode >= 0)  // one piece's shared stride alone (refused before any plan is built)
+        d.what = "one step of " + c.piece(i.mode, i.part) + " moves at least " + num(i.a) +
+                 " bytes in shared memory; the architecture has " + num(i.b) + " per block";
+      else
+        d.what = "the tile spans " + num(i.a) + " bytes of shared memory; the architecture has " + num(i.b) + " per block";
+      d.fix = "use a smaller tile, or smaller shared strides (the span from the first to the last element counts)";
       break;
     case PlanRule::multicast_split:
       d.what = "the tile takes " + num(i.a) + " instructions, which do not split evenly over the " + num(i.b) +
@@ -269,10 +301,6 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
     case PlanRule::leaf_capacity:
       d.what = "the shared layout has " + num(i.a) + " pieces; the planner takes at most " + num(i.b);
       d.fix = "coalesce the shared layout's modes";
-      break;
-    case PlanRule::tile_smem_mismatch:
-      d.what = "the shared layout is not what TMA writes";
-      d.fix = "use a layout the planner suggests";
       break;
   }
   return d;

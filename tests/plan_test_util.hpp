@@ -45,34 +45,41 @@ inline PlanImage model_plan_image(const tmakit::TmaPlan& plan, std::span<const u
   im.written.assign(plan.smem_bytes, 0);
   tmakit::TensorMapParams p = plan.params;
   p.address = 0;
+  // what smem_model_tiled_load refuses
+  if (p.kind != tmakit::MapKind::tiled || tmakit::is_packed(p.dtype) || p.rank < 1 || p.rank > tmakit::kMaxRank ||
+      !tmakit::swizzle_for(p.swizzle).supported) {
+    im.model_ok = false;
+    return im;
+  }
+  const std::uint32_t eb = tmakit::smem_model_piece_bytes(p);
+  unsigned char fill[32];
+  tmakit::smem_model_oob_fill(p, fill);
   const std::uint32_t end = count == ~0u ? plan.instructions : first + count;
   for (std::uint32_t k = first; k < end && k < plan.instructions; ++k) {
     const tmakit::PlanInstruction in = plan.instruction(k, t);
-    std::vector<unsigned char> a, b;
-    if (!tmakit::smem_model_tiled_load(p, global, in.coord, a, {}, 0x00) ||
-        !tmakit::smem_model_tiled_load(p, global, in.coord, b, {}, 0xff)) {
-      im.model_ok = false;
-      return im;
-    }
-    // bytes the model writes are the same under both pad bytes; padding differs
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i] != b[i]) continue;
-      const std::uint64_t at = in.smem_offset + i;
-      if (at >= im.bytes.size()) {
-        im.model_ok = false;
-        return im;
-      }
-      if (im.written[at]) ++im.twice;
-      im.bytes[at] = a[i];
-      im.written[at] = 1;
-    }
+    // one pass of the model's walk: each piece it writes, at the instruction's offset
+    im.model_ok = tmakit::smem_model_detail::for_each_box_element(
+        p, in.coord, {}, p.dims[0], [&](std::uint64_t dst, bool inside, std::uint64_t src) {
+          if (inside && src + eb > global.size()) return false;
+          const unsigned char* from = inside ? &global[src] : fill;
+          for (std::uint32_t b = 0; b < eb; ++b) {
+            const std::uint64_t at = in.smem_offset + dst + b;
+            if (at >= im.bytes.size()) return false;
+            if (im.written[at]) ++im.twice;
+            im.bytes[at] = from[b];
+            im.written[at] = 1;
+          }
+          return true;
+        });
+    if (!im.model_ok) return im;
   }
   return im;
 }
 
 // Checks the image against the user's layouts: every tile element's bytes sit at
 // swizzle(layout(c) * E) and hold the global element (zeros out of bounds); nothing else written.
-// `mode_of[i]`: the global mode of shared top-level mode i. Returns "" or the first mismatch.
+// Shared top-level mode i is global mode i, or the i-th tiled global mode when the shared layout
+// has one mode per tiled mode (as make_tile_problem assigns them). Returns "" or the first mismatch.
 inline std::string check_image(const PlanImage& im, const tmakit::GlobalTensor& g, const tmakit::SwizzledLayout& smem,
                                const std::int64_t* tile, const std::int32_t* t, std::span<const unsigned char> global) {
   using namespace tmakit;

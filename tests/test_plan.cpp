@@ -49,11 +49,11 @@ TmaPlan plan_and_check(const std::string& gmem, const std::string& smem, const s
                        const PlanOptions& o = {}) {
   SCOPED_TRACE(gmem + " | " + smem + " | " + tile);
   const Inputs in = parse(gmem, smem, tile);
-  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t, o);
   const PlanResult r = plan_tile(in.g, in.s, in.t, o);
+  const TileProblem& pb = r.problem;
   if (!r.ok()) {
     std::string all;
-    for (const auto& d : explain_plan(r.issues, pr.problem, in.names)) all += d.message() + "\n";
+    for (const auto& d : explain_plan(r.issues, pb, in.names)) all += d.message() + "\n";
     ADD_FAILURE() << "refused:\n" << all;
     return {};
   }
@@ -64,19 +64,19 @@ TmaPlan plan_and_check(const std::string& gmem, const std::string& smem, const s
   const std::uint64_t eb = element_bits(in.g.dtype) / 8;
   EXPECT_EQ(p.expect_tx_bytes, static_cast<std::uint64_t>(in.s.size()) * eb);
   EXPECT_EQ(p.expect_tx_bytes, std::uint64_t{p.instructions} * transaction_bytes(p.params));
-  EXPECT_EQ(p.smem_alignment, std::max<std::uint64_t>(128, smem_alignment(p.params.swizzle)));
+  EXPECT_EQ(p.smem_alignment, tma_smem_alignment(p.params.swizzle));
   EXPECT_GE(p.smem_alignment, in.s.base_alignment());
   const auto global = tmakit_test::make_global(in.g);
-  const std::int32_t gm = pr.problem.modes;
+  const std::int32_t gm = pb.modes;
   std::vector<std::vector<std::int32_t>> coords(3, std::vector<std::int32_t>(kMaxTileModes, 0));
   for (std::int32_t m = 0; m < gm; ++m) {
-    const std::int64_t tiles = (pr.problem.extent[m] + pr.problem.tile[m] - 1) / pr.problem.tile[m];
+    const std::int64_t tiles = (pb.extent[m] + pb.tile[m] - 1) / pb.tile[m];
     coords[1][m] = tiles > 1 ? 1 : 0;
     coords[2][m] = static_cast<std::int32_t>(tiles - 1);
   }
   for (const auto& t : coords) {
     const auto im = tmakit_test::model_plan_image(p, global, t.data());
-    const std::string why = tmakit_test::check_image(im, in.g, in.s, pr.problem.tile, t.data(), global);
+    const std::string why = tmakit_test::check_image(im, in.g, in.s, pb.tile, t.data(), global);
     EXPECT_EQ(why, "") << "tile coordinate " << ::testing::PrintToString(t) << "\n" << describe_plan(p, in.names);
   }
   return p;
@@ -85,10 +85,9 @@ TmaPlan plan_and_check(const std::string& gmem, const std::string& smem, const s
 std::vector<PlanDiagnostic> refusals(const std::string& gmem, const std::string& smem, const std::string& tile,
                                      const PlanOptions& o = {}) {
   const Inputs in = parse(gmem, smem, tile);
-  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t, o);
   const PlanResult r = plan_tile(in.g, in.s, in.t, o);
   EXPECT_FALSE(r.ok()) << "planned although a refusal was expected:\n" << describe_plan(r.plan, in.names);
-  return explain_plan(r.issues, pr.problem, in.names);
+  return explain_plan(r.issues, r.problem, in.names);
 }
 
 const PlanDiagnostic* find(const std::vector<PlanDiagnostic>& ds, const std::string& id) {
@@ -213,9 +212,8 @@ TEST(Plan, TheCheckerCatchesAWrongPlan) {
   ASSERT_TRUE(r.ok());
   const auto global = tmakit_test::make_global(in.g);
   const std::int32_t t[kMaxTileModes] = {1, 0};
-  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t);
   auto check = [&](const TmaPlan& p) {
-    return tmakit_test::check_image(tmakit_test::model_plan_image(p, global, t), in.g, in.s, pr.problem.tile, t, global);
+    return tmakit_test::check_image(tmakit_test::model_plan_image(p, global, t), in.g, in.s, r.problem.tile, t, global);
   };
   EXPECT_EQ(check(r.plan), "");
   TmaPlan wrong_swizzle = r.plan;
@@ -430,7 +428,7 @@ TEST(Plan, ConstexprPlanEqualsTheRuntimePlan) {
   const Inputs in = parse("bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(64,1)", "128,64");
   const PlanResult r = plan_tile(in.g, in.s, in.t);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(encode(r.plan.params).map.words[1], encode(kConstexprPlan.plan.params).map.words[1]);
+  EXPECT_TRUE(encode(r.plan.params).map == encode(kConstexprPlan.plan.params).map);  // all 128 bytes
   EXPECT_EQ(r.plan.expect_tx_bytes, kConstexprPlan.plan.expect_tx_bytes);
 }
 
@@ -525,6 +523,81 @@ TEST(PlanRefusal, ContiguousRunWithNoDivisor) {
   expect_refusal(ds, "plan.box_split", {"tile mode 1 (c)", "257 elements", "at most 256"});
 }
 
+TEST(PlanRefusal, BoxSplitNamesTheSixteenByteCondition) {
+  // 300 has divisors <= 256 (150, 100, ...), but none whose bf16 rows are a multiple of 16 bytes
+  const auto ds = refusals("bf16 (64,300):(304,1)", "(64,300):(300,1)", "r=64,c=_");
+  expect_refusal(ds, "plan.box_split",
+                 {"300 elements", "no divisor in 2..256 whose rows are a multiple of 16 bytes to cut it by"});
+  // an outer piece has no such condition: 257 rows, no divisor at all
+  const auto dr = refusals("u8 (1024,16):(16,1)", "(257,16):(16,1)", "r=257,c=_");
+  expect_refusal(dr, "plan.box_split", {"tile mode 0 (r)", "257 elements", "no divisor in 2..256 to cut it by"});
+}
+
+TEST(PlanRefusal, InstructionsThatWouldOverwriteEachOther) {
+  // rows of 128 bf16 (256 bytes) placed 64 elements (128 bytes) apart: each instruction would
+  // overwrite half of the one before (the planner used to plan 4 instructions at +0/+128/+256/+384)
+  const auto ds = refusals("bf16 (512,128):(128,1)", "(4,128):(64,1)", "r=4,d=_");
+  expect_refusal(ds, "smem.overlap",
+                 {"tile mode 0 (r) (shared stride 64)", "start 128 bytes apart", "already cover 256 bytes",
+                  "overwrite 128 bytes", "shared stride of at least 128 elements", "(4,128):(128,1)"});
+  // nested loops: the outer step must clear the inner loop's instructions too (3 x 256 + 128)
+  const auto dn = refusals("bf16 (512,64,4):(64,1,32768)", "(4,64,2):(128,1,384)", "r=4,d=_,h=2");
+  expect_refusal(dn, "smem.overlap", {"tile mode 2 (h)", "start 768 bytes apart", "already cover 896 bytes"});
+  // a gap between instructions is fine, and so are nested loops that just clear each other
+  EXPECT_EQ(plan_and_check("bf16 (512,128):(128,1)", "(4,128):(192,1)", "r=4,d=_").instructions, 4u);
+  EXPECT_EQ(plan_and_check("bf16 (512,64,4):(64,1,32768)", "(4,64,2):(128,1,448)", "r=4,d=_,h=2").instructions, 8u);
+}
+
+TEST(PlanRefusal, SharedStridesBeyondSharedMemoryDoNotWrap) {
+  // 2^31 elements of bf16 = 2^32 bytes: a 32-bit step wrapped to 0 (both instructions at +0)
+  const auto ds = refusals("bf16 (512,64):(64,1)", "(2,64):(2147483648,1)", "r=2,d=_");
+  expect_refusal(ds, "plan.smem_capacity", {"4294967424 bytes"});
+  EXPECT_EQ(find(ds, "smem.overlap"), nullptr);
+  // far beyond: refused before any byte arithmetic
+  const auto df = refusals("bf16 (512,64):(64,1)", "(2,64):(1125899906842624,1)", "r=2,d=_");
+  expect_refusal(df, "plan.smem_capacity", {"one step of tile mode 0 (r) moves at least 2251799813685248 bytes"});
+}
+
+TEST(PlanRefusal, OneCauseIsReportedOnce) {
+  // a misaligned base: gmem.base_align, not also the descriptor's address.align16
+  const auto da = refusals("bf16 (512,64):(64,1) addr=0x8", "(64,64):(64,1)", "r=64,d=_");
+  expect_refusal(da, "gmem.base_align", {"address 8"});
+  EXPECT_EQ(da.size(), 1u) << da.back().message();
+  // a box beyond shared memory: plan.smem_capacity, not also the descriptor's box.smem_footprint
+  const auto ds = refusals("f32 (4096,1024):(1024,1)", "(256,1024):(1024,1)", "r=256,c=_");
+  EXPECT_NE(find(ds, "plan.smem_capacity"), nullptr);
+  EXPECT_EQ(find(ds, "plan.descriptor"), nullptr) << find(ds, "plan.descriptor")->message();
+}
+
+TEST(PlanRefusal, HandWrittenProblemsAreChecked) {
+  // plan_tma trusts no invariant of make_tile_problem: each mode's pieces step by the extents
+  // before them and multiply to its tile extent
+  const Inputs in = parse("bf16 (512,64):(64,1)", "(64,64):(64,1)", "s=64,d=_");
+  const ProblemResult pr = make_tile_problem(in.g, in.s, in.t);
+  ASSERT_TRUE(pr.ok());
+  ASSERT_TRUE(plan_tma(pr.problem).ok());
+  TileProblem wide = pr.problem;
+  wide.tile[0] = 128;  // the pieces still cover 64 rows
+  const PlanResult rw = plan_tma(wide);
+  ASSERT_FALSE(rw.ok());
+  expect_refusal(explain_plan(rw.issues, rw.problem, in.names), "smem.mode_size",
+                 {"pieces of tile mode 0 (s) multiply to 64 elements but it spans 128"});
+  TileProblem unpieced = pr.problem;
+  unpieced.extent[0] = 64;
+  unpieced.tile[0] = 4;  // a mode with no pieces (dropped below) but a tile extent of 4
+  unpieced.leaf[0] = unpieced.leaf[1];
+  unpieced.leaves = 1;
+  EXPECT_TRUE(plan_tma(unpieced).issues.contains(PlanRule::smem_mode_size));
+  TileProblem skewed = pr.problem;
+  skewed.leaf[0] = TileLeaf{8, 64, 0, 1, 0};
+  skewed.leaf[2] = TileLeaf{8, 512, 0, 4, 1};  // should step 8 rows
+  skewed.leaves = 3;
+  const PlanResult rs = plan_tma(skewed);
+  ASSERT_FALSE(rs.ok());
+  expect_refusal(explain_plan(rs.issues, rs.problem, in.names), "smem.mode_size",
+                 {"steps 4 coordinates of s", "span 8", "offset to 8"});
+}
+
 TEST(PlanRefusal, MoreThanFiveTmaDimensions) {
   // four index modes that do not continue each other in memory: no folding possible
   const auto ds = refusals("bf16 (2,2,2,2,64,64):(8192,32768,131072,524288,64,1)", "(64,64):(64,1)", "1,1,1,1,64,64");
@@ -565,6 +638,7 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   for (std::uint32_t i = 0; i < kPlanRuleCount; ++i) ids.push_back(plan_rule_id(static_cast<PlanRule>(i)));
   EXPECT_EQ(ids[0], "gmem.dtype");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::inner_contiguous)], "plan.inner_contiguous");
+  EXPECT_EQ(ids.back(), "plan.capacity");  // the last rule (plan.smem_mismatch, never reported, is gone)
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
 }

@@ -38,11 +38,6 @@ struct TileCoord {
   std::int32_t v[kMaxTileModes];
 };
 
-__device__ unsigned char* align_up(unsigned char* p, std::uint32_t a) {
-  const std::uint32_t s = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-  return p + ((a - (s % a)) % a);
-}
-
 __device__ void fill_sentinel(unsigned char* s, std::uint32_t n) {
   for (std::uint32_t i = threadIdx.x; i < n; i += blockDim.x) s[i] = kSentinel;
 }
@@ -51,7 +46,7 @@ __global__ void plan_load_kernel(const __grid_constant__ TmaPlan plan, const __g
                                  TileCoord t, unsigned char* out, std::uint32_t* status) {
   extern __shared__ unsigned char dyn[];
   __shared__ td::Barrier bar;
-  unsigned char* s = align_up(dyn, 1024);
+  unsigned char* s = tmakit_test::align1024(dyn);
   fill_sentinel(s, static_cast<std::uint32_t>(plan.smem_bytes));
   if (threadIdx.x == 0) td::init(bar, 1);
   td::fence_smem_writes_for_async();
@@ -70,7 +65,7 @@ __global__ void __cluster_dims__(2, 1, 1) multicast_plan_kernel(const __grid_con
   extern __shared__ unsigned char dyn[];
   __shared__ td::Barrier bar;
   cg::cluster_group cluster = cg::this_cluster();
-  unsigned char* s = align_up(dyn, 1024);
+  unsigned char* s = tmakit_test::align1024(dyn);
   fill_sentinel(s, static_cast<std::uint32_t>(plan.smem_bytes));
   if (threadIdx.x == 0) {
     td::init(bar, 1);
@@ -98,7 +93,7 @@ struct Prepared {
   SwizzledLayout s;
   TileExtents t;
   std::vector<std::string> names;
-  ProblemResult pr;
+  TileProblem problem;  // what plan_tile planned (PlanResult::problem)
   TmaPlan plan;
   std::vector<unsigned char> global;
   bool ok = false;
@@ -115,11 +110,11 @@ Prepared prepare(const Case& c, const PlanOptions& o = {}) {
   p.s = s.value;
   p.t = t.value;
   p.names = t.names;
-  p.pr = make_tile_problem(p.g, p.s, p.t, o);
   const PlanResult r = plan_tile(p.g, p.s, p.t, o);
+  p.problem = r.problem;
   if (!r.ok()) {
     std::string all;
-    for (const auto& d : explain_plan(r.issues, p.pr.problem, p.names)) all += d.message() + "\n";
+    for (const auto& d : explain_plan(r.issues, p.problem, p.names)) all += d.message() + "\n";
     ADD_FAILURE() << c.gmem << " | " << c.smem << " | " << c.tile << " refused:\n" << all;
     return p;
   }
@@ -132,8 +127,8 @@ Prepared prepare(const Case& c, const PlanOptions& o = {}) {
 
 std::vector<TileCoord> tile_coords(const Prepared& p) {
   std::vector<TileCoord> v(3, TileCoord{});
-  for (std::int32_t m = 0; m < p.pr.problem.modes; ++m) {
-    const std::int64_t n = (p.pr.problem.extent[m] + p.pr.problem.tile[m] - 1) / p.pr.problem.tile[m];
+  for (std::int32_t m = 0; m < p.problem.modes; ++m) {
+    const std::int64_t n = (p.problem.extent[m] + p.problem.tile[m] - 1) / p.problem.tile[m];
     v[1].v[m] = n > 1 ? 1 : 0;
     v[2].v[m] = static_cast<std::int32_t>(n - 1);
   }
@@ -143,7 +138,7 @@ std::vector<TileCoord> tile_coords(const Prepared& p) {
 // The bytes the GPU must show: the model's image, the sentinel where nothing is written.
 std::vector<unsigned char> predicted(const Prepared& p, const TileCoord& t, std::string& why) {
   const auto im = tmakit_test::model_plan_image(p.plan, p.global, t.v);
-  why = tmakit_test::check_image(im, p.g, p.s, p.pr.problem.tile, t.v, p.global);
+  why = tmakit_test::check_image(im, p.g, p.s, p.problem.tile, t.v, p.global);
   std::vector<unsigned char> e(im.bytes.size());
   for (std::size_t i = 0; i < e.size(); ++i) e[i] = im.written[i] ? im.bytes[i] : kSentinel;
   return e;
@@ -238,7 +233,7 @@ __global__ void constexpr_plan_kernel(const __grid_constant__ CUtensorMap desc, 
                                       std::uint32_t* status) {
   extern __shared__ unsigned char dyn[];
   __shared__ td::Barrier bar;
-  unsigned char* s = align_up(dyn, 1024);
+  unsigned char* s = tmakit_test::align1024(dyn);
   fill_sentinel(s, kCxBytes);
   if (threadIdx.x == 0) td::init(bar, 1);
   td::fence_smem_writes_for_async();

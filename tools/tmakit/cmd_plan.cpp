@@ -86,10 +86,9 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   if (!parse_name(l2, o.l2, &why)) return usage("--l2: " + why);
   if (!parse_name(oob, o.oob, &why)) return usage("--oob: " + why);
 
-  const ProblemResult pr = make_tile_problem(g.value, s.value, t.value, o);
   const PlanResult r = plan_tile(g.value, s.value, t.value, o);
   if (!r.ok()) {
-    const auto ds = explain_plan(r.issues, pr.problem, t.names);
+    const auto ds = explain_plan(r.issues, r.problem, t.names);
     if (json) {
       nlohmann::json e = nlohmann::json::array();
       for (const auto& d : ds)

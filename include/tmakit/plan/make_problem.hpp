@@ -106,6 +106,7 @@ TMAKIT_HD constexpr PlanResult plan_tile(const GlobalTensor& g, const SwizzledLa
   if (!pr.ok()) {
     PlanResult r;
     r.issues = pr.issues;
+    r.problem = pr.problem;
     return r;
   }
   return plan_tma(pr.problem);

@@ -24,13 +24,13 @@ enum class PlanRule : std::uint32_t {
   smem_rank,             // smem.rank: shared layout's modes do not match the tiled modes
   smem_mode_size,        // smem.mode_size: a shared mode's size differs from its tile extent
   smem_swizzle,          // smem.swizzle: the shared layout's swizzle is not a TMA pattern
-  smem_overlap,          // smem.overlap: two shared modes share a stride (not injective)
+  smem_overlap,          // smem.overlap: two tile elements would share a place (equal strides, overlapping instructions)
   smem_no_contiguous,    // smem.no_contiguous: no shared mode of stride 1
   inner_contiguous,      // plan.inner_contiguous: the smem-contiguous mode is strided in global memory
   inner_bytes,           // plan.inner_bytes: inner box bytes not a multiple of 16
   inner_span,            // plan.inner_span: contiguous run cannot be cut into swizzle-span rows
   box_split,             // plan.box_split: an extent > 256 with no divisor <= 256
-  inner_start,           // plan.inner_start: innermost start coordinate not a multiple of 16 bytes
+  inner_start,           // plan.inner_start: retired, never reported (implied by plan.inner_bytes); id kept
   factor_divides,        // plan.factor_divides: a global extent not divisible by a tile piece
   rank_exceeded,         // plan.rank: more than 5 TMA dimensions needed
   smem_offset_align,     // plan.smem_offset_align: an instruction's smem offset breaks the alignment
@@ -41,10 +41,9 @@ enum class PlanRule : std::uint32_t {
   multicast_cluster,     // plan.cluster: invalid cluster shape / multicast dimension
   descriptor_invalid,    // plan.descriptor: validate() refused the planned descriptor
   leaf_capacity,         // plan.capacity: more tile pieces than kMaxTileLeaves
-  tile_smem_mismatch,    // plan.smem_mismatch: the shared layout is not what TMA writes
 };
 
-inline constexpr std::uint32_t kPlanRuleCount = static_cast<std::uint32_t>(PlanRule::tile_smem_mismatch) + 1;
+inline constexpr std::uint32_t kPlanRuleCount = static_cast<std::uint32_t>(PlanRule::leaf_capacity) + 1;
 
 TMAKIT_HD constexpr const char* plan_rule_id(PlanRule r) {
   switch (r) {
@@ -76,7 +75,6 @@ TMAKIT_HD constexpr const char* plan_rule_id(PlanRule r) {
     case PlanRule::multicast_cluster: return "plan.cluster";
     case PlanRule::descriptor_invalid: return "plan.descriptor";
     case PlanRule::leaf_capacity: return "plan.capacity";
-    case PlanRule::tile_smem_mismatch: return "plan.smem_mismatch";
   }
   return "plan.unknown";
 }

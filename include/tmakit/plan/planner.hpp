@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/plan/cluster_shape.hpp"
 #include "tmakit/plan/plan_rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
 #include "tmakit/plan/tma_plan.hpp"
@@ -36,9 +37,6 @@ TMAKIT_HD constexpr bool tma_swizzle_of(const SwizzleParams& s, Swizzle& out) {
   }
   return false;
 }
-
-// Shared-memory destinations of tensor copies: 128-byte aligned (CUDA programming guide; measured).
-inline constexpr std::uint64_t kTmaSmemDestinationAlignment = 128;
 
 namespace plan_detail {
 
@@ -85,11 +83,22 @@ struct DescDim {
   std::int64_t merged_coef[kMaxTileModes] = {};
 };
 
+// The base address (or its known alignment) is not a multiple of 16 bytes: gmem.base_align.
+TMAKIT_HD constexpr bool base_misaligned(const TileProblem& pb) {
+  return pb.address % 16 != 0 || pb.base_alignment % 16 != 0 || pb.base_alignment == 0;
+}
+
 // validate()'s checks, reported straight into the plan's issues (no ViolationList copy: its
-// unused slots are uninitialized, which constant evaluation in nvcc's front end refuses).
+// unused slots are uninitialized, which constant evaluation in nvcc's front end refuses). Causes
+// the planner reports under its own rule are not reported twice: a misaligned base
+// (gmem.base_align, added by plan_tma) and a box beyond shared memory (plan.smem_capacity: the
+// tile's span includes the box).
 struct DescriptorSink {
   PlanIssues* issues;
+  bool base_reported = false;
   TMAKIT_HD constexpr void add(Rule r, Field f, std::int32_t index, std::int64_t value) {
+    if (r == Rule::address_align16 && base_reported) return;
+    if (r == Rule::box_smem_footprint && issues->contains(PlanRule::smem_capacity)) return;
     issues->add(PlanRule::descriptor_invalid, -1, index, static_cast<std::int64_t>(r), static_cast<std::int64_t>(f), value);
   }
 };
@@ -103,12 +112,14 @@ struct Candidate {
 
 TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return element_bits(t) / 8; }
 
+// Shared strides (elements) above this are refused outright (plan.smem_capacity).
+inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
+
 // Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
 TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
                                     const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
   Candidate c;
   const std::int64_t eb = elem_bytes(pb.dtype);
-  const std::int64_t span = swizzle_span_bytes(sw);
   auto is_cut = [&](std::int32_t mode) {
     for (std::int32_t k = 0; k < nmulti; ++k)
       if (multi[k] == mode) return ((cut_mask >> k) & 1u) != 0;
@@ -191,6 +202,8 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   bool open = true;
   std::int64_t pitch = 1;
   TmaPlan& P = c.plan;
+  std::int32_t loop_leaf[kMaxPlanLoops] = {};  // the piece each loop walks
+  std::int64_t step[kMaxPlanLoops] = {};       // each loop's shared step in bytes, before narrowing
   for (std::int32_t o = 0; o < w.n; ++o) {
     const std::int32_t i = order[o];
     const TileLeaf& L = w.leaf[i];
@@ -201,9 +214,8 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       D.pitch = pitch;
       chain[nchain++] = leaf_dim[i];
       if (nchain == 1) {
-        std::int64_t row = L.extent * eb;
-        if (span && row < span) row = span;  // rows shorter than the span take a whole span row
-        pitch = row / eb;
+        // rows shorter than the span take a whole span row
+        pitch = static_cast<std::int64_t>(smem_padded_row(sw, static_cast<std::uint64_t>(L.extent * eb))) / eb;
       } else {
         pitch *= L.extent;
       }
@@ -214,11 +226,13 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       c.issues.add(PlanRule::too_many_loops, L.mode, L.part, kMaxPlanLoops);
       return c;
     }
+    loop_leaf[P.loops] = i;
+    step[P.loops] = L.smem_stride * eb;  // narrowed into the plan once the span fits in shared memory
     PlanLoop& lp = P.loop[P.loops++];
     lp.extent = static_cast<std::uint32_t>(L.extent);
     lp.dim = leaf_dim[i];  // renumbered below
     lp.coord_step = static_cast<std::int32_t>(L.offset / D.offset);
-    lp.smem_step = static_cast<std::uint32_t>(L.smem_stride * eb);
+    lp.smem_step = static_cast<std::uint32_t>(step[P.loops - 1]);
   }
   // Order: box dims in chain order, then the rest (box 1) in mode order.
   std::int32_t final_of[2 * kMaxTileLeaves + kMaxTileModes] = {};
@@ -260,31 +274,29 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     if (k > 0 && (D.stride * eb) % 16 != 0)
       c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, D.stride * eb);
   }
-  // Innermost start coordinates: multiples of 16 bytes (else an illegal instruction on the H200).
-  const DescDim& D0 = dims[perm[0]];
-  if ((D0.coef * eb) % 16 != 0) c.issues.add(PlanRule::inner_start, D0.mode, -1, D0.coef, D0.coef * eb);
-  for (std::uint32_t l = 0; l < P.loops; ++l)
-    if (P.loop[l].dim == 0 && (std::int64_t{P.loop[l].coord_step} * eb) % 16 != 0)
-      c.issues.add(PlanRule::inner_start, D0.mode, -1, P.loop[l].coord_step, P.loop[l].coord_step * eb);
+  // (The innermost start coordinates move by multiples of 16 bytes by construction: the tile extent
+  // and every loop's coordinate step along dim 0 are multiples of the inner box, which
+  // plan.inner_bytes makes a multiple of 16 bytes.)
 
-  // Every destination (the tile base and each instruction's offset) must be aligned to the
-  // swizzle's repeat and to 128 bytes: a destination 16- but not 128-byte aligned (offset 144, no
-  // swizzle) faulted with "misaligned address" on an H100 (2026-11-22, docs/results.md), although
-  // the descriptor's own alignment field says 16 for unswizzled maps.
-  const std::uint64_t sa = smem_alignment(sw);
-  P.smem_alignment = static_cast<std::uint32_t>(sa < kTmaSmemDestinationAlignment ? kTmaSmemDestinationAlignment : sa);
-  const SwizzleParams swp = swizzle_for(sw);
-  const std::uint64_t rep = swp.base_alignment() > 16 ? swp.base_alignment() : 16;
+  // Every destination (the tile base and each instruction's offset) must be aligned as tensor
+  // copies need (derived.hpp's tma_smem_alignment: the swizzle's repeat, at least 128 bytes).
+  P.smem_alignment = static_cast<std::uint32_t>(tma_smem_alignment(sw));
   for (std::uint32_t l = 0; l < P.loops; ++l)
-    if (P.loop[l].smem_step % P.smem_alignment != 0) {
-      std::int32_t mode = -1, part = -1;
-      for (std::int32_t i = 0; i < w.n; ++i)
-        if (static_cast<std::uint32_t>(w.leaf[i].smem_stride * eb) == P.loop[l].smem_step) {
-          mode = w.leaf[i].mode;
-          part = w.leaf[i].part;
-        }
-      c.issues.add(PlanRule::smem_offset_align, mode, part, P.loop[l].smem_step, P.smem_alignment);
+    if (step[l] % P.smem_alignment != 0) {
+      const TileLeaf& L = w.leaf[loop_leaf[l]];
+      c.issues.add(PlanRule::smem_offset_align, L.mode, L.part, step[l], P.smem_alignment);
     }
+  // No two instructions may write one byte: the loops, in increasing step (the order they were
+  // made in), each step at least the bytes the box and the loops below it already cover.
+  std::int64_t covered = static_cast<std::int64_t>(smem_padded_row(sw, std::uint64_t{p.box[0]} * eb));
+  for (std::uint32_t k = 1; k < p.rank; ++k) covered *= p.box[k];
+  for (std::uint32_t l = 0; l < P.loops; ++l) {
+    if (step[l] < covered) {
+      const TileLeaf& L = w.leaf[loop_leaf[l]];
+      c.issues.add(PlanRule::smem_overlap, L.mode, L.part, L.smem_stride, -2, step[l], covered);
+    }
+    covered += (std::int64_t{P.loop[l].extent} - 1) * step[l];
+  }
   if (!c.issues.empty()) return c;
 
   // Multicast: each CTA of the group issues an equal share.
@@ -300,11 +312,12 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       const std::int32_t k = nchain - 1;
       if (k >= 0 && p.box[k] % n == 0 && P.loops < static_cast<std::uint32_t>(kMaxPlanLoops)) {
         const std::uint32_t nb = p.box[k] / n;
-        const std::uint64_t step = static_cast<std::uint64_t>(P.dim[k].smem_pitch) * nb * eb;
-        if (step % P.smem_alignment == 0 && (k != 0 || (nb * eb) % 16 == 0)) {
+        const std::uint64_t cut = static_cast<std::uint64_t>(P.dim[k].smem_pitch) * nb * eb;
+        if (cut % P.smem_alignment == 0 && (k != 0 || (nb * eb) % 16 == 0)) {
           p.box[k] = nb;
           // the new loop is the slowest, so that each CTA's share is one contiguous range
-          P.loop[P.loops++] = PlanLoop{n, k, static_cast<std::int32_t>(nb), static_cast<std::uint32_t>(step)};
+          step[P.loops] = static_cast<std::int64_t>(cut);
+          P.loop[P.loops++] = PlanLoop{n, k, static_cast<std::int32_t>(nb), static_cast<std::uint32_t>(cut)};
           instr *= n;
           done = true;
         }
@@ -325,14 +338,12 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   P.tx_bytes_per_instruction = static_cast<std::uint32_t>(transaction_bytes(p));
   const std::uint64_t expect = instr * P.tx_bytes_per_instruction;
   P.expect_tx_bytes = static_cast<std::uint32_t>(expect);
-  // Shared span: the box's dense image (rows padded to the span, rounded to the swizzle repeat)
-  // past the last instruction's offset.
-  std::uint64_t box_span = std::uint64_t{p.box[0]} * eb;
-  if (span && box_span < static_cast<std::uint64_t>(span)) box_span = span;
-  for (std::uint32_t k = 1; k < p.rank; ++k) box_span *= p.box[k];
-  box_span = (box_span + rep - 1) / rep * rep;
+  // Shared span: the box's image (rows padded to the span, rounded to the swizzle repeat) past the
+  // last instruction's offset (from the unnarrowed steps: a step past 4 GiB must not wrap).
+  const std::uint64_t box_span = smem_footprint(sw, smem_padded_row(sw, std::uint64_t{p.box[0]} * eb), p.box, p.rank);
   std::uint64_t last = 0;
-  for (std::uint32_t l = 0; l < P.loops; ++l) last += std::uint64_t{P.loop[l].extent - 1} * P.loop[l].smem_step;
+  for (std::uint32_t l = 0; l < P.loops; ++l)
+    last += std::uint64_t{P.loop[l].extent - 1} * static_cast<std::uint64_t>(step[l]);
   P.smem_bytes = last + box_span;
   c.instructions = instr;
   if (expect > kMaxTransactionBytes)
@@ -340,7 +351,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   if (P.smem_bytes > smem_limit_bytes(pb.arch))
     c.issues.add(PlanRule::smem_capacity, -1, -1, static_cast<std::int64_t>(P.smem_bytes),
                  static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
-  DescriptorSink sink{&c.issues};
+  DescriptorSink sink{&c.issues, base_misaligned(pb)};
   check_params(p, sink);
   return c;
 }
@@ -370,19 +381,37 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   if (!tma_swizzle_of(pb.swizzle, sw)) is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, eb);
   if (pb.multicast_dim >= 0) {
     const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
-    if (pb.multicast_dim > 2 || pb.cluster[0] < 1 || pb.cluster[1] < 1 || pb.cluster[2] < 1 || csize > 16)
+    if (pb.multicast_dim > 2 || !ClusterShape{pb.cluster[0], pb.cluster[1], pb.cluster[2]}.valid())
       is.add(PlanRule::multicast_cluster, -1, -1, static_cast<std::int64_t>(csize), pb.multicast_dim);
   }
   if (!is.empty()) return r;
 
-  // --- pieces: drop extent-1 pieces, merge pieces of one mode that are adjacent in both memories
-  D::Work w;
+  // --- pieces: what make_tile_problem guarantees, checked (a TileProblem may be written by hand):
+  // each mode's pieces, in order, step by the product of the extents before them (offset), and
+  // multiply to the mode's tile extent (so a mode without pieces has tile extent 1).
+  std::int64_t run[kMaxTileModes] = {};
+  for (std::int32_t g = 0; g < pb.modes; ++g) run[g] = 1;
   for (std::int32_t i = 0; i < pb.leaves; ++i) {
     const TileLeaf& L = pb.leaf[i];
     if (L.extent < 1 || L.mode < 0 || L.mode >= pb.modes) {
-      is.add(PlanRule::smem_mode_size, L.mode, L.part, L.extent);
+      is.add(PlanRule::smem_mode_size, L.mode, L.part, L.extent, -1, -3);
       continue;
     }
+    if (L.offset != run[L.mode]) is.add(PlanRule::smem_mode_size, L.mode, L.part, L.offset, run[L.mode], -2);
+    run[L.mode] *= L.extent;
+    // a step far beyond any shared memory (below this bound the byte arithmetic stays in int64)
+    if (L.extent > 1 && L.smem_stride > kMaxSmemStride)
+      is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 59 ? L.smem_stride : L.smem_stride * eb,
+             static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
+  }
+  if (!is.empty()) return r;
+  for (std::int32_t g = 0; g < pb.modes; ++g)
+    if (run[g] != pb.tile[g]) is.add(PlanRule::smem_mode_size, g, -1, run[g], pb.tile[g], -1);
+  if (!is.empty()) return r;
+  // drop extent-1 pieces, merge pieces of one mode that are adjacent in both memories
+  D::Work w;
+  for (std::int32_t i = 0; i < pb.leaves; ++i) {
+    const TileLeaf& L = pb.leaf[i];
     if (L.extent == 1) continue;
     if (w.n > 0) {
       TileLeaf& prev = w.leaf[w.n - 1];
@@ -393,7 +422,6 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     }
     w.leaf[w.n++] = L;
   }
-  if (!is.empty()) return r;
   for (std::int32_t i = 0; i < w.n; ++i)
     if (w.leaf[i].smem_stride <= 0)  // a broadcast (or reversed) shared mode: not what TMA writes
       is.add(PlanRule::smem_overlap, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].smem_stride, -1, -1);
@@ -432,7 +460,8 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     if (span) d = L0.extent % row_limit == 0 ? row_limit : 1;
     else d = D::largest_divisor_at_most(L0.extent, row_limit, eb, true);
     if (d <= 1) {
-      is.add(span ? PlanRule::inner_span : PlanRule::box_split, L0.mode, L0.part, L0.extent, row_limit, span);
+      // box_split: d = 1, the pieces must also keep the rows a multiple of 16 bytes
+      is.add(span ? PlanRule::inner_span : PlanRule::box_split, L0.mode, L0.part, L0.extent, row_limit, span, 1);
       return r;
     }
     if (!D::split_leaf(w, c0, d)) {
@@ -447,7 +476,7 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     if (w.leaf[i].extent <= 256) continue;
     const std::int64_t d = D::largest_divisor_at_most(w.leaf[i].extent, 256, eb, false);
     if (d <= 1) {
-      is.add(PlanRule::box_split, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].extent, 256, 0);
+      is.add(PlanRule::box_split, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].extent, 256, 0, 0);
       continue;
     }
     if (!D::split_leaf(w, i, d)) {
@@ -498,7 +527,8 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
 TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
   // The base alignment does not change the plan: reported together with everything else.
   PlanResult r = plan_detail::plan_core(pb);
-  if (pb.address % 16 != 0 || pb.base_alignment % 16 != 0 || pb.base_alignment == 0) {
+  r.problem = pb;
+  if (plan_detail::base_misaligned(pb)) {
     PlanIssues all;
     all.add(PlanRule::gmem_base_align, -1, -1, static_cast<std::int64_t>(pb.address),
             static_cast<std::int64_t>(pb.base_alignment));

@@ -1,7 +1,7 @@
 // The planner's input in flat form: the global modes (extent, stride in elements), the tile extent
 // along each, and the pieces ("leaves") of the shared-memory layout, each naming the global mode
 // it walks, how far one step moves in that mode's coordinate, and its shared-memory stride.
-// make_tile_problem() (tmakit/plan/tile_problem_from_layouts.hpp) builds it from a GlobalTensor, a
+// make_tile_problem() (tmakit/plan/make_problem.hpp) builds it from a GlobalTensor, a
 // SwizzledLayout and a TileExtents; tests may also write one by hand.
 #pragma once
 

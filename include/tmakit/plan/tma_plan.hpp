@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/plan/cluster_shape.hpp"
 #include "tmakit/plan/plan_rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
 #include "tmakit/tensor_map/params.hpp"
@@ -84,7 +85,7 @@ struct TmaPlan {
     for (std::uint32_t k = 0; k < n; ++k) {
       std::uint32_t p[3] = {cta[0], cta[1], cta[2]};
       if (multicast_dim >= 0) p[multicast_dim] = k;
-      mask |= 1u << (p[0] + cluster[0] * (p[1] + cluster[1] * p[2]));
+      mask |= 1u << ClusterShape{cluster[0], cluster[1], cluster[2]}.rank_of({p[0], p[1], p[2]});
     }
     return static_cast<std::uint16_t>(mask);
   }
@@ -95,6 +96,7 @@ struct TmaPlan {
 struct PlanResult {
   TmaPlan plan{};
   PlanIssues issues{};
+  TileProblem problem{};  // what was planned (as far as it was built): explain_plan() takes it
   TMAKIT_HD constexpr bool ok() const { return issues.empty(); }
 };
 
