@@ -5,6 +5,9 @@
 #include <string>
 
 #include "tmakit/core/dtype.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/layout/swizzle.hpp"
+#include "tmakit/layout/swizzled_layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
@@ -44,7 +47,7 @@ struct Ctx {
   }
   S swizzle_text() const {
     if (pb.swizzle.bits == 0) return "";
-    return "Sw<" + num(pb.swizzle.bits) + "," + num(pb.swizzle.base) + "," + num(pb.swizzle.shift) + "> o ";
+    return to_string(pb.swizzle) + " o ";
   }
   // A compact shared layout over the tiled modes with mode `inner` at stride 1.
   S suggest_smem(std::int32_t inner) const {
@@ -154,14 +157,16 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
               c.bare(i.mode) + " to " + num(i.a);
       break;
     case PlanRule::smem_swizzle: {
-      d.what = "shared swizzle Sw<" + num(i.a) + "," + num(i.b) + "," + num(i.c) +
-               "> (byte units) is not a pattern TMA writes";
-      d.fix = "use Sw<1,4,3> (32B), Sw<2,4,3> (64B), Sw<3,4,3> (128B) or none; swizzles here are in BYTE units";
-      int log2e = 0;
-      while ((std::int64_t{1} << log2e) < i.d) ++log2e;
-      if (i.c == 3 && i.b + log2e == 4 && log2e > 0)
-        d.fix += " -- in element units for " + num(i.d) + "-byte elements (CuTe's convention) this is Sw<" + num(i.a) +
-                 ",4,3> in bytes";
+      const SwizzleParams given{static_cast<int>(i.a), static_cast<int>(i.b), static_cast<int>(i.c)};
+      d.what = "shared swizzle " + to_string(given) + " (byte units) is not a pattern TMA writes";
+      d.fix = "use " + to_string(swizzle_for(Swizzle::b32)) + " (32B), " + to_string(swizzle_for(Swizzle::b64)) +
+              " (64B), " + to_string(swizzle_for(Swizzle::b128)) + " (128B) or none; swizzles here are in BYTE units";
+      // The same pattern read in element units (CuTe's convention), converted to bytes.
+      const auto as_bytes = byte_swizzle(given, static_cast<std::uint64_t>(i.d));
+      Swizzle mode{};
+      if (i.d > 1 && as_bytes.ok() && tma_swizzle_of(as_bytes.value, mode) && mode != Swizzle::none)
+        d.fix += " -- in element units for " + num(i.d) + "-byte elements (CuTe's convention) this is " +
+                 to_string(as_bytes.value) + " in bytes";
       break;
     }
     case PlanRule::smem_overlap:
@@ -219,7 +224,7 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       S alt;
       for (std::int64_t sp : {64, 32})
         if (sp < i.c && (i.a * eb) % sp == 0) {
-          alt = sp == 64 ? "Sw<2,4,3> (64B)" : "Sw<1,4,3> (32B)";
+          alt = sp == 64 ? to_string(swizzle_for(Swizzle::b64)) + " (64B)" : to_string(swizzle_for(Swizzle::b32)) + " (32B)";
           const std::int64_t e = sp / eb;
           alt += " with the contiguous mode cut as (" + num(e) + "," + num(i.a / e) + ")";
           break;

@@ -100,3 +100,15 @@ TEST(Swizzle, Sm100ModesMarkedUnverified) {
   EXPECT_EQ(swizzle_for(Swizzle::b128_atom_32b)(128), 128u + 32);
   EXPECT_EQ(swizzle_for(Swizzle::b128_atom_64b)(128), 128u + 64);
 }
+
+// tma_swizzle_of is swizzle_for's inverse over the sm_90 modes, and refuses patterns TMA lacks.
+TEST(Swizzle, TmaModeOfAByteSwizzle) {
+  for (tmakit::Swizzle m : {tmakit::Swizzle::none, tmakit::Swizzle::b32, tmakit::Swizzle::b64, tmakit::Swizzle::b128}) {
+    tmakit::Swizzle got{};
+    ASSERT_TRUE(tmakit::tma_swizzle_of(tmakit::swizzle_for(m), got));
+    EXPECT_EQ(got, m);
+  }
+  tmakit::Swizzle got{};
+  EXPECT_FALSE(tmakit::tma_swizzle_of(tmakit::SwizzleParams{3, 3, 3}, got));  // element units for bf16
+  EXPECT_FALSE(tmakit::tma_swizzle_of(tmakit::SwizzleParams{2, 5, 2}, got));  // sm_100 atom pattern
+}

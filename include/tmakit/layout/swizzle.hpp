@@ -57,4 +57,22 @@ TMAKIT_HD constexpr SwizzleParams swizzle_for(Swizzle s) {
   return {0, 4, 3, false, false};
 }
 
+// The inverse of swizzle_for() over the sm_90 modes: the TMA swizzle mode whose pattern is the
+// byte-unit swizzle `s`, or false when TMA has none (an identity of any M/S is Swizzle::none).
+TMAKIT_HD constexpr bool tma_swizzle_of(const SwizzleParams& s, Swizzle& out) {
+  if (s.bits == 0) {
+    out = Swizzle::none;
+    return true;
+  }
+  constexpr Swizzle kModes[] = {Swizzle::b32, Swizzle::b64, Swizzle::b128};
+  for (Swizzle m : kModes) {
+    const SwizzleParams t = swizzle_for(m);
+    if (t.bits == s.bits && t.base == s.base && t.shift == s.shift) {
+      out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace tmakit

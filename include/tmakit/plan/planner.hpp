@@ -27,17 +27,6 @@
 
 namespace tmakit {
 
-// TMA swizzle mode of a byte-unit swizzle, or false when TMA has no such pattern (sm_90 modes).
-TMAKIT_HD constexpr bool tma_swizzle_of(const SwizzleParams& s, Swizzle& out) {
-  if (s.bits == 0) { out = Swizzle::none; return true; }
-  if (s.base == 4 && s.shift == 3) {
-    if (s.bits == 1) { out = Swizzle::b32; return true; }
-    if (s.bits == 2) { out = Swizzle::b64; return true; }
-    if (s.bits == 3) { out = Swizzle::b128; return true; }
-  }
-  return false;
-}
-
 namespace plan_detail {
 
 struct Work {
