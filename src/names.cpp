@@ -2,6 +2,7 @@
 #include "tmakit/tensor_map/names.hpp"
 
 #include <cctype>
+#include <limits>
 
 namespace tmakit {
 namespace {
@@ -137,6 +138,50 @@ bool parse_enum(NameSet set, std::string_view text, E& out, std::string* error) 
 }
 
 }  // namespace
+
+namespace {
+
+bool parse_magnitude(std::string_view t, std::uint64_t& out) {
+  if (t.empty()) return false;
+  unsigned base = 10;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    base = 16;
+    t.remove_prefix(2);
+  }
+  std::uint64_t v = 0;
+  for (char c : t) {
+    unsigned d;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (base == 16 && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (base == 16 && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+    else return false;
+    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / base) return false;
+    v = v * base + d;
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+bool parse_u64(std::string_view text, std::uint64_t& out) { return parse_magnitude(trim_space(text), out); }
+
+bool parse_i64(std::string_view text, std::int64_t& out) {
+  std::string_view t = trim_space(text);
+  const bool neg = !t.empty() && t[0] == '-';
+  if (neg) t.remove_prefix(1);
+  std::uint64_t m = 0;
+  if (!parse_magnitude(t, m)) return false;
+  constexpr std::uint64_t kMaxPos = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (neg) {
+    if (m > kMaxPos + 1) return false;
+    out = m == kMaxPos + 1 ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(m);
+  } else {
+    if (m > kMaxPos) return false;
+    out = static_cast<std::int64_t>(m);
+  }
+  return true;
+}
 
 std::string_view trim_space(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);

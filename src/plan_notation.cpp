@@ -1,8 +1,6 @@
 // Text forms of the planner's inputs: see tmakit/plan/plan_notation.hpp.
 #include "tmakit/plan/plan_notation.hpp"
 
-#include <cctype>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 
@@ -10,30 +8,9 @@
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool parse_u64(std::string_view s, std::uint64_t& out) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  if (s.empty()) return false;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  return ec == std::errc{} && p == s.data() + s.size();
-}
-
-}  // namespace
-
 ParsedGlobalTensor parse_global_tensor(std::string_view text) {
   ParsedGlobalTensor r;
-  std::string_view s = trim(text);
+  std::string_view s = trim_space(text);
   const std::size_t sp = s.find_first_of(" \t");
   if (sp == std::string_view::npos) {
     r.error = "expected '<dtype> <layout>', e.g. 'bf16 (4096,4096):(4096,1)'";
@@ -44,7 +21,7 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
     r.error = "dtype '" + std::string(s.substr(0, sp)) + "': " + why;
     return r;
   }
-  s = trim(s.substr(sp));
+  s = trim_space(s.substr(sp));
   // trailing key=value options
   for (;;) {
     const std::size_t last = s.find_last_of(" \t");
@@ -63,7 +40,7 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
       r.error = "unknown option '" + std::string(key) + "' (valid: align=, addr=)";
       return r;
     }
-    s = trim(s.substr(0, last));
+    s = trim_space(s.substr(0, last));
   }
   const Parsed<Layout> l = parse_layout(s);
   if (!l.ok) {
@@ -71,19 +48,15 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
     return r;
   }
   r.value.layout = l.value;
-  if (r.value.address != 0 && r.value.base_alignment == 16) {
-    std::uint64_t a = 1024;
-    while (a > 1 && r.value.address % a != 0) a /= 2;
-    r.value.base_alignment = a;
-  }
+  if (r.value.address != 0 && r.value.base_alignment == 16) r.value.base_alignment = known_alignment(r.value.address);
   r.ok = true;
   return r;
 }
 
 ParsedTileExtents parse_tile_extents(std::string_view text) {
   ParsedTileExtents r;
-  std::string_view s = trim(text);
-  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trim(s.substr(1, s.size() - 2));
+  std::string_view s = trim_space(text);
+  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trim_space(s.substr(1, s.size() - 2));
   if (s.empty()) {
     r.error = "expected one entry per global mode, e.g. 'M=128,K=64' or '128,64' ('_' = whole mode)";
     return r;
@@ -91,15 +64,15 @@ ParsedTileExtents parse_tile_extents(std::string_view text) {
   std::size_t pos = 0;
   while (pos <= s.size()) {
     const std::size_t comma = s.find(',', pos);
-    const std::string_view item = trim(s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos));
+    const std::string_view item = trim_space(s.substr(pos, comma == std::string_view::npos ? s.npos : comma - pos));
     if (r.value.modes >= kMaxTileModes) {
       r.error = "more than " + std::to_string(kMaxTileModes) + " entries";
       return r;
     }
     std::string_view name, ext = item;
     if (const std::size_t eq = item.find('='); eq != std::string_view::npos) {
-      name = trim(item.substr(0, eq));
-      ext = trim(item.substr(eq + 1));
+      name = trim_space(item.substr(0, eq));
+      ext = trim_space(item.substr(eq + 1));
       if (name.empty()) {
         r.error = "entry " + std::to_string(r.value.modes) + " '" + std::string(item) + "': empty name before '='";
         return r;

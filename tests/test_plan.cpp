@@ -642,3 +642,14 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
 }
+
+// The alignment a base address is known to have (plan notation addr=, DLPack data + byte_offset).
+TEST(GlobalTensor, KnownAlignmentOfAnAddress) {
+  EXPECT_EQ(tmakit::known_alignment(0x1000), 1024u);
+  EXPECT_EQ(tmakit::known_alignment(0x1010), 16u);
+  EXPECT_EQ(tmakit::known_alignment(0x8), 8u);
+  EXPECT_EQ(tmakit::known_alignment(0x3), 1u);
+  const auto g = tmakit::parse_global_tensor("bf16 (64,64):(64,1) addr=0x1040");
+  ASSERT_TRUE(g.ok) << g.error;
+  EXPECT_EQ(g.value.base_alignment, 64u);
+}

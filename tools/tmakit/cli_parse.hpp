@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit::cli {
@@ -38,10 +39,9 @@ struct ParseResult {
 // Numbers are decimal or 0x hex; lists are comma-separated. See the README for the contract.
 ParseResult parse_encode_args(std::vector<std::string> args, Command command = Command::encode);
 
-// Number parsing: decimal or 0x/0X hex, no sign for unsigned, optional '-' for signed; the whole
-// text must be consumed and the value must fit. Leading/trailing spaces are ignored.
-bool parse_u64(std::string_view text, std::uint64_t& out);
-bool parse_i64(std::string_view text, std::int64_t& out);
+// Number parsing (decimal or 0x hex): the host library's, tensor_map/names.hpp.
+using tmakit::parse_i64;
+using tmakit::parse_u64;
 
 // The text of a descriptor argument of decode/diff: "HEX" itself, or the contents of "@FILE" or
 // "@-" (stdin), unchanged (parse_hex in tmakit/tensor_map/describe.hpp reads the digits). Returns

@@ -32,11 +32,12 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
   while (pos <= s.size()) {
     const std::size_t c = s.find(',', pos);
     const std::string item = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    if (n >= 3 || item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 3) {
+    std::uint64_t v = 0;
+    if (n >= 3 || !parse_u64(item, v) || v > 0xffff) {  // the planner checks the cluster shape itself
       why = "expected 1 to 3 comma-separated CTA counts, e.g. 2,1";
       return false;
     }
-    out[n++] = static_cast<std::uint32_t>(std::stoul(item));
+    out[n++] = static_cast<std::uint32_t>(v);
     if (c == std::string::npos) break;
     pos = c + 1;
   }

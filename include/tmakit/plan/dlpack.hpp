@@ -116,9 +116,7 @@ inline FromDlpackResult from_dlpack(const DLTensor& t) {
   }
   r.tensor.layout = Layout(shape, stride);
   r.tensor.address = reinterpret_cast<std::uint64_t>(t.data) + t.byte_offset;
-  std::uint64_t a = 1024;
-  while (a > 1 && r.tensor.address % a != 0) a /= 2;
-  r.tensor.base_alignment = a;
+  r.tensor.base_alignment = known_alignment(r.tensor.address);
   return r;
 }
 

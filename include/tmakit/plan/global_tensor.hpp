@@ -19,6 +19,14 @@ struct GlobalTensor {
   std::uint64_t base_alignment = 16;  // bytes the base is known to be aligned to
 };
 
+// The alignment a base address is known to have: its largest power-of-two divisor, capped at 1024
+// bytes (the most any TMA buffer or descriptor rule asks for). 1024 for address 0.
+TMAKIT_HD constexpr std::uint64_t known_alignment(std::uint64_t address) {
+  std::uint64_t a = 1024;
+  while (a > 1 && address % a != 0) a /= 2;
+  return a;
+}
+
 // How a CTA's tile coordinate maps into the global tensor (CuTe's tiler, by mode): the tile spans
 // extent[m] consecutive coordinates of global mode m (0: the whole mode), and tile coordinate t[m]
 // puts its origin at t[m] * extent[m]. One entry per (flattened) global mode.

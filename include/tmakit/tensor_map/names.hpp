@@ -109,4 +109,10 @@ std::string_view trim_space(std::string_view s);
 // `s` in single quotes, control characters escaped (\xNN), cut after 64 characters ("...").
 std::string quote_user_text(std::string_view s);
 
+// Number parsing for user text (the CLI, the plan notation): decimal or 0x/0X hex, no sign for
+// unsigned, optional '-' for signed; the whole text must be consumed and the value must fit.
+// Leading/trailing spaces are ignored.
+bool parse_u64(std::string_view text, std::uint64_t& out);
+bool parse_i64(std::string_view text, std::int64_t& out);
+
 }  // namespace tmakit
