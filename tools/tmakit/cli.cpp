@@ -40,7 +40,7 @@ constexpr const char* kUsage =
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
     "Exit status: 0 ok; 1 refused (the driver would return CUDA_ERROR_INVALID_VALUE);\n"
-    "             2 bad usage, unreadable input, or not implemented.\n";
+    "             2 bad usage or unreadable input.\n";
 
 // {"bytes":"...","fields":{...}} / {"bytes":"","errors":[...]}
 int run_encode(const EncodeRequest& req, std::ostream& out, std::ostream& err) {
