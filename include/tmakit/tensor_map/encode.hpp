@@ -7,6 +7,7 @@
 
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/encode_fast.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/validate.hpp"
@@ -102,8 +103,11 @@ struct EncodeResult {
 };
 
 // Validates, then encodes. On refusal `map` is all zero and `violations` lists every violated rule.
+// Tiled, non-interleaved maps of non-packed types take the fast path (encode_fast.hpp), which
+// decides and writes exactly what the general path would.
 TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
   EncodeResult r;
+  if (encode_fast(p, r.map)) return r;
   if (is_valid(p)) {
     r.map = encode_unchecked(p);
   } else {
@@ -116,6 +120,7 @@ TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
 // when the parameters are valid; returns false and leaves `out` untouched otherwise (call
 // validate() for the reasons).
 TMAKIT_HD constexpr bool encode_into(const TensorMapParams& p, TensorMapBytes& out) {
+  if (encode_fast(p, out)) return true;
   if (!is_valid(p)) return false;
   out = encode_unchecked(p);
   return true;

@@ -1,0 +1,228 @@
+// The fast path (encode_fast.hpp) against the general codec: whenever it encodes, the parameters
+// are valid and its bytes are encode_unchecked()'s; every valid parameter set of its domain is
+// encoded; the SSE2 and portable forms agree on every input; nothing is written on a refusal.
+// Inputs: every line of the committed driver vectors, a million boundary-value parameter sets
+// (each field drawn from values at and around its limits, garbage past the rank), and the corner
+// cases of the table indices.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_configs.hpp"
+#include "test_data.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/encode_fast.hpp"
+#include "tmakit/tensor_map/jsonl.hpp"
+
+namespace {
+
+using namespace tmakit;
+
+// The fast path's domain: tiled, no interleave, a valid non-packed type, elementStrides 1 up to
+// the rank (any rank value; invalid ranks are simply not valid).
+bool in_domain(const TensorMapParams& p) {
+  if (p.kind != MapKind::tiled || p.interleave != Interleave::none) return false;
+  if (!is_valid(p.dtype) || is_packed(p.dtype)) return false;
+  for (std::uint32_t i = 0; i < p.rank && i < kMaxRank; ++i)
+    if (p.elem_strides[i] != 1) return false;
+  return true;
+}
+
+struct Tally {
+  std::size_t inputs = 0, encoded = 0, domain_valid = 0;
+};
+
+// Every property on one input; returns a description of the first failure ("" when none).
+std::string check_one(const TensorMapParams& p, Tally& t) {
+  ++t.inputs;
+  TensorMapBytes fast;
+  for (auto& w : fast.words) w = 0xa5a5a5a5a5a5a5a5u;
+  const TensorMapBytes untouched = fast;
+  const bool encoded = encode_fast_portable(p, fast);
+  const bool valid = is_valid(p);
+  if (encoded) {
+    ++t.encoded;
+    if (!valid) return "encoded invalid parameters";
+    if (!(fast == encode_unchecked(p))) return "bytes differ from encode_unchecked";
+  } else if (!(fast == untouched)) {
+    return "wrote the output on a refusal";
+  }
+  if (in_domain(p) && valid) {
+    ++t.domain_valid;
+    if (!encoded) return "valid parameters of the domain not encoded";
+  }
+#if TMAKIT_ENCODE_FAST_SSE2
+  TensorMapBytes sse = untouched;
+  if (encode_fast_sse2(p, sse) != encoded) return "SSE2 and portable forms decide differently";
+  if (!(sse == fast)) return "SSE2 and portable forms write different bytes";
+#endif
+  TensorMapBytes into{};
+  if (encode_into(p, into) != valid) return "encode_into disagrees with is_valid";
+  return "";
+}
+
+std::string describe(const TensorMapParams& p) {
+  std::string s = "kind " + std::to_string(std::uint32_t(p.kind)) + " arch " + std::to_string(std::uint32_t(p.arch)) +
+                  " dtype " + std::to_string(std::uint32_t(p.dtype)) + " rank " + std::to_string(p.rank) + " addr " +
+                  std::to_string(p.address) + " swizzle " + std::to_string(std::uint32_t(p.swizzle)) + " l2 " +
+                  std::to_string(std::uint32_t(p.l2)) + " oob " + std::to_string(std::uint32_t(p.oob)) +
+                  " interleave " + std::to_string(std::uint32_t(p.interleave)) + " |";
+  for (int i = 0; i < 5; ++i)
+    s += " d" + std::to_string(p.dims[i]) + " b" + std::to_string(p.box[i]) + " e" + std::to_string(p.elem_strides[i]) +
+         (i < 4 ? " s" + std::to_string(p.strides[i]) : "");
+  return s;
+}
+
+TEST(EncodeFast, AgreesWithTheGeneralCodecOnEveryDriverVector) {
+  Tally t;
+  std::size_t lines = 0;
+  for (const auto& line : tmakit_test::read_gz_lines(std::string(TMAKIT_TEST_DATA_DIR) + "/driver_sm90.jsonl.gz")) {
+    TensorMapParams p;
+    std::vector<jsonl::Error> errors;
+    if (!jsonl::parse_params(line, p, errors)) continue;
+    ++lines;
+    for (const Arch a : {Arch::sm_90, Arch::sm_100, Arch::sm_120}) {
+      p.arch = a;
+      const std::string why = check_one(p, t);
+      ASSERT_EQ(why, "") << line;
+    }
+  }
+  ASSERT_GE(lines, 20000u);
+  // The corpus is mostly refusals and exotic cases; its tiled, stride-1 acceptances exercise the path.
+  EXPECT_GT(t.encoded, 5000u);
+  std::printf("driver vectors: %zu inputs (3 archs), %zu encoded by the fast path, %zu valid in its domain\n",
+              t.inputs, t.encoded, t.domain_valid);
+}
+
+// Values at and around every limit the domain's rules have, for each field.
+template <class T>
+T pick(std::mt19937_64& rng, std::initializer_list<T> values) {
+  return *(values.begin() + rng() % values.size());
+}
+
+TensorMapParams boundary_params(std::mt19937_64& rng) {
+  TensorMapParams p;
+  const auto one_in = [&](int n) { return rng() % n == 0; };
+  p.kind = one_in(20) ? static_cast<MapKind>(pick<std::uint32_t>(rng, {1, 2, 3, 0x80000000u})) : MapKind::tiled;
+  p.arch = static_cast<Arch>(pick<std::uint32_t>(rng, {90, 90, 90, 100, 120, 0, 89, 91, 110, 121, 122, 0xffffffffu}));
+  p.dtype = static_cast<DataType>(one_in(10) ? pick<std::uint32_t>(rng, {13, 14, 15, 16, 31, 0x80000009u}) : rng() % 13);
+  p.rank = one_in(10) ? pick<std::uint32_t>(rng, {0, 6, 7, 8, 9, 15, 0xffffffffu}) : 1 + rng() % 5;
+  p.address = one_in(8) ? pick<std::uint64_t>(rng, {0x7f0000000008, 1, 0, 16, (std::uint64_t{1} << 57) - 16,
+                                                    std::uint64_t{1} << 57, ~std::uint64_t{15}})
+                        : 0x7f0000000000 + 16 * (rng() % 4096);
+  p.interleave = one_in(20) ? static_cast<Interleave>(pick<std::uint32_t>(rng, {1, 2, 3})) : Interleave::none;
+  p.swizzle = static_cast<Swizzle>(one_in(10) ? pick<std::uint32_t>(rng, {4, 5, 6, 7, 8, 0xffffffffu}) : rng() % 4);
+  p.l2 = static_cast<L2Promotion>(one_in(20) ? pick<std::uint32_t>(rng, {4, 5, 0xffffffffu}) : rng() % 4);
+  p.oob = static_cast<OobFill>(one_in(20) ? pick<std::uint32_t>(rng, {2, 3, 0xffffffffu}) : rng() % 2);
+  const std::uint32_t esize = in_domain(p) || is_valid(p.dtype) ? std::max(1u, element_bits(p.dtype) / 8) : 1;
+  for (int i = 0; i < 5; ++i) {
+    p.dims[i] = one_in(16) ? pick<std::uint64_t>(rng, {0, 1, 2, (std::uint64_t{1} << 32) - 1, std::uint64_t{1} << 32,
+                                                      (std::uint64_t{1} << 32) + 1, ~std::uint64_t{0}})
+                          : 1 + rng() % 100000;
+    if (i < 4)
+      p.strides[i] = one_in(16) ? pick<std::uint64_t>(rng, {0, 8, 24, (std::uint64_t{1} << 40) - 16, std::uint64_t{1} << 40,
+                                                           (std::uint64_t{1} << 36) + 16, (std::uint64_t{0xf} << 36) + 128,
+                                                           ~std::uint64_t{15}})
+                               : 16 * (1 + rng() % (std::uint64_t{1} << 20));
+    p.box[i] = one_in(16) ? pick<std::uint32_t>(rng, {0, 1, 255, 256, 257, 0x100000001u & 0xffffffffu, 0xffffffffu, 512})
+                         : (i == 0 ? 16 / esize * (1 + rng() % 16) : 1 + rng() % 256);
+    p.elem_strides[i] = one_in(32) ? pick<std::uint32_t>(rng, {0, 2, 8, 9, 0xffffffffu}) : 1;
+  }
+  // Now and then a box small enough to fit shared memory, so that every rule can be the only one.
+  if (one_in(2))
+    for (int i = 1; i < 5; ++i) p.box[i] = 1 + rng() % 4;
+  return p;
+}
+
+TEST(EncodeFast, AgreesWithTheGeneralCodecOnBoundaryValues) {
+  std::mt19937_64 rng(2026);
+  Tally t;
+  for (int n = 0; n < 1000000; ++n) {
+    const TensorMapParams p = boundary_params(rng);
+    const std::string why = check_one(p, t);
+    ASSERT_EQ(why, "") << describe(p);
+  }
+  // The draw must reach both outcomes often, or the agreement proves little.
+  EXPECT_GT(t.encoded, 30000u);
+  EXPECT_GT(t.inputs - t.encoded, 300000u);
+  std::printf("boundary values: %zu inputs, %zu encoded by the fast path\n", t.inputs, t.encoded);
+}
+
+TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
+  // One valid map, then each rule broken alone: the fast path refuses and validate() names a rule.
+  const TensorMapParams good = test::tiled_bf16();
+  TensorMapBytes out;
+  ASSERT_TRUE(encode_fast(good, out));
+  EXPECT_EQ(out, encode_unchecked(good));
+  auto refused = [&](auto&& change) {
+    TensorMapParams p = good;
+    change(p);
+    TensorMapBytes o;
+    Tally t;
+    EXPECT_EQ(check_one(p, t), "");
+    return !encode_fast(p, o) && !is_valid(p);
+  };
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.arch = static_cast<Arch>(91); }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.rank = 0; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.rank = 6; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.address += 8; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.address = std::uint64_t{1} << 57; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.dims[1] = 0; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.dims[2] = (std::uint64_t{1} << 32) + 1; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.strides[1] = 12808; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.strides[0] = std::uint64_t{1} << 40; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.box[2] = 0; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.box[1] = 257; }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.box[0] = 72; }));                            // 144 B > 128 B span
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.box[0] = 60, p.swizzle = Swizzle::none; }));  // 120 B, not % 16
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.box[1] = 256, p.box[2] = 8; }));             // 256 KiB footprint
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.swizzle = static_cast<Swizzle>(7); }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.swizzle = Swizzle::b128_atom_32b; }));       // sm_90
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.l2 = static_cast<L2Promotion>(4); }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.oob = static_cast<OobFill>(2); }));
+  EXPECT_TRUE(refused([](TensorMapParams& p) { p.dtype = DataType::uint16, p.oob = OobFill::nan_request_zero_fma; }));
+  // Past the rank anything goes.
+  TensorMapParams p = good;
+  p.dims[3] = 0, p.dims[4] = ~std::uint64_t{0}, p.strides[2] = 3, p.strides[3] = ~std::uint64_t{0};
+  p.box[3] = 0, p.box[4] = 9999, p.elem_strides[3] = 0, p.elem_strides[4] = 77;
+  ASSERT_TRUE(encode_fast(p, out));
+  EXPECT_EQ(out, encode_unchecked(good));
+  // 128B_ATOM swizzles are fine on Blackwell targets, and sm_120 has less shared memory.
+  p = good;
+  p.arch = Arch::sm_100, p.swizzle = Swizzle::b128_atom_64b;
+  EXPECT_TRUE(encode_fast(p, out));
+  p = good;
+  p.box[1] = 256, p.box[2] = 1, p.arch = Arch::sm_120;  // 32 KiB: fine
+  EXPECT_TRUE(encode_fast(p, out));
+  p.box[2] = 4;  // 128 KiB: over sm_120's 100 KiB, within sm_90's 228 KiB
+  EXPECT_FALSE(encode_fast(p, out));
+  p.arch = Arch::sm_90;
+  EXPECT_TRUE(encode_fast(p, out));
+}
+
+TEST(EncodeFast, OutsideTheDomainTheGeneralPathDecides) {
+  TensorMapBytes out;
+  TensorMapParams p = test::tiled_bf16();
+  p.elem_strides[1] = 2;  // valid, but not stride 1: the general path encodes it
+  EXPECT_FALSE(encode_fast(p, out));
+  ASSERT_TRUE(encode_into(p, out));
+  EXPECT_EQ(out, encode_unchecked(p));
+  const TensorMapParams im = test::im2col_bf16();
+  EXPECT_FALSE(encode_fast(im, out));
+  EXPECT_TRUE(encode(im).ok());
+}
+
+TEST(EncodeFast, WorksAtCompileTime) {
+  constexpr auto r = [] {
+    TensorMapBytes fast{};
+    const bool ok = encode_fast(test::tiled_bf16(), fast);
+    return ok && fast == encode_unchecked(test::tiled_bf16());
+  }();
+  static_assert(r, "the fast path runs in constant evaluation and matches encode_unchecked");
+  static_assert(encode(test::tiled_bf16()).ok());
+}
+
+}  // namespace
