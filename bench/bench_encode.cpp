@@ -3,8 +3,9 @@
 // over all swizzles, ranks 2-5): 256 of them hot in cache as when a JIT has just built them
 // ("mixed", and "uniform": one rank, type and swizzle as in a grouped GEMM), and 16384 whose
 // parameters and maps (7 MiB) do not fit in L2 ("large"). Each timing sample encodes all of them 16
-// times; prints the median ns per descriptor of 31 samples and the ratio, after checking that
-// every descriptor is byte-identical to the driver's. All of them take encode's fast path
+// times with every encoder in turn (round-robin, so that clock changes hit all alike); prints the
+// median ns per descriptor of 31 samples and the ratio, after checking that every descriptor is
+// byte-identical to the driver's. All of them take encode's fast path
 // (tiled, no interleave, elementStrides 1); encode_unchecked and is_valid are the general path.
 // Needs a GPU for the driver part (the driver wants a current context).
 #include <cuda.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <random>
 #include <vector>
@@ -83,19 +85,27 @@ CUresult driver_encode(const TensorMapParams& p, CUtensorMap* m) {
                                 CUtensorMapL2promotion(p.l2), CUtensorMapFloatOOBfill(p.oob));
 }
 
-template <class F>
-double median_ns_per_item(int n, F&& body) {
-  constexpr int kPasses = 16;
-  std::vector<double> t;
-  body();  // warm-up
-  for (int rep = 0; rep < 31; ++rep) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int pass = 0; pass < kPasses; ++pass) body();
-    auto t1 = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / (double(n) * kPasses));
+// Times several encoders round-robin: each sample runs every encoder once (kPasses passes over
+// the configurations), so a change of clock or a noisy neighbour during the run hits all of them
+// alike; returns each one's median ns per descriptor over kSamples samples.
+std::vector<double> median_ns_per_item(int n, const std::vector<std::function<void()>>& bodies) {
+  constexpr int kPasses = 16, kSamples = 31;
+  std::vector<std::vector<double>> t(bodies.size());
+  for (const auto& body : bodies) body();  // warm-up
+  for (int rep = 0; rep < kSamples; ++rep) {
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int pass = 0; pass < kPasses; ++pass) bodies[b]();
+      const auto t1 = std::chrono::steady_clock::now();
+      t[b].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / (double(n) * kPasses));
+    }
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::vector<double> med;
+  for (auto& v : t) {
+    std::sort(v.begin(), v.end());
+    med.push_back(v[v.size() / 2]);
+  }
+  return med;
 }
 
 }  // namespace
@@ -139,38 +149,42 @@ int main() {
       if (driver_encode(cfgs[i], &drv_out[i]) != CUDA_SUCCESS) ++mismatches;
       if (std::memcmp(&drv_out[i], &our_out[i], 128) != 0) ++mismatches;
     }
-    const double t_drv = !have_driver ? 0.0 : median_ns_per_item(n, [&] {
-      for (int i = 0; i < n; ++i) {
-        driver_encode(cfgs[i], &drv_out[i]);
-        keep(drv_out[i]);
-      }
-    });
-    const double t_into = median_ns_per_item(n, [&] {
-      for (int i = 0; i < n; ++i) {
-        const bool ok = encode_into(cfgs[i], our_out[i]);
-        keep(ok);
-        keep(our_out[i]);
-      }
-    });
-    const double t_enc = median_ns_per_item(n, [&] {
-      for (int i = 0; i < n; ++i) {
-        auto r = encode(cfgs[i]);
-        our_out[i] = r.map;
-        keep(our_out[i]);
-      }
-    });
-    const double t_raw = median_ns_per_item(n, [&] {
-      for (int i = 0; i < n; ++i) {
-        our_out[i] = encode_unchecked(cfgs[i]);
-        keep(our_out[i]);
-      }
-    });
-    const double t_val = median_ns_per_item(n, [&] {
-      for (int i = 0; i < n; ++i) {
-        const bool ok = is_valid(cfgs[i]);
-        keep(ok);
-      }
-    });
+    std::vector<std::function<void()>> bodies = {
+        [&] {
+          for (int i = 0; i < n; ++i) {
+            const bool ok = encode_into(cfgs[i], our_out[i]);
+            keep(ok);
+            keep(our_out[i]);
+          }
+        },
+        [&] {
+          for (int i = 0; i < n; ++i) {
+            auto r = encode(cfgs[i]);
+            our_out[i] = r.map;
+            keep(our_out[i]);
+          }
+        },
+        [&] {
+          for (int i = 0; i < n; ++i) {
+            our_out[i] = encode_unchecked(cfgs[i]);
+            keep(our_out[i]);
+          }
+        },
+        [&] {
+          for (int i = 0; i < n; ++i) {
+            const bool ok = is_valid(cfgs[i]);
+            keep(ok);
+          }
+        }};
+    if (have_driver)
+      bodies.push_back([&] {
+        for (int i = 0; i < n; ++i) {
+          driver_encode(cfgs[i], &drv_out[i]);
+          keep(drv_out[i]);
+        }
+      });
+    const std::vector<double> t = median_ns_per_item(n, bodies);
+    const double t_into = t[0], t_enc = t[1], t_raw = t[2], t_val = t[3], t_drv = have_driver ? t[4] : 0.0;
     const char* sc = sc_.name;
     auto row = [&](const char* what, double t) {
       if (have_driver) std::printf("%-9s %-55s %10.1f %9.2fx\n", sc, what, t, t_drv / t);

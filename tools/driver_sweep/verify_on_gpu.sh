@@ -2,7 +2,9 @@
 # Issue 2's GPU check, one command on the GPU machine: a FRESH randomized sweep (seeds never used for
 # tests/data) through the driver and through tmakit, compared line by line (decisions and bytes),
 # then the encode benchmark. Expects the binaries in $BIN (default .probe): driver_sweep, tmakit,
-# bench_encode. Logs go to $OUT (default ./gpu-out).
+# bench_encode. Logs go to $OUT (default ./gpu-out). SEED (default 1001) is the first of the six
+# seeds: give a new one for a sweep no earlier run has seen (1001 was used on 2026-11-22 03:14,
+# 2001 on 2026-11-22 in session 3).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BIN=${BIN:-.probe}
@@ -12,11 +14,12 @@ W=$(mktemp -d)
 G=tools/driver_sweep/gen_configs.py
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 date -u +%Y-%m-%dT%H:%M:%SZ | tee -a "$OUT/gpu.txt"
+S=${SEED:-1001}
 {
-  for s in 1001 1002 1003; do python3 $G --seed $s --count 100000; done
-  python3 $G --family tiled --seed 1004 --count 100000
-  python3 $G --family im2col --seed 1005 --count 50000
-  python3 $G --family im2col_wide --seed 1006 --count 50000
+  for s in $S $((S + 1)) $((S + 2)); do python3 $G --seed $s --count 100000; done
+  python3 $G --family tiled --seed $((S + 3)) --count 100000
+  python3 $G --family im2col --seed $((S + 4)) --count 50000
+  python3 $G --family im2col_wide --seed $((S + 5)) --count 50000
   python3 $G --family onefactor
 } > "$W/cfg.jsonl"
 "$BIN/driver_sweep" --meta "$OUT/meta.json" < "$W/cfg.jsonl" > "$W/driver.jsonl"
