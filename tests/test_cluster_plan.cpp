@@ -4,6 +4,7 @@
 
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "tmakit/plan/cluster_explain.hpp"
 #include "tmakit/plan/cluster_handoff.hpp"
@@ -154,6 +155,31 @@ TEST(ClusterPlan, ElementStridesCountLikeTheHardware) {
   const MulticastPlan q = plan_multicast(spec_1d(2, MulticastMode::sliced, b));
   EXPECT_FALSE(q.ok());
   EXPECT_TRUE(q.diagnostics.contains(ClusterRule::slice_divisible));
+}
+
+// ClusterDiagnostics is core's ViolationList (one list type for every module), with notes that
+// do not fail ok() and a zeroed, constexpr-usable empty state.
+static_assert(std::is_base_of_v<ViolationList<ClusterRule, 32, ClusterViolation>, ClusterDiagnostics>);
+static_assert(ClusterDiagnostics{}.empty() && ClusterDiagnostics{}.ok() && ClusterDiagnostics::kCapacity == 32);
+TEST(ClusterPlan, DiagnosticsKeepTheFirstCapacityAndFlagTheRest) {
+  ClusterDiagnostics d;
+  d.add(ClusterRule::straddle, -1, 3, 1);
+  EXPECT_TRUE(d.ok());  // a note only
+  EXPECT_FALSE(d.empty());
+  EXPECT_EQ(d.errors(), 0);
+  for (int i = 1; i < ClusterDiagnostics::kCapacity + 2; ++i) d.add(ClusterRule::fan_in, i, 100 + i, 200 + i);
+  EXPECT_EQ(d.count, ClusterDiagnostics::kCapacity);
+  EXPECT_TRUE(d.truncated);
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.errors(), ClusterDiagnostics::kCapacity - 1);
+  EXPECT_TRUE(d.contains(ClusterRule::straddle) && d.contains(ClusterRule::fan_in));
+  EXPECT_FALSE(d.contains(ClusterRule::tx_limit));
+  EXPECT_EQ(d.items[5].cta, 5);
+  EXPECT_EQ(d.items[5].value, 105);
+  EXPECT_EQ(d.items[5].expected, 205);
+  int seen = 0;
+  for (const ClusterViolation& v : d) seen += v.rule == ClusterRule::fan_in;
+  EXPECT_EQ(seen, ClusterDiagnostics::kCapacity - 1);
 }
 
 TEST(ClusterPlan, ValidationReportsEveryViolation) {
