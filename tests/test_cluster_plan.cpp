@@ -4,11 +4,14 @@
 
 #include <random>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "tmakit/plan/cluster_explain.hpp"
 #include "tmakit/plan/cluster_handoff.hpp"
 #include "tmakit/plan/cluster_multicast.hpp"
 #include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/tensor_map/smem_model.hpp"
 
 using namespace tmakit;
 
@@ -156,6 +159,31 @@ TEST(ClusterPlan, ElementStridesCountLikeTheHardware) {
   EXPECT_TRUE(q.diagnostics.contains(ClusterRule::slice_divisible));
 }
 
+// ClusterDiagnostics is core's ViolationList (one list type for every module), with notes that
+// do not fail ok() and a zeroed, constexpr-usable empty state.
+static_assert(std::is_base_of_v<ViolationList<ClusterRule, 32, ClusterViolation>, ClusterDiagnostics>);
+static_assert(ClusterDiagnostics{}.empty() && ClusterDiagnostics{}.ok() && ClusterDiagnostics::kCapacity == 32);
+TEST(ClusterPlan, DiagnosticsKeepTheFirstCapacityAndFlagTheRest) {
+  ClusterDiagnostics d;
+  d.add(ClusterRule::straddle, -1, 3, 1);
+  EXPECT_TRUE(d.ok());  // a note only
+  EXPECT_FALSE(d.empty());
+  EXPECT_EQ(d.errors(), 0);
+  for (int i = 1; i < ClusterDiagnostics::kCapacity + 2; ++i) d.add(ClusterRule::fan_in, i, 100 + i, 200 + i);
+  EXPECT_EQ(d.count, ClusterDiagnostics::kCapacity);
+  EXPECT_TRUE(d.truncated);
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.errors(), ClusterDiagnostics::kCapacity - 1);
+  EXPECT_TRUE(d.contains(ClusterRule::straddle) && d.contains(ClusterRule::fan_in));
+  EXPECT_FALSE(d.contains(ClusterRule::tx_limit));
+  EXPECT_EQ(d.items[5].cta, 5);
+  EXPECT_EQ(d.items[5].value, 105);
+  EXPECT_EQ(d.items[5].expected, 205);
+  int seen = 0;
+  for (const ClusterViolation& v : d) seen += v.rule == ClusterRule::fan_in;
+  EXPECT_EQ(seen, ClusterDiagnostics::kCapacity - 1);
+}
+
 TEST(ClusterPlan, ValidationReportsEveryViolation) {
   MulticastPlan p = plan_multicast(spec_1d(4, MulticastMode::sliced, bf16_box(64)));
   ASSERT_TRUE(p.ok());
@@ -238,6 +266,109 @@ TEST(ClusterPlan, SlicesAreAlignedForTma) {
   const MulticastPlan q = plan_multicast(spec_1d(4, MulticastMode::sliced, b));
   ASSERT_TRUE(q.ok());
   EXPECT_EQ(q.cta[1].issue.smem_offset, 384u);
+}
+
+// Where the slices land: the shared image of the whole box (host TMA model, smem_model.hpp) must be
+// the union of the slices' images, each at its smem_offset. Rows shorter than the swizzle span are
+// padded to it (measured on the H200), so a slice's offset is its share of the padded image, not of
+// the transaction bytes (which once put slice 1 of the box below at 2048, inside slice 0).
+namespace {
+std::vector<unsigned char> model_image(const TensorMapParams& p, const std::vector<unsigned char>& global,
+                                       const std::int32_t* start) {
+  std::vector<unsigned char> out;
+  EXPECT_TRUE(smem_model_tiled_load(p, global, start, out, {}, 0xEE));
+  return out;
+}
+// The box's own tensor: each dim just as large as the box reads, distinct bytes (never 0xEE).
+TensorMapParams fit_tensor(TensorMapParams p, std::vector<unsigned char>& global) {
+  const std::uint64_t eb = smem_element_bits(p.dtype) / 8;
+  std::uint64_t size = 1;
+  for (std::uint32_t i = 0; i < p.rank; ++i) {
+    p.dims[i] = p.box[i];
+    if (i > 0) p.strides[i - 1] = i == 1 ? (p.dims[0] * eb + 15) / 16 * 16 : p.strides[i - 2] * p.dims[i - 1];
+  }
+  size = p.rank == 1 ? p.dims[0] * eb : p.strides[p.rank - 2] * p.dims[p.rank - 1];
+  global.resize(size);
+  for (std::uint64_t i = 0; i < size; ++i) global[i] = static_cast<unsigned char>(1 + (i * 37 + i / 251) % 200);
+  p.address = 0;
+  return p;
+}
+// Every slice image at its offset rebuilds the whole image; false (with a message) otherwise.
+::testing::AssertionResult slices_rebuild_the_box(const MulticastPlan& m) {
+  std::vector<unsigned char> global;
+  const TensorMapParams whole_p = fit_tensor(m.spec.box, global);
+  const std::int32_t zero[kMaxRank] = {};
+  const std::vector<unsigned char> whole = model_image(whole_p, global, zero);
+  std::vector<unsigned char> built(whole.size(), 0xEE);
+  for (std::uint32_t r = 0; r < m.spec.cluster.size(); ++r) {
+    if (!m.cta[r].issues) continue;
+    TensorMapParams sp = m.issue_params(r);
+    for (std::uint32_t i = 0; i < sp.rank; ++i) sp.dims[i] = whole_p.dims[i];
+    for (std::uint32_t i = 0; i + 1 < sp.rank; ++i) sp.strides[i] = whole_p.strides[i];
+    sp.address = 0;
+    std::int32_t start[kMaxRank] = {};
+    start[m.slice_dim] = static_cast<std::int32_t>(m.cta[r].issue.coord_offset);
+    const std::vector<unsigned char> part = model_image(sp, global, start);
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      if (part[i] == 0xEE) continue;
+      const std::size_t at = m.cta[r].issue.smem_offset + i;
+      if (at >= built.size()) return ::testing::AssertionFailure() << "CTA " << r << " writes byte " << at << " past the box image";
+      if (built[at] != 0xEE) return ::testing::AssertionFailure() << "CTA " << r << " overwrites byte " << at;
+      built[at] = part[i];
+    }
+  }
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    if (built[i] != whole[i]) return ::testing::AssertionFailure() << "byte " << i << " differs from the whole box's";
+  return ::testing::AssertionSuccess();
+}
+}  // namespace
+
+TEST(ClusterPlan, SlicesLandWhereTheWholeBoxPutsThem) {
+  // bf16 32 x 64 under 128B swizzle: 64 B rows, padded to 128 B. Two slices of 32 rows each
+  // deliver 2048 B, but slice 1 starts 32 rows = 4096 B into the image.
+  const MulticastPlan p = plan_multicast(spec_1d(2, MulticastMode::sliced, bf16_box(64, Swizzle::b128)));
+  ASSERT_TRUE(p.ok());  // (bf16_box(64): 64 cols = 128 B rows, unpadded)
+  EXPECT_EQ(p.cta[1].issue.smem_offset, 4096u);
+  EXPECT_TRUE(slices_rebuild_the_box(p));
+  TensorMapParams half = bf16_box(64, Swizzle::b128);
+  half.box[0] = 32;
+  const MulticastPlan q = plan_multicast(spec_1d(2, MulticastMode::sliced, half));
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q.cta[1].issue.bytes, 2048u);
+  EXPECT_EQ(q.cta[1].expect_bytes, 4096u);
+  EXPECT_EQ(q.cta[1].issue.smem_offset, 4096u);
+  EXPECT_TRUE(slices_rebuild_the_box(q));
+  // 16 B rows under 64B swizzle, 4 slices of 8 rows: 8 x 64 = 512 B apart (a whole repeat)
+  TensorMapParams narrow = bf16_box(32, Swizzle::b64);
+  narrow.box[0] = 8;
+  const MulticastPlan n = plan_multicast(spec_1d(4, MulticastMode::sliced, narrow));
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n.cta[3].issue.smem_offset, 3u * 512u);
+  EXPECT_TRUE(slices_rebuild_the_box(n));
+  // Every sliced plan of a sweep (padded and unpadded rows, element strides, ranks 1..4).
+  std::mt19937 rng(7);
+  const DataType dts[] = {DataType::uint8, DataType::bfloat16, DataType::float32};
+  const Swizzle sws[] = {Swizzle::none, Swizzle::b32, Swizzle::b64, Swizzle::b128};
+  int sliced = 0, padded = 0;
+  for (int it = 0; it < 3000; ++it) {
+    TensorMapParams b;
+    b.dtype = dts[rng() % 3];
+    b.rank = 1 + rng() % 4;
+    b.swizzle = sws[rng() % 4];
+    const std::uint32_t eb = smem_element_bits(b.dtype) / 8;
+    b.box[0] = (16u << (rng() % 4)) / eb;  // 16..128 B rows
+    for (std::uint32_t i = 1; i < b.rank; ++i) {
+      b.box[i] = 1u << (rng() % 5);
+      b.elem_strides[i] = rng() % 4 == 0 ? 2 : 1;
+    }
+    const MulticastPlan m = plan_multicast(spec_1d(1u << (1 + rng() % 3), MulticastMode::sliced, b));
+    if (m.decision != MulticastDecision::sliced || !m.ok()) continue;
+    ++sliced;
+    padded += smem_padded_row(b.swizzle, std::uint64_t{b.box[0]} * eb) != std::uint64_t{b.box[0]} * eb;
+    ASSERT_TRUE(slices_rebuild_the_box(m)) << "iteration " << it;
+  }
+  EXPECT_GT(sliced, 300);
+  EXPECT_GT(padded, 50);
 }
 
 TEST(ClusterPlan, InterleavedUntraversedDimIsNotSliced) {

@@ -22,7 +22,8 @@ Layout L(const char* s) {
 constexpr SwizzleParams kSw128{3, 4, 3, true, true};
 
 // constexpr: a swizzle is its own inverse
-constexpr LinearLayout kSwz = linear_from_swizzle(kSw128, 10);
+constexpr LinearLayout kSwz = linear_from_swizzle(kSw128, 10).value;
+static_assert(linear_from_swizzle(kSw128, 10).ok());
 static_assert(invert(kSwz).ok());
 static_assert(invert(kSwz).value == kSwz);
 static_assert(kSwz.apply(0x80) == 0x90);
@@ -111,6 +112,42 @@ TEST(LinearLayout, NamesMustMatchTheModes) {
   EXPECT_EQ(linear_from_layout(L("8:1"), nullptr, 0, "offset_bytes_").diagnostic.rule, LayoutRule::capacity);
 }
 
+// linear_dim / identity_linear / linear_from_swizzle refuse a name that does not fit, as
+// linear_from_layout does (they once truncated it silently: identity_linear("register_index", 3)
+// was a dimension called "register_in" that in_index("register_index") did not find).
+TEST(LinearLayout, EveryNamedConstructorRefusesAnOverLongName) {
+  const LinearDimResult d = linear_dim("register_index", 3);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.diagnostic.rule, LayoutRule::capacity);
+  EXPECT_EQ(d.diagnostic.a, LinearDim::kMaxName);
+  EXPECT_EQ(d.value, LinearDim{});
+  const LinearLayoutResult id = identity_linear("register_index", 3);
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.diagnostic.rule, LayoutRule::capacity);
+  EXPECT_EQ(id.diagnostic.a, LinearDim::kMaxName);
+  EXPECT_NE(message(id.diagnostic).find("name characters"), std::string::npos);
+  EXPECT_EQ(linear_from_swizzle(kSw128, 10, "offset_bytes_").diagnostic.rule, LayoutRule::capacity);
+  // the same limits as linear_from_layout: exactly 11 characters fit and are found by the full name
+  const LinearLayoutResult id11 = identity_linear("register_ix", 3);
+  ASSERT_TRUE(id11.ok());
+  EXPECT_EQ(id11.value.in_index("register_ix"), 0);
+  EXPECT_EQ(id11.value.out_index("register_ix"), 0);
+  EXPECT_EQ(id11.value.apply(5), 5u);
+  const LinearDimResult d11 = linear_dim("register_ix", 3);
+  ASSERT_TRUE(d11.ok());
+  EXPECT_TRUE(d11.value.named("register_ix"));
+  EXPECT_EQ(d11.value.bits, 3);
+  // more bits than a map holds: refused, not clamped
+  const LinearLayoutResult wide = identity_linear("offset", 65);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.diagnostic.rule, LayoutRule::capacity);
+  EXPECT_EQ(wide.diagnostic.a, 64);
+  EXPECT_EQ(wide.diagnostic.b, 65);
+  EXPECT_TRUE(identity_linear("offset", 64).ok());
+  static_assert(!identity_linear("register_index", 3).ok());
+  static_assert(identity_linear("register_ix", 3).value.in_index("register_ix") == 0);
+}
+
 TEST(LinearLayout, RefusalsNameTheFlattenedLeaf) {
   const char* names[2] = {"a", "b"};
   // mode 1 = (3,2): leaf 0 of mode 1 is leaf 2 of the layout
@@ -134,14 +171,14 @@ TEST(LinearLayout, SwizzleComposeAndSwizzledLayoutAgree) {
   const LinearLayoutResult bytes = linear_from_layout(L("(64,64):(128,2)"));  // element strides * 2 bytes
   ASSERT_TRUE(bytes.ok());
   ASSERT_EQ(bytes.value.out_bits(), 13);
-  const LinearLayout swz = linear_from_swizzle(kSw128, 13);
+  const LinearLayout swz = linear_from_swizzle(kSw128, 13).value;
   const LinearLayoutResult comp = compose(swz, bytes.value);
   ASSERT_TRUE(comp.ok());
   for (std::int64_t i = 0; i < 64 * 64; ++i)
     ASSERT_EQ(comp.value.apply(static_cast<std::uint64_t>(i)), sl.value.byte_offset(i, 2)) << i;
   for (std::uint64_t o = 0; o < 8192; ++o) ASSERT_EQ(swz.apply(o), kSw128(o));
   // mismatched dimensions are refused
-  EXPECT_EQ(compose(linear_from_swizzle(kSw128, 10), bytes.value).diagnostic.rule, LayoutRule::dims_mismatch);
+  EXPECT_EQ(compose(linear_from_swizzle(kSw128, 10).value, bytes.value).diagnostic.rule, LayoutRule::dims_mismatch);
 }
 
 TEST(LinearLayout, InversesOnRandomMaps) {
@@ -151,8 +188,8 @@ TEST(LinearLayout, InversesOnRandomMaps) {
     const int in = 1 + static_cast<int>(rng() % 12);
     const int out = it % 2 ? in : 1 + static_cast<int>(rng() % 12);  // half square
     LinearLayout l;
-    l.in[0] = linear_dim("in", in);
-    l.out[0] = linear_dim("out", out);
+    l.in[0] = linear_dim("in", in).value;
+    l.out[0] = linear_dim("out", out).value;
     l.n_in = l.n_out = 1;
     for (int k = 0; k < in; ++k) l.basis[k] = rng() & low_mask(out);
     const LinearLayoutResult inv = invert(l);
@@ -258,7 +295,7 @@ TEST(LinearLayout, WavefrontsFromALinearByteMap) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(shared_wavefronts(m.value, 1, 16).wavefronts, 32);
   EXPECT_EQ(contiguous_elements(m.value, 0), 1);  // register bits land on byte bits 1..3, not 0..2
-  const LinearLayoutResult sw = compose(linear_from_swizzle(kSw128, m.value.out_bits()), m.value);
+  const LinearLayoutResult sw = compose(linear_from_swizzle(kSw128, m.value.out_bits()).value, m.value);
   ASSERT_TRUE(sw.ok());
   EXPECT_EQ(shared_wavefronts(sw.value, 1, 16).wavefronts, 4);
 }

@@ -8,6 +8,7 @@
 
 #include "tmakit/layout/linear_layout.hpp"
 #include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/gmma_descriptor.hpp"
 #include "tmakit/plan/smem_store_explain.hpp"
 #include "tmakit/plan/smem_store_plan.hpp"
 #include "tmakit/plan/smem_store_spec.hpp"
@@ -214,6 +215,36 @@ TEST(SmemStorePlan, WgmmaToKMajorOperands) {
     EXPECT_EQ(p.width_limit.b.thread, 1);
     EXPECT_EQ(p.width_limit.b.value, 0);
   }
+}
+
+// WGMMA descriptor fields read off the canonical layouts (plan/gmma_descriptor.hpp): the values the
+// GPU test's wgmmas ran with (K-major SW32: LBO 16, SBO 256, mode 3; SW128: 16, 1024, 1), SW64 by
+// the same rule; forms never run through a wgmma here are refused, not guessed.
+TEST(GmmaDescriptor, FieldsFollowTheCanonicalLayout) {
+  struct Case {
+    Swizzle sw;
+    std::int32_t e, mn, k;
+    std::uint32_t sbo, mode;
+  };
+  for (const Case c : {Case{Swizzle::b32, 2, 64, 16, 256, 3}, Case{Swizzle::b32, 2, 128, 16, 256, 3},
+                       Case{Swizzle::b64, 2, 64, 32, 512, 2}, Case{Swizzle::b128, 2, 64, 64, 1024, 1},
+                       Case{Swizzle::b128, 4, 64, 32, 1024, 1}, Case{Swizzle::b128, 2, 128, 128, 1024, 1}}) {
+    const DestinationResult d = gmma_operand(OperandMajor::k, c.sw, c.e, c.mn, c.k);
+    ASSERT_TRUE(d.ok);
+    const WgmmaDescriptorFields f = wgmma_descriptor_fields(d.value);
+    ASSERT_TRUE(f.ok) << static_cast<int>(c.sw);
+    EXPECT_EQ(f.lbo_bytes, 16u);
+    EXPECT_EQ(f.sbo_bytes, c.sbo) << static_cast<int>(c.sw) << " E=" << c.e;
+    EXPECT_EQ(f.mode, c.mode);
+    // SBO is where row 8 starts: the layout's own answer
+    EXPECT_EQ(d.value.buffer_offset(8, 0), c.sbo);
+  }
+  EXPECT_EQ(wgmma_descriptor(0x12340, wgmma_descriptor_fields(gmma_operand(OperandMajor::k, Swizzle::b128, 2, 64, 64).value)),
+            (std::uint64_t{0x12340} >> 4) | (std::uint64_t{1} << 16) | (std::uint64_t{64} << 32) | (std::uint64_t{1} << 62));
+  EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::mn, Swizzle::b128, 2, 64, 64).value).ok);
+  EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::k, Swizzle::none, 2, 64, 64).value).ok);
+  EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::k, Swizzle::b128_atom_32b, 2, 64, 64).value).ok);
+  EXPECT_FALSE(wgmma_descriptor_fields(smem_destination(gmma_operand(OperandMajor::k, Swizzle::b128, 2, 64, 64).value.tile, 2)).ok);
 }
 
 TEST(SmemStorePlan, WgmmaToMnMajorOperandsUseTrans) {

@@ -25,6 +25,7 @@
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/tma.cuh"
+#include "tmakit/plan/gmma_descriptor.hpp"
 #include "tmakit/plan/smem_store_plan.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 
@@ -68,19 +69,24 @@ std::uint16_t a1_elem(int m, int k) { return k == 0 ? bf16_bits(a_val(m)) : 0; }
 std::uint16_t b1_elem(int n, int k) { return k == 0 ? bf16_bits(b_val(n)) : 0; }
 std::uint16_t identity_elem(int n, int k) { return n == k ? bf16_bits(1.0f) : 0; }
 
-// WGMMA shared-memory matrix descriptor (sm_90): start >> 4, LBO >> 4, SBO >> 4, swizzle mode
-// (1 = 128B, 2 = 64B, 3 = 32B).
-__device__ std::uint64_t gmma_desc(std::uint32_t smem_addr, std::uint32_t lbo, std::uint32_t sbo, int mode) {
-  return static_cast<std::uint64_t>((smem_addr & 0x3FFFF) >> 4) |
-         (static_cast<std::uint64_t>((lbo >> 4) & 0x3FFF) << 16) |
-         (static_cast<std::uint64_t>((sbo >> 4) & 0x3FFF) << 32) | (static_cast<std::uint64_t>(mode) << 62);
-}
-
 // The A1 (64 x 16) and B1 (N x 16) operands: bf16, K-major, 32B swizzle (8 rows x 32 B atoms, SBO 256 B).
 inline constexpr StoreDestination kA1 = tmakit::gmma_operand(OperandMajor::k, Swizzle::b32, 2, 64, 16).value;
 inline constexpr StoreDestination kB1_64 = tmakit::gmma_operand(OperandMajor::k, Swizzle::b32, 2, 64, 16).value;
 inline constexpr StoreDestination kB1_128 = tmakit::gmma_operand(OperandMajor::k, Swizzle::b32, 2, 128, 16).value;
 inline constexpr std::uint32_t kA1Bytes = 64 * 16 * 2;
+
+// WGMMA shared-memory matrix descriptors: LBO, SBO and the swizzle mode come from the operand's
+// canonical layout (plan/gmma_descriptor.hpp), so they follow gmma_operand(). They are the values
+// this test once wrote by hand (and ran with on the H100 / H200): K-major SW32 LBO 16, SBO 256,
+// mode 3; K-major SW128 LBO 16, SBO 1024, mode 1.
+constexpr bool desc_fields_are(const StoreDestination& d, std::uint32_t lbo, std::uint32_t sbo, std::uint32_t mode) {
+  const tmakit::WgmmaDescriptorFields f = tmakit::wgmma_descriptor_fields(d);
+  return f.ok && f.lbo_bytes == lbo && f.sbo_bytes == sbo && f.mode == mode;
+}
+static_assert(desc_fields_are(kA1, 16, 256, 3) && desc_fields_are(kB1_64, 16, 256, 3) &&
+              desc_fields_are(kB1_128, 16, 256, 3));
+static_assert(tmakit::wgmma_descriptor(0x400, tmakit::wgmma_descriptor_fields(kA1)) ==
+              ((0x400u >> 4) | (std::uint64_t{16 >> 4} << 16) | (std::uint64_t{256 >> 4} << 32) | (std::uint64_t{3} << 62)));
 
 __device__ unsigned char* align1024(unsigned char* p) {
   const std::uint32_t s = static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -106,8 +112,10 @@ __device__ bool wgmma_d(unsigned char* sm, const unsigned char* ga, const unsign
   td::Phase ph;
   const bool done = tmakit_test::bounded_wait(bar, ph);
   for (int i = 0; i < N / 2; ++i) d[i] = 0.0f;
-  const std::uint64_t da = gmma_desc(static_cast<std::uint32_t>(__cvta_generic_to_shared(sa)), 16, 256, 3);
-  const std::uint64_t db = gmma_desc(static_cast<std::uint32_t>(__cvta_generic_to_shared(sb)), 16, 256, 3);
+  constexpr tmakit::WgmmaDescriptorFields fa = tmakit::wgmma_descriptor_fields(kA1);
+  constexpr tmakit::WgmmaDescriptorFields fb = tmakit::wgmma_descriptor_fields(N == 64 ? kB1_64 : kB1_128);
+  const std::uint64_t da = tmakit::wgmma_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(sa)), fa);
+  const std::uint64_t db = tmakit::wgmma_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(sb)), fb);
   td::ptx_raw::wgmma_fence();
   if constexpr (N == 64) td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d, da, db, false);
   else td::ptx_raw::wgmma_m64n128k16_f32_bf16_ss(d, da, db, false);
@@ -194,9 +202,11 @@ __global__ void smem_p_kernel(const unsigned char* ga, const unsigned char* gb, 
   float d[32];
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
   const std::uint32_t a_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(sm));
+  constexpr tmakit::WgmmaDescriptorFields fa = tmakit::wgmma_descriptor_fields(kA1);
+  constexpr tmakit::WgmmaDescriptorFields fb = tmakit::wgmma_descriptor_fields(kB1_64);
   td::ptx_raw::wgmma_fence();
-  td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d, gmma_desc(a_u32, 16, 256, 3), gmma_desc(a_u32 + 2048, 16, 256, 3),
-                                           false);
+  td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d, tmakit::wgmma_descriptor(a_u32, fa),
+                                           tmakit::wgmma_descriptor(a_u32 + kA1Bytes, fb), false);
   td::ptx_raw::wgmma_commit_group();
   td::ptx_raw::wgmma_wait_group<0>();
   std::uint16_t bits[32];
@@ -207,10 +217,15 @@ __global__ void smem_p_kernel(const unsigned char* ga, const unsigned char* gb, 
   for (int i = 0; i < 32; ++i) d2[i] = 0.0f;
   const std::uint32_t p_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(sp));
   const std::uint32_t i_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(si));
+  constexpr StoreDestination dp = C::dst;  // P and the identity share the layout (K-major SW128 64 x 64)
+  constexpr tmakit::WgmmaDescriptorFields fp = tmakit::wgmma_descriptor_fields(dp);
   td::ptx_raw::wgmma_fence();
-  for (int kk = 0; kk < 4; ++kk)  // K = 64 in steps of 16 (32 bytes inside the 128-byte swizzle atom)
-    td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d2, gmma_desc(p_u32 + 32 * kk, 16, 1024, 1),
-                                             gmma_desc(i_u32 + 32 * kk, 16, 1024, 1), kk > 0);
+  // K = 64 in steps of 16: step kk starts at column 16 kk, kk * kStep bytes into the swizzle atom
+  constexpr std::uint32_t kStep = static_cast<std::uint32_t>(dp.buffer_offset(0, 16));
+  static_assert(dp.buffer_offset(0, 48) == 3 * kStep);
+  for (int kk = 0; kk < 4; ++kk)
+    td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d2, tmakit::wgmma_descriptor(p_u32 + kStep * kk, fp),
+                                             tmakit::wgmma_descriptor(i_u32 + kStep * kk, fp), kk > 0);
   td::ptx_raw::wgmma_commit_group();
   td::ptx_raw::wgmma_wait_group<0>();
   constexpr StoreSource s = C::src;
@@ -339,6 +354,9 @@ inline constexpr SmemStorePlan kP_t_x8 = tmakit::plan_smem_store(kT_x8, kD_p128,
 
 // SMEM-P and epilogue: m64n64 -> 64 x 64 bf16 K-major SW128 (= the TMA 128B-swizzle box image).
 inline constexpr StoreDestination kD_p64 = tmakit::gmma_operand(OperandMajor::k, Swizzle::b128, 2, 64, 64).value;
+static_assert(desc_fields_are(kD_p64, 16, 1024, 1));
+static_assert(kD_p64.buffer_offset(0, 0) == 0 && kD_p64.buffer_offset(0, 16) == 32 && kD_p64.buffer_offset(0, 32) == 64 &&
+              kD_p64.buffer_offset(0, 48) == 96);  // the k steps, once written as 32 kk
 inline constexpr SmemStorePlan kP_p64 = tmakit::plan_smem_store(kW64, kD_p64, kDev);
 
 // What the planner chose (the plans the GPU runs; also asserted by the host tests).

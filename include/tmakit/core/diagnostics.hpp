@@ -70,19 +70,32 @@ struct Violation {
 
 // A fixed-capacity list (no allocation: usable in constexpr and device code). When more than
 // Capacity violations occur, `truncated` is set and the first Capacity are kept.
-template <class Rule, int Capacity = 24>
+// Item is the stored violation: Violation<Rule> by default; a module whose violations carry other
+// numbers gives its own aggregate with a `rule` member (e.g. ClusterViolation in
+// plan/cluster_rules.hpp) and appends with add(Item).
+template <class Rule, int Capacity = 24, class Item = Violation<Rule>>
 struct ViolationList {
+  static constexpr int kCapacity = Capacity;
+
   // Slots past `count` are left uninitialized: filling 24 unused slots per call would cost more than
   // validating. (The user-provided constructor also keeps g++ 12 accepting `return {};`.)
   TMAKIT_HD constexpr ViolationList() {}
 
-  Violation<Rule> items[Capacity];
+  Item items[Capacity];
   int count = 0;
   bool truncated = false;
 
+  TMAKIT_HD constexpr void add(const Item& v) {
+    if (count < Capacity) {
+      items[count++] = v;
+    } else {
+      truncated = true;
+    }
+  }
+  // For the default Item (Violation<Rule>) only.
   TMAKIT_HD constexpr void add(Rule r, Field f, std::int32_t index, std::int64_t value) {
     if (count < Capacity) {
-      items[count++] = Violation<Rule>{r, f, index, value};
+      items[count++] = Item{r, f, index, value};
     } else {
       truncated = true;
     }
@@ -93,8 +106,8 @@ struct ViolationList {
       if (items[i].rule == r) return true;
     return false;
   }
-  TMAKIT_HD constexpr const Violation<Rule>* begin() const { return items; }
-  TMAKIT_HD constexpr const Violation<Rule>* end() const { return items + count; }
+  TMAKIT_HD constexpr const Item* begin() const { return items; }
+  TMAKIT_HD constexpr const Item* end() const { return items + count; }
 };
 
 }  // namespace tmakit

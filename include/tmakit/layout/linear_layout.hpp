@@ -13,6 +13,8 @@
 //
 //   linear_from_layout((4,8):(8,1))      index (5 bits) -> offset: basis 8,16,1,2,4
 //   linear_from_swizzle(Sw<3,4,3>, 10)   offset -> offset: identity, plus bits 7,8,9 also flip 4,5,6
+// Names are at most LinearDim::kMaxName characters: every constructor that takes a name refuses a
+// longer one (layout.capacity) rather than truncating it.
 #pragma once
 
 #include <cstdint>
@@ -54,13 +56,19 @@ TMAKIT_HD constexpr int linear_name_length(const char* name) {
   while (n <= LinearDim::kMaxName && name[n] != 0) ++n;
   return n;
 }
-// A dimension called `name` (at most kMaxName characters: a longer one is truncated, so
-// linear_from_layout refuses it; named() compares the full name) of 2^bits values.
-TMAKIT_HD constexpr LinearDim linear_dim(const char* name, int bits) {
+using LinearDimResult = LayoutOpResult<LinearDim>;
+
+// A dimension called `name` of 2^bits values. Refused (nothing is truncated): a name longer than
+// LinearDim::kMaxName characters (layout.capacity, a = kMaxName, b = 0) or more than 64 bits
+// (layout.capacity, a = 64, b = bits), as linear_from_layout refuses them.
+TMAKIT_HD constexpr LinearDimResult linear_dim(const char* name, int bits) {
+  if (linear_name_length(name) > LinearDim::kMaxName)
+    return {LinearDim{}, make_diagnostic(LayoutRule::capacity, -1, LinearDim::kMaxName)};
+  if (bits > 64) return {LinearDim{}, make_diagnostic(LayoutRule::capacity, -1, 64, bits)};
   LinearDim d;
-  for (int i = 0; i < LinearDim::kMaxName && name[i] != 0; ++i) d.name[i] = name[i];
+  for (int i = 0; name[i] != 0; ++i) d.name[i] = name[i];
   d.bits = bits;
-  return d;
+  return {d, {}};
 }
 
 TMAKIT_HD constexpr std::uint64_t low_mask(int bits) {
@@ -195,14 +203,16 @@ TMAKIT_HD constexpr F2Solver solver_of(const LinearLayout& l) {
 }
 }  // namespace detail
 
-// The identity on one dimension of 2^bits values.
-TMAKIT_HD constexpr LinearLayout identity_linear(const char* name, int bits) {
+// The identity on one dimension of 2^bits values. Refused as linear_dim (a name longer than
+// LinearDim::kMaxName characters, more than 64 bits: layout.capacity).
+TMAKIT_HD constexpr LinearLayoutResult identity_linear(const char* name, int bits) {
+  const LinearDimResult d = linear_dim(name, bits);
+  if (!d.ok()) return {LinearLayout{}, d.diagnostic};
   LinearLayout l;
-  l.in[0] = linear_dim(name, bits);
-  l.out[0] = linear_dim(name, bits);
+  l.in[0] = l.out[0] = d.value;
   l.n_in = l.n_out = 1;
-  for (int k = 0; k < bits && k < LinearLayout::kMaxBits; ++k) l.basis[k] = std::uint64_t{1} << k;
-  return l;
+  for (int k = 0; k < bits; ++k) l.basis[k] = std::uint64_t{1} << k;
+  return {l, {}};
 }
 
 // A CuTe layout with power-of-two extents and power-of-two (or 0) strides whose strides never add
@@ -252,22 +262,24 @@ TMAKIT_HD constexpr LinearLayoutResult linear_from_layout(const Layout& lay, con
         ++dim_bits;
       }
     }
-    l.in[d] = linear_dim(per_mode ? in_names[d] : "index", dim_bits);
+    l.in[d] = linear_dim(per_mode ? in_names[d] : "index", dim_bits).value;  // names checked above, bits <= 64
     leaf_base += m.num_leaves();
   }
   l.n_in = n_dims;
-  l.out[0] = linear_dim(out_name, detail::bit_length(used));
+  l.out[0] = linear_dim(out_name, detail::bit_length(used)).value;
   l.n_out = 1;
   return {l, {}};
 }
 
 // A byte swizzle on `bits` offset bits: offset -> offset, bit k in [M+S, M+S+B) also flips bit k-S.
-TMAKIT_HD constexpr LinearLayout linear_from_swizzle(const SwizzleParams& sw, int bits, const char* name = "offset") {
-  LinearLayout l = identity_linear(name, bits);
-  if (sw.bits == 0) return l;
+// Refused as identity_linear (name, bits).
+TMAKIT_HD constexpr LinearLayoutResult linear_from_swizzle(const SwizzleParams& sw, int bits,
+                                                           const char* name = "offset") {
+  LinearLayoutResult r = identity_linear(name, bits);
+  if (!r.ok() || sw.bits == 0) return r;
   for (int k = sw.base + sw.shift; k < sw.base + sw.shift + sw.bits && k < bits; ++k)
-    l.basis[k] |= std::uint64_t{1} << (k - sw.shift);
-  return l;
+    r.value.basis[k] |= std::uint64_t{1} << (k - sw.shift);
+  return r;
 }
 
 // forward declaration (defined below)
@@ -287,7 +299,9 @@ TMAKIT_HD constexpr LinearLayoutResult linear_byte_map(const SwizzledLayout& sl,
   const int needed = sl.swizzle.base + sl.swizzle.shift + sl.swizzle.bits;
   LinearLayout widened = m.value;
   if (widened.out[0].bits < needed) widened.out[0].bits = needed;  // the swizzle reads bits up to M+S+B
-  return compose(linear_from_swizzle(sl.swizzle, widened.out[0].bits, "offset"), widened);
+  const LinearLayoutResult swz = linear_from_swizzle(sl.swizzle, widened.out[0].bits, "offset");
+  if (!swz.ok()) return swz;
+  return compose(swz.value, widened);
 }
 
 // outer o inner: inner's output dimensions must be outer's input dimensions (names and bits).

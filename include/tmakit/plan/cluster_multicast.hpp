@@ -11,8 +11,12 @@
 //   leader_broadcast  the lowest active rank of each sharer set loads the whole box once, with the
 //                     sharers as the mask; every sharer expects tile_bytes (fan-in 1).
 //   sliced            each of the N sharers loads 1/N of the box along slice_dim (a map whose box
-//                     is slice_params()) and multicasts it to all N; every sharer expects N slices
-//                     (fan-in N: N issuing CTAs complete on its barrier).
+//                     is issue_params()) and multicasts it to all N; every sharer expects N slices
+//                     (fan-in N: N issuing CTAs complete on its barrier). The split is
+//                     slice_box() (box_slices.hpp), the TMA planner's too: the outermost non-unit
+//                     dim, equal parts delivering the box, slice k at k * smem_step bytes of the
+//                     box's shared image (rows padded to the swizzle span included), every slice
+//                     aligned to tma_smem_alignment (128 B / the swizzle repeat).
 // Decisions that override the mode (every CTA computes them from the same spec, so all agree):
 //   unicast_single    a sharer set of one CTA: a plain load, no multicast.
 //   unicast_straddle  grouped GEMM: some sharer set holds tiles of different groups (problems), so
@@ -23,6 +27,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/plan/box_slices.hpp"
 #include "tmakit/plan/cluster_rules.hpp"
 #include "tmakit/plan/cluster_shape.hpp"
 #include "tmakit/tensor_map/derived.hpp"
@@ -70,7 +75,8 @@ struct MulticastIssue {
   std::uint32_t slice = 0;         // slice index within the sharer set
   std::uint32_t slices = 1;        // slice count of the sharer set
   std::uint32_t coord_offset = 0;  // tensor coordinate offset along slice_dim (elements), added to the tile's
-  std::uint32_t smem_offset = 0;   // byte offset of the slice in the destination buffer (same in every receiver)
+  std::uint32_t smem_offset = 0;   // byte offset of the slice in the destination buffer (same in every receiver):
+                                   // where one copy of the whole box puts it (padded rows included)
   std::uint32_t bytes = 0;         // bytes the copy delivers to EACH receiver (transaction_bytes of its box)
 };
 
@@ -94,9 +100,8 @@ struct MulticastPlan {
   TMAKIT_HD constexpr bool ok() const { return decision != MulticastDecision::invalid && diagnostics.ok(); }
   // The map parameters the issuer of CTA r must encode (its slice's box; the whole box otherwise).
   TMAKIT_HD constexpr TensorMapParams issue_params(std::uint32_t r) const {
-    TensorMapParams p = spec.box;
-    if (r < kMaxClusterSize && cta[r].issue.slices > 1) p.box[slice_dim] = spec.box.box[slice_dim] / cta[r].issue.slices;
-    return p;
+    if (r < kMaxClusterSize && cta[r].issue.slices > 1) return slice_box(spec.box, slice_dim, cta[r].issue.slices).params;
+    return spec.box;
   }
 };
 
@@ -117,14 +122,6 @@ TMAKIT_HD constexpr std::uint16_t sharers_of(const MulticastSpec& s, std::uint32
     if (same) m |= 1u << q;
   }
   return static_cast<std::uint16_t>(m);
-}
-// Outermost dim along which a copy delivers more than one unit (delivered_count: an interleaved
-// map's untraversed dim delivers one, whatever its box says).
-TMAKIT_HD constexpr std::uint32_t outermost_nonunit_dim(const TensorMapParams& p) {
-  std::uint32_t d = 0;
-  for (std::uint32_t i = 0; i < p.rank && i < kMaxRank; ++i)
-    if (delivered_count(p, i) > 1) d = i;
-  return d;
 }
 }  // namespace detail
 
@@ -175,8 +172,8 @@ TMAKIT_HD constexpr ClusterDiagnostics validate_multicast_plan(const MulticastPl
       else if (!(active >> q & 1u)) d.add(ClusterRule::mask_inactive_cta, static_cast<std::int32_t>(r), q, active);
       else delivered[q] += c.issue.bytes;
     }
-    if (c.issue.slices > 1) {  // each slice is a TMA destination: 128 B at least (tma_smem_alignment)
-      const std::uint64_t align = tma_smem_alignment(p.spec.box.swizzle);
+    if (c.issue.slices > 1) {  // each slice is a TMA destination: 128 B at least (box_slices.hpp)
+      const std::uint64_t align = slice_alignment(p.spec.box);
       if (c.issue.smem_offset % align != 0)
         d.add(ClusterRule::slice_alignment, static_cast<std::int32_t>(r), c.issue.smem_offset,
               static_cast<std::int64_t>(align));
@@ -226,7 +223,7 @@ TMAKIT_HD constexpr MulticastPlan plan_multicast(const MulticastSpec& s) {
   if (bad) return p;
 
   p.tile_bytes = static_cast<std::uint32_t>(transaction_bytes(s.box));
-  p.slice_dim = s.slice_dim == kSliceDimAuto ? detail::outermost_nonunit_dim(s.box) : s.slice_dim;
+  p.slice_dim = s.slice_dim == kSliceDimAuto ? outermost_nonunit_dim(s.box) : s.slice_dim;
   const std::uint16_t active = detail::active_mask(s);
   std::int32_t straddle_cta = -1, straddle_peer = -1;
   const bool straddle = cluster_straddles_groups(s, &straddle_cta, &straddle_peer);
@@ -257,32 +254,22 @@ TMAKIT_HD constexpr MulticastPlan plan_multicast(const MulticastSpec& s) {
     const std::uint32_t k = static_cast<std::uint32_t>(bit_index(c.sharers, r));
     const std::uint32_t N = static_cast<std::uint32_t>(nsh);
     const std::uint32_t dim = p.slice_dim;
-    if (dim >= s.box.rank) {
-      d.add(ClusterRule::slice_outermost, static_cast<std::int32_t>(r), dim, s.box.rank - 1);
+    // The split is slice_box (box_slices.hpp): the N slices must deliver exactly the tile (refuses
+    // e.g. an interleaved map's untraversed dim, where every slice would deliver the whole tile's
+    // bytes); their alignment is checked by validate_multicast_plan below (slice.alignment per CTA).
+    const BoxSlices sl = slice_box(s.box, dim, N);
+    if (!sl.outermost) {
+      d.add(ClusterRule::slice_outermost, static_cast<std::int32_t>(r), dim,
+            dim >= s.box.rank ? s.box.rank - 1 : outermost_nonunit_dim(s.box));
       return p;
     }
-    for (std::uint32_t i = dim + 1; i < s.box.rank; ++i)
-      if (delivered_count(s.box, i) > 1) {
-        d.add(ClusterRule::slice_outermost, static_cast<std::int32_t>(r), dim, detail::outermost_nonunit_dim(s.box));
-        return p;
-      }
-    // The N slices must deliver exactly the tile (every count from derived.hpp): N * transaction
-    // bytes of a slice == the tile's (refuses e.g. an interleaved map's untraversed dim, where every
-    // slice would deliver the whole tile's bytes), and where the element stride is honoured
-    // (delivered_count < box) each slice starts on a delivered element (part % stride == 0).
-    const std::uint32_t part = s.box.box[dim] / N;
-    TensorMapParams sp = s.box;
-    sp.box[dim] = part;
-    const std::uint64_t sbytes64 = transaction_bytes(sp);
-    const bool stride_honoured = delivered_count(s.box, dim) != s.box.box[dim];
-    if (s.box.box[dim] % N != 0 || sbytes64 * N != transaction_bytes(s.box) ||
-        (stride_honoured && part % s.box.elem_strides[dim] != 0)) {
+    if (!sl.divisible) {
       d.add(ClusterRule::slice_divisible, static_cast<std::int32_t>(r), s.box.box[dim], N);
       return p;
     }
-    const std::uint32_t sbytes = static_cast<std::uint32_t>(sbytes64);
     c.issues = true;
-    c.issue = MulticastIssue{c.sharers, true, k, N, k * part, k * sbytes, sbytes};
+    c.issue = MulticastIssue{c.sharers, true, k, N, k * sl.part, static_cast<std::uint32_t>(k * sl.smem_step),
+                             static_cast<std::uint32_t>(sl.bytes)};
   }
   p.decision = straddle ? MulticastDecision::unicast_straddle
                : all_single ? MulticastDecision::unicast_single

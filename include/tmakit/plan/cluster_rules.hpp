@@ -1,6 +1,6 @@
 // The rules cluster plans (multicast, DSMEM copies, cross-CTA handoffs) must satisfy, each with a
 // stable id, a message template and a concrete fix. Plan validation returns EVERY violation at
-// once (ClusterDiagnostics), never asserts.
+// once (ClusterDiagnostics: core's ViolationList of ClusterViolation), never asserts.
 //
 // Ids are stable: tests, docs/cluster.md and users' scripts match on them. Add new rules at the
 // end of the enum; never renumber or rename.
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/core/diagnostics.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 
 namespace tmakit {
@@ -134,21 +135,17 @@ struct ClusterViolation {
   std::int64_t expected;
 };
 
-// Fixed capacity, no allocation (constexpr / device usable); `truncated` when more occurred.
-struct ClusterDiagnostics {
-  TMAKIT_HD constexpr ClusterDiagnostics() {}
-  static constexpr int kCapacity = 32;
-  ClusterViolation items[kCapacity] = {};
-  int count = 0;
-  bool truncated = false;
-  TMAKIT_HD constexpr void add(ClusterRule r, std::int32_t cta, std::int64_t value, std::int64_t expected = 0) {
-    if (count < kCapacity) items[count++] = ClusterViolation{r, cta, value, expected};
-    else truncated = true;
+// Every violation of a cluster plan: core's ViolationList (fixed capacity, no allocation, constexpr /
+// device usable; `truncated` when more occurred) of ClusterViolation, plus the cluster-specific
+// parts: add() by (rule, cta, value, expected), and ok() / errors(), which let notes pass.
+struct ClusterDiagnostics : ViolationList<ClusterRule, 32, ClusterViolation> {
+  // Unlike the tensor-map list, every slot is zeroed: plans holding these are constexpr variables
+  // (e.g. tests' static_asserts on plan_multicast), which must be fully initialized.
+  TMAKIT_HD constexpr ClusterDiagnostics() {
+    for (ClusterViolation& v : items) v = ClusterViolation{};
   }
-  TMAKIT_HD constexpr bool contains(ClusterRule r) const {
-    for (int i = 0; i < count; ++i)
-      if (items[i].rule == r) return true;
-    return false;
+  TMAKIT_HD constexpr void add(ClusterRule r, std::int32_t cta, std::int64_t value, std::int64_t expected = 0) {
+    ViolationList::add(ClusterViolation{r, cta, value, expected});
   }
   // No errors (notes allowed).
   TMAKIT_HD constexpr bool ok() const {
@@ -161,8 +158,6 @@ struct ClusterDiagnostics {
     for (int i = 0; i < count; ++i) n += cluster_rule_is_note(items[i].rule) ? 0 : 1;
     return n;
   }
-  TMAKIT_HD constexpr const ClusterViolation* begin() const { return items; }
-  TMAKIT_HD constexpr const ClusterViolation* end() const { return items + count; }
 };
 
 }  // namespace tmakit

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/plan/box_slices.hpp"
 #include "tmakit/plan/cluster_shape.hpp"
 #include "tmakit/plan/plan_rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
@@ -295,18 +296,19 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   if (pb.multicast_dim >= 0) {
     n = pb.cluster[pb.multicast_dim];
     if (n > 1 && instr % n != 0) {
-      // cut the outermost box dim into n pieces, one per CTA (only the outermost: cutting an inner
-      // one would change the dense pitch of the dims above it)
+      // cut the box into n slices, one per CTA: slice_box (box_slices.hpp), the cluster planner's
+      // split too (the outermost box dim: the last of the chain; equal parts; each slice's shared
+      // offset a multiple of the alignment, which also makes a cut dim 0 a multiple of 16 bytes)
       bool done = false;
       const std::int32_t k = nchain - 1;
-      if (k >= 0 && p.box[k] % n == 0 && P.loops < static_cast<std::uint32_t>(kMaxPlanLoops)) {
-        const std::uint32_t nb = p.box[k] / n;
-        const std::uint64_t cut = static_cast<std::uint64_t>(P.dim[k].smem_pitch) * nb * eb;
-        if (cut % P.smem_alignment == 0 && (k != 0 || (nb * eb) % 16 == 0)) {
-          p.box[k] = nb;
+      if (k >= 0 && P.loops < static_cast<std::uint32_t>(kMaxPlanLoops)) {
+        const BoxSlices sl = slice_box(p, static_cast<std::uint32_t>(k), n);
+        if (sl.ok()) {
+          p.box[k] = sl.part;
           // the new loop is the slowest, so that each CTA's share is one contiguous range
-          step[P.loops] = static_cast<std::int64_t>(cut);
-          P.loop[P.loops++] = PlanLoop{n, k, static_cast<std::int32_t>(nb), static_cast<std::uint32_t>(cut)};
+          step[P.loops] = static_cast<std::int64_t>(sl.smem_step);
+          P.loop[P.loops++] =
+              PlanLoop{n, k, static_cast<std::int32_t>(sl.part), static_cast<std::uint32_t>(sl.smem_step)};
           instr *= n;
           done = true;
         }
