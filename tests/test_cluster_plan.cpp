@@ -299,6 +299,8 @@ TensorMapParams fit_tensor(TensorMapParams p, std::vector<unsigned char>& global
   const TensorMapParams whole_p = fit_tensor(m.spec.box, global);
   const std::int32_t zero[kMaxRank] = {};
   const std::vector<unsigned char> whole = model_image(whole_p, global, zero);
+  if (m.buffer_bytes != whole.size())
+    return ::testing::AssertionFailure() << "buffer_bytes " << m.buffer_bytes << " but the box image spans " << whole.size();
   std::vector<unsigned char> built(whole.size(), 0xEE);
   for (std::uint32_t r = 0; r < m.spec.cluster.size(); ++r) {
     if (!m.cta[r].issues) continue;
@@ -337,6 +339,8 @@ TEST(ClusterPlan, SlicesLandWhereTheWholeBoxPutsThem) {
   EXPECT_EQ(q.cta[1].issue.bytes, 2048u);
   EXPECT_EQ(q.cta[1].expect_bytes, 4096u);
   EXPECT_EQ(q.cta[1].issue.smem_offset, 4096u);
+  EXPECT_EQ(q.tile_bytes, 4096u);    // what each barrier expects
+  EXPECT_EQ(q.buffer_bytes, 8192u);  // what each buffer must span: 64 rows padded to 128 B
   EXPECT_TRUE(slices_rebuild_the_box(q));
   // 16 B rows under 64B swizzle, 4 slices of 8 rows: 8 x 64 = 512 B apart (a whole repeat)
   TensorMapParams narrow = bf16_box(32, Swizzle::b64);

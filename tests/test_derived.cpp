@@ -4,6 +4,7 @@
 #include <random>
 
 #include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/smem_model.hpp"
 
 using namespace tmakit;
 
@@ -61,4 +62,36 @@ TEST(Derived, SmemAlignmentFollowsTheSwizzle) {
   EXPECT_EQ(tma_smem_alignment(Swizzle::b128), 1024u);
 }
 
+}  // namespace
+
+namespace {
+// The host TMA model's footprint is the reference for the buffer size (smem_model.hpp).
+TEST(Derived, BoxImageBytesIsTheModelsFootprint) {
+  std::mt19937_64 rng(11);
+  int padded = 0;
+  for (int t = 0; t < 20000; ++t) {
+    TensorMapParams p;
+    const DataType types[] = {DataType::uint8, DataType::bfloat16, DataType::float32, DataType::float64};
+    p.dtype = types[rng() % 4];
+    p.rank = 1 + rng() % 5;
+    p.swizzle = static_cast<Swizzle>(rng() % 4);
+    p.interleave = p.rank >= 3 && rng() % 4 == 0 ? static_cast<Interleave>(1 + rng() % 2) : Interleave::none;
+    const std::uint32_t eb = element_bits(p.dtype) / 8;
+    for (std::uint32_t i = 0; i < p.rank; ++i) {
+      p.box[i] = i == 0 ? (p.interleave == Interleave::none ? (16u << (rng() % 4)) / eb : 1 + rng() % 8) : 1 + rng() % 9;
+      p.elem_strides[i] = rng() % 4 == 0 ? 1 + rng() % 3 : 1;
+    }
+    const std::uint64_t expected = smem_model_footprint(p);
+    ASSERT_EQ(box_smem_image_bytes(p), expected) << "iteration " << t;
+    ASSERT_GE(box_smem_image_bytes(p), transaction_bytes(p));
+    padded += p.interleave == Interleave::none && smem_row_pitch(p) > std::uint64_t{p.box[0]} * eb;
+  }
+  EXPECT_GT(padded, 1000);
+  static_assert(box_smem_image_bytes([] {
+                  TensorMapParams p;
+                  p.dtype = DataType::bfloat16, p.rank = 2, p.swizzle = Swizzle::b128;
+                  p.box[0] = 32, p.box[1] = 64;  // 64 B rows padded to 128 B
+                  return p;
+                }()) == 8192);
+}
 }  // namespace

@@ -70,15 +70,13 @@ TMAKIT_HD constexpr BoxSlices slice_box(const TensorMapParams& box, std::uint32_
   const bool stride_honoured = delivered_count(box, dim) != box.box[dim];
   s.divisible = box.box[dim] % count == 0 && s.bytes * count == transaction_bytes(box) &&
                 (!stride_honoured || (es != 0 && s.part % es == 0));
-  // The box's shared image: dim-0 rows (padded to the swizzle span when shorter, without
-  // interleave), then each outer dim's delivered units densely.
+  // The box's shared image (smem_row_pitch rows, then each outer dim's delivered units densely).
   const std::uint64_t unit_bits =
       box.interleave == Interleave::none ? smem_element_bits(box.dtype) : std::uint64_t{dim0_unit_bytes(box)} * 8;
   if (dim == 0) {
     s.smem_step = delivered_count(s.params, 0) * unit_bits / 8;
   } else {
-    std::uint64_t step = delivered_count(box, 0) * unit_bits / 8;
-    if (box.interleave == Interleave::none) step = smem_padded_row(box.swizzle, step);
+    std::uint64_t step = smem_row_pitch(box);
     for (std::uint32_t i = 1; i < dim; ++i) step *= delivered_count(box, i);
     s.smem_step = step * delivered_count(s.params, dim);
   }

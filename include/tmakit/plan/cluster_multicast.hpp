@@ -93,7 +93,9 @@ struct MulticastCta {
 struct MulticastPlan {
   MulticastSpec spec;
   MulticastDecision decision = MulticastDecision::invalid;
-  std::uint32_t tile_bytes = 0;  // transaction_bytes(spec.box)
+  std::uint32_t tile_bytes = 0;    // transaction_bytes(spec.box): what each receiver's barrier expects
+  std::uint32_t buffer_bytes = 0;  // box_smem_image_bytes(spec.box): what each receiver's buffer spans
+                                   // (more than tile_bytes when rows are padded to the swizzle span)
   std::uint32_t slice_dim = 0;
   MulticastCta cta[kMaxClusterSize];
   ClusterDiagnostics diagnostics;
@@ -223,6 +225,7 @@ TMAKIT_HD constexpr MulticastPlan plan_multicast(const MulticastSpec& s) {
   if (bad) return p;
 
   p.tile_bytes = static_cast<std::uint32_t>(transaction_bytes(s.box));
+  p.buffer_bytes = static_cast<std::uint32_t>(box_smem_image_bytes(s.box));
   p.slice_dim = s.slice_dim == kSliceDimAuto ? outermost_nonunit_dim(s.box) : s.slice_dim;
   const std::uint16_t active = detail::active_mask(s);
   std::int32_t straddle_cta = -1, straddle_peer = -1;

@@ -140,6 +140,14 @@ TMAKIT_HD constexpr std::uint64_t smem_padded_row(Swizzle s, std::uint64_t row_b
   return span && row_bytes < span ? span : row_bytes;
 }
 
+// Bytes between consecutive dim-0 rows of a tiled copy's shared image: the units delivered along
+// dim 0 (elements, or interleave chunks), padded to the swizzle span when shorter (non-interleaved
+// maps; measured on the H200).
+TMAKIT_HD constexpr std::uint64_t smem_row_pitch(const TensorMapParams& p) {
+  if (p.interleave != Interleave::none) return delivered_count(p, 0) * dim0_unit_bytes(p);
+  return smem_padded_row(p.swizzle, delivered_count(p, 0) * smem_element_bits(p.dtype) / 8);
+}
+
 // `bytes` rounded up to a whole number of swizzle repeats (the extent a swizzled image spans).
 TMAKIT_HD constexpr std::uint64_t smem_round_to_repeat(Swizzle s, std::uint64_t bytes) {
   const std::uint64_t rep = swizzle_for(s).base_alignment();
@@ -154,6 +162,16 @@ TMAKIT_HD constexpr std::uint64_t smem_footprint(Swizzle s, std::uint64_t row_pi
   std::uint64_t b = row_pitch;
   for (std::uint32_t i = 1; i < rank; ++i) b *= counts[i];
   return smem_round_to_repeat(s, b);
+}
+
+// The shared bytes a tiled copy's destination buffer must span: smem_row_pitch rows, one per
+// combination of the units delivered along dims 1.., rounded up to the swizzle repeat. Larger than
+// transaction_bytes() when rows are padded (a row shorter than the swizzle span) or the image is
+// not a whole number of repeats: size buffers with this, arm barriers with transaction_bytes().
+TMAKIT_HD constexpr std::uint64_t box_smem_image_bytes(const TensorMapParams& p) {
+  std::uint64_t b = smem_row_pitch(p);
+  for (std::uint32_t i = 1; i < p.rank && i < kMaxRank; ++i) b *= delivered_count(p, i);
+  return smem_round_to_repeat(p.swizzle, b);
 }
 
 }  // namespace tmakit
