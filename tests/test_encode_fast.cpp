@@ -17,6 +17,10 @@
 #include "tmakit/tensor_map/encode_fast.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 
+#if defined(__x86_64__) && !TMAKIT_ENCODE_FAST_USES_SSE2
+#error "on x86-64 the SSE2 form must be the one in use (and compared below)"
+#endif
+
 namespace {
 
 using namespace tmakit;
@@ -54,7 +58,7 @@ std::string check_one(const TensorMapParams& p, Tally& t) {
     ++t.domain_valid;
     if (!encoded) return "valid parameters of the domain not encoded";
   }
-#if TMAKIT_ENCODE_FAST_SSE2
+#if TMAKIT_ENCODE_FAST_USES_SSE2
   TensorMapBytes sse = untouched;
   if (encode_fast_sse2(p, sse) != encoded) return "SSE2 and portable forms decide differently";
   if (!(sse == fast)) return "SSE2 and portable forms write different bytes";

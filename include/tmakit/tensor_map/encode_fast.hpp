@@ -32,11 +32,17 @@
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
-#if !defined(__CUDA_ARCH__) && (defined(__SSE2__) || defined(_M_X64))
-#include <emmintrin.h>
+// Host code on x86-64 uses the SSE2 form (TMAKIT_ENCODE_FAST_USES_SSE2 says whether it does);
+// define TMAKIT_ENCODE_FAST_SSE2 as 0 before including to use the portable form there too (both
+// give the same results).
+#if !defined(TMAKIT_ENCODE_FAST_SSE2)
 #define TMAKIT_ENCODE_FAST_SSE2 1
+#endif
+#if TMAKIT_ENCODE_FAST_SSE2 && !defined(__CUDA_ARCH__) && (defined(__SSE2__) || defined(_M_X64))
+#define TMAKIT_ENCODE_FAST_USES_SSE2 1
+#include <emmintrin.h>
 #else
-#define TMAKIT_ENCODE_FAST_SSE2 0
+#define TMAKIT_ENCODE_FAST_USES_SSE2 0
 #endif
 
 namespace tmakit {
@@ -245,15 +251,16 @@ TMAKIT_HD constexpr bool encode_fast_portable(const TensorMapParams& p, TensorMa
   return true;
 }
 
-#if TMAKIT_ENCODE_FAST_SSE2
+#if TMAKIT_ENCODE_FAST_USES_SSE2
 // The same function for x86-64 hosts with SSE2 (every x86-64 CPU): dims, strides, box and element
 // strides checked and packed two or four at a time. Equal to encode_fast_portable on every input
 // (tests/test_encode_fast.cpp).
 inline bool encode_fast_sse2(const TensorMapParams& p, TensorMapBytes& out) {
   namespace F = fast_detail;
   static_assert(std::is_standard_layout_v<TensorMapParams> && alignof(TensorMapBytes) >= 16);
-  static_assert(offsetof(TensorMapParams, arch) == 4 && offsetof(TensorMapParams, dtype) == 8 &&
-                    offsetof(TensorMapParams, rank) == 12 && offsetof(TensorMapParams, swizzle) == 140 &&
+  static_assert(offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, arch) == 4 &&
+                    offsetof(TensorMapParams, dtype) == 8 && offsetof(TensorMapParams, rank) == 12 &&
+                    offsetof(TensorMapParams, interleave) == 136 && offsetof(TensorMapParams, swizzle) == 140 &&
                     offsetof(TensorMapParams, l2) == 144 && offsetof(TensorMapParams, oob) == 148,
                 "the scalar fields load as [kind arch dtype rank] and [interleave swizzle l2 oob]");
   auto load = [](const void* a) { return _mm_loadu_si128(static_cast<const __m128i*>(a)); };
@@ -324,7 +331,7 @@ inline bool encode_fast_sse2(const TensorMapParams& p, TensorMapBytes& out) {
 // The fast path: SSE2 on x86-64 hosts; the portable form in device code, at compile time and on
 // other hosts. Same result either way.
 TMAKIT_HD constexpr bool encode_fast(const TensorMapParams& p, TensorMapBytes& out) {
-#if TMAKIT_ENCODE_FAST_SSE2
+#if TMAKIT_ENCODE_FAST_USES_SSE2
   if (!std::is_constant_evaluated()) return encode_fast_sse2(p, out);
 #endif
   return encode_fast_portable(p, out);
