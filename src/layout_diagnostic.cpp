@@ -60,7 +60,10 @@ std::string message(const LayoutDiagnostic& d) {
 std::string fix(const LayoutDiagnostic& d) {
   switch (d.rule) {
     case LayoutRule::ok: return "";
-    case LayoutRule::capacity: return "use fewer or flatter modes (coalesce the inputs first)";
+    case LayoutRule::capacity:
+      return "use fewer or flatter modes (coalesce the inputs first); F2 linear layouts take at most " +
+             n(LinearLayout::kMaxDims) + " dimensions of at most 64 bits, named in at most " + n(LinearDim::kMaxName) +
+             " characters";
     case LayoutRule::not_congruent: return "give the stride exactly the parentheses of the shape";
     case LayoutRule::bad_shape: return d.mode < 0 ? "give a size (N) >= 1" : "use extents >= 1";
     case LayoutRule::negative_stride: return "reverse the mode (use a positive stride) before this operation";

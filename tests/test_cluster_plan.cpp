@@ -258,8 +258,8 @@ TEST(ClusterPlan, SlicesAreAlignedForTma) {
       EXPECT_EQ(v.value % 192, 0);
       EXPECT_EQ(v.expected, 128);
     }
-  EXPECT_NE(explain(p.diagnostics.items[0]).find("needs a multiple of 128 B; fix: make the slice bytes a multiple of "
-                                                 "the TMA destination alignment"),
+  EXPECT_NE(explain(p.diagnostics.items[0]).find("needs a multiple of 128 B; fix: make each slice's shared-memory "
+                                                 "offset (its share of the box's image"),
             std::string::npos)
       << explain(p.diagnostics.items[0]);
   // 4 ways: 6 rows = 384 B, a multiple of 128.

@@ -126,6 +126,7 @@ TEST(LinearLayout, EveryNamedConstructorRefusesAnOverLongName) {
   EXPECT_EQ(id.diagnostic.rule, LayoutRule::capacity);
   EXPECT_EQ(id.diagnostic.a, LinearDim::kMaxName);
   EXPECT_NE(message(id.diagnostic).find("name characters"), std::string::npos);
+  EXPECT_NE(fix(id.diagnostic).find("named in at most 11 characters"), std::string::npos) << fix(id.diagnostic);
   EXPECT_EQ(linear_from_swizzle(kSw128, 10, "offset_bytes_").diagnostic.rule, LayoutRule::capacity);
   // the same limits as linear_from_layout: exactly 11 characters fit and are found by the full name
   const LinearLayoutResult id11 = identity_linear("register_ix", 3);

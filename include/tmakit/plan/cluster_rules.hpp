@@ -96,8 +96,9 @@ TMAKIT_HD constexpr const char* cluster_rule_fix(ClusterRule r) {
     case ClusterRule::slice_outermost:
       return "slice along the outermost box dimension with box > 1 (slices must be contiguous in shared memory)";
     case ClusterRule::slice_alignment:
-      return "make the slice bytes a multiple of the TMA destination alignment (tma_smem_alignment: 128 B unswizzled, "
-             "the swizzle repeat 256 / 512 / 1024 B otherwise), or slice fewer ways";
+      return "make each slice's shared-memory offset (its share of the box's image, rows padded to the swizzle span) a "
+             "multiple of the TMA destination alignment (tma_smem_alignment: 128 B unswizzled, the swizzle repeat "
+             "256 / 512 / 1024 B otherwise), or slice fewer ways";
     case ClusterRule::share_dims: return "name the cluster dimension(s) along which CTAs share the tile (extent > 1)";
     case ClusterRule::box_params: return "give a tiled map's params (rank 1..5, box dims >= 1, element strides >= 1)";
     case ClusterRule::straddle:
