@@ -29,7 +29,10 @@ constexpr std::uint32_t kCols = 32, kRows = 64;          // tile: 32 u32 (128 B)
 constexpr std::uint32_t kTileBytes = kCols * kRows * 4;
 constexpr std::uint32_t kTensorRows = 4096;              // per operand: 512 KiB
 
-TensorMapParams tile_params(const std::uint32_t* base, std::uint32_t rows, Swizzle sw = Swizzle::none) {
+// The tile: `cols` u32 of each of `rows` rows of a kCols-wide tensor (cols < kCols: rows shorter than
+// 128 B, padded to the swizzle span in shared memory).
+TensorMapParams tile_params(const std::uint32_t* base, std::uint32_t rows, Swizzle sw = Swizzle::none,
+                            std::uint32_t cols = kCols) {
   TensorMapParams p;
   p.swizzle = sw;
   p.dtype = DataType::uint32;
@@ -38,7 +41,7 @@ TensorMapParams tile_params(const std::uint32_t* base, std::uint32_t rows, Swizz
   p.dims[0] = kCols;
   p.dims[1] = kTensorRows;
   p.strides[0] = kCols * 4;
-  p.box[0] = kCols;
+  p.box[0] = cols;
   p.box[1] = rows;
   return p;
 }
@@ -47,8 +50,23 @@ struct OperandArgs {
   CUtensorMap full;   // the whole tile's box
   CUtensorMap slice;  // the sliced box (= full when not sliced)
   const std::uint32_t* data;
-  SwizzleParams swizzle;  // where word i of the tile lands: byte swizzle(i * 4) of the 1024 B-aligned buffer
+  SwizzleParams swizzle;  // where byte b of the (padded) tile image lands: swizzle(b) of the 1024 B-aligned buffer
+  std::uint32_t cols;     // u32 per tile row (box[0])
+  std::uint32_t row_pitch;  // bytes per tile row in shared memory (smem_row_pitch: padded to the swizzle span)
 };
+
+// Mismatching words of operand `o`'s tile at `t` against global rows from `row`, threads `first`
+// apart by `step`.
+__device__ unsigned tile_errors(const OperandArgs& op, const std::uint8_t* t, std::uint32_t row, std::uint32_t first,
+                                std::uint32_t step) {
+  const std::uint32_t* g = op.data + row * kCols;
+  unsigned bad = 0;
+  for (std::uint32_t i = first; i < op.cols * kRows; i += step) {
+    const std::uint32_t r = i / op.cols, c = i % op.cols;
+    bad += *reinterpret_cast<const std::uint32_t*>(t + op.swizzle(r * op.row_pitch + c * 4u)) != g[r * kCols + c];
+  }
+  return bad;
+}
 
 // Tile row of operand `o` for CTA `r` in round k: CTAs sharing the tile (same coordinates on the
 // non-shared dims) load the same rows; a grouped plan adds group_of[r] * 1024 rows.
@@ -102,12 +120,7 @@ __global__ void multicast_kernel(const __grid_constant__ MulticastPlan plan0, co
     for (std::uint32_t k = 0; k < kRounds; ++k) {
       td::wait_round(pipe, k);
       unsigned bad = 0;
-      for (int o = 0; o < NOps; ++o) {
-        const std::uint8_t* t = tile(o, k);
-        const std::uint32_t* g = ops[o]->data + tile_row(*plans[o], rank, k) * kCols;
-        for (std::uint32_t i = threadIdx.x; i < kCols * kRows; i += blockDim.x)
-          bad += *reinterpret_cast<const std::uint32_t*>(t + ops[o]->swizzle(i * 4u)) != g[i];
-      }
+      for (int o = 0; o < NOps; ++o) bad += tile_errors(*ops[o], tile(o, k), tile_row(*plans[o], rank, k), threadIdx.x, blockDim.x);
       if (bad) atomicAdd(&errors[blockIdx.x], bad);
       __syncthreads();  // every consumer is done with stage k % kStages before it is re-armed and released
       if (threadIdx.x == 0 && k + kStages < kRounds) produce(k + kStages);
@@ -159,12 +172,8 @@ __global__ void multicast_ws_kernel(const __grid_constant__ MulticastPlan plan0,
       for (std::uint32_t k = 0; k < kRounds; ++k) {
         td::wait_round(pipe, k);
         unsigned bad = 0;
-        for (int o = 0; o < NOps; ++o) {
-          const std::uint8_t* t = tile(o, k);
-          const std::uint32_t* g = ops[o]->data + tile_row(*plans[o], rank, k) * kCols;
-          for (std::uint32_t i = threadIdx.x; i < kCols * kRows; i += consumers * 32)
-            bad += *reinterpret_cast<const std::uint32_t*>(t + ops[o]->swizzle(i * 4u)) != g[i];
-        }
+        for (int o = 0; o < NOps; ++o)
+          bad += tile_errors(*ops[o], tile(o, k), tile_row(*plans[o], rank, k), threadIdx.x, consumers * 32);
         if (bad) atomicAdd(&errors[blockIdx.x], bad);
         td::consumer_done(pipe, k);
       }
@@ -200,7 +209,13 @@ unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2, b
     if (!d) return ~0u;
     ops[o].data = d;
     ops[o].swizzle = swizzle_for(plans[o].spec.box.swizzle);
-    TensorMapParams full = tile_params(d, kRows, plans[o].spec.box.swizzle);
+    ops[o].cols = plans[o].spec.box.box[0];
+    ops[o].row_pitch = static_cast<std::uint32_t>(smem_row_pitch(plans[o].spec.box));
+    if (plans[o].buffer_bytes > kTileBytes) {
+      ADD_FAILURE() << "the tile's shared image (" << plans[o].buffer_bytes << " B) exceeds a stage's " << kTileBytes;
+      return ~0u;
+    }
+    TensorMapParams full = tile_params(d, kRows, plans[o].spec.box.swizzle, ops[o].cols);
     if (!tmakit_test::make_map(full, &ops[o].full)) return ~0u;
     TensorMapParams sl = full;
     for (std::uint32_t r = 0; r < plans[o].spec.cluster.size(); ++r)
@@ -234,12 +249,13 @@ unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2, b
   return sum;
 }
 
-MulticastSpec spec_1d(std::uint32_t n, MulticastMode mode, std::uint16_t active = 0, Swizzle sw = Swizzle::none) {
+MulticastSpec spec_1d(std::uint32_t n, MulticastMode mode, std::uint16_t active = 0, Swizzle sw = Swizzle::none,
+                      std::uint32_t cols = kCols) {
   MulticastSpec s;
   s.cluster = ClusterShape{n, 1, 1};
   s.share[0] = true;
   s.mode = mode;
-  s.box = tile_params(nullptr, kRows, sw);
+  s.box = tile_params(nullptr, kRows, sw, cols);
   s.active = active;
   return s;
 }
@@ -308,6 +324,28 @@ TEST(ClusterMulticast, SlicedSwizzled128B) {
   const MulticastPlan p = plan_multicast(spec_1d(4, MulticastMode::sliced, 0, Swizzle::b128));
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(run(&p, 1), 0u);
+}
+
+// Rows shorter than the swizzle span are padded to it in shared memory, so a slice starts at its
+// share of the padded image, not of the bytes delivered: 16 u32 (64 B) rows under 128B swizzle,
+// 2 slices of 32 rows: slice 1 at 4096 B (it once was put at 2048 B, inside slice 0); 8 u32
+// (32 B) rows under 64B swizzle, 4 slices of 16 rows, 1024 B apart.
+TEST(ClusterMulticast, SlicedPaddedRows) {
+  TMAKIT_REQUIRE_GPU();
+  const MulticastPlan p = plan_multicast(spec_1d(2, MulticastMode::sliced, 0, Swizzle::b128, 16));
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p.cta[1].issue.smem_offset, 4096u);
+  ASSERT_EQ(p.tile_bytes, 4096u);
+  ASSERT_EQ(p.buffer_bytes, 8192u);
+  EXPECT_EQ(run(&p, 1), 0u);
+  EXPECT_EQ(run(&p, 1, 2, true), 0u);
+  const MulticastPlan q = plan_multicast(spec_1d(4, MulticastMode::sliced, 0, Swizzle::b64, 8));
+  ASSERT_TRUE(q.ok());
+  ASSERT_EQ(q.cta[3].issue.smem_offset, 3u * 1024u);
+  EXPECT_EQ(run(&q, 1), 0u);
+  const MulticastPlan l = plan_multicast(spec_1d(4, MulticastMode::leader_broadcast, 0, Swizzle::b128, 16));
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(run(&l, 1), 0u);
 }
 
 TEST(ClusterMulticast, SparseMaskLeader) {
