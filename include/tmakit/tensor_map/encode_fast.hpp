@@ -89,6 +89,13 @@ static_assert(L::kBoxBytes.lo == 8 * 64 && L::kSmemAlignment.lo == 9 * 64 && L::
               "derived fields: words 8 and 9; words 10..15 zero");
 
 inline constexpr std::uint64_t kReject = std::uint64_t{1} << 63;  // table entries: not encodable here
+
+// The tables are indexed by (value & mask); a value with bits outside its mask is out of range
+// (out_of_index_range; the SSE2 form tests the same masks four at a time).
+inline constexpr std::uint32_t kTypeMask = 15, kSwizzleMask = 7, kRankMask = 7, kArchOffsetMask = 31;
+inline constexpr std::uint32_t kL2Mask = kL2PromotionCount - 1, kOobMask = kOobFillCount - 1;
+static_assert(kDataTypeCount <= kTypeMask + 1 && kSwizzleCount <= kSwizzleMask + 1 && kMaxRank <= kRankMask &&
+              (kL2PromotionCount & kL2Mask) == 0 && (kOobFillCount & kOobMask) == 0);
 inline constexpr std::uint64_t kLow32 = 0xffffffffu;
 
 // Per (oobFill & 1, dataType & 15): the bits of descriptor word 1 (element code, tf32 rounding,
@@ -155,56 +162,58 @@ TMAKIT_HD constexpr RankEntry rank_entry(std::uint32_t rank) {
 
 // Host code reads the entries from tables (one load each); device code computes them.
 struct Tables {
-  std::uint64_t type[2][16];
-  SwizzleEntry swizzle[kArchRows][8];
-  RankEntry rank[8];
-  std::uint8_t arch_row[32];  // by (arch - 90) & 31
+  std::uint64_t type[kOobMask + 1][kTypeMask + 1];
+  SwizzleEntry swizzle[kArchRows][kSwizzleMask + 1];
+  RankEntry rank[kRankMask + 1];
+  std::uint8_t arch_row[kArchOffsetMask + 1];  // by (arch - 90) & kArchOffsetMask
 };
 constexpr Tables make_tables() {
   Tables t{};
-  for (std::uint32_t o = 0; o < 2; ++o)
-    for (std::uint32_t d = 0; d < 16; ++d) t.type[o][d] = type_entry(o, d);
+  for (std::uint32_t o = 0; o <= kOobMask; ++o)
+    for (std::uint32_t d = 0; d <= kTypeMask; ++d) t.type[o][d] = type_entry(o, d);
   for (std::uint32_t r = 0; r < kArchRows; ++r)
-    for (std::uint32_t s = 0; s < 8; ++s) t.swizzle[r][s] = swizzle_entry(r, s);
-  for (std::uint32_t r = 0; r < 8; ++r) t.rank[r] = rank_entry(r);
-  for (std::uint32_t a = 0; a < 32; ++a) t.arch_row[a] = static_cast<std::uint8_t>(arch_row(90 + a));
+    for (std::uint32_t s = 0; s <= kSwizzleMask; ++s) t.swizzle[r][s] = swizzle_entry(r, s);
+  for (std::uint32_t r = 0; r <= kRankMask; ++r) t.rank[r] = rank_entry(r);
+  for (std::uint32_t a = 0; a <= kArchOffsetMask; ++a) t.arch_row[a] = static_cast<std::uint8_t>(arch_row(90 + a));
   return t;
 }
 alignas(64) inline constexpr Tables kTables = make_tables();
 
 TMAKIT_HD constexpr std::uint64_t type_of(std::uint32_t oob, std::uint32_t dtype) {
 #if defined(__CUDA_ARCH__)
-  return type_entry(oob & 1, dtype & 15);
+  return type_entry(oob & kOobMask, dtype & kTypeMask);
 #else
-  return kTables.type[oob & 1][dtype & 15];
+  return kTables.type[oob & kOobMask][dtype & kTypeMask];
 #endif
 }
-// arch_offset = arch - 90 (mod 2^32); offsets >= 32 are rejected by the caller.
+// arch_offset = arch - 90 (mod 2^32); offsets above kArchOffsetMask are rejected by the caller.
 TMAKIT_HD constexpr SwizzleEntry swizzle_of(std::uint32_t arch_offset, std::uint32_t swizzle) {
 #if defined(__CUDA_ARCH__)
-  return swizzle_entry(arch_row(90 + (arch_offset & 31)), swizzle & 7);
+  return swizzle_entry(arch_row(90 + (arch_offset & kArchOffsetMask)), swizzle & kSwizzleMask);
 #else
-  return kTables.swizzle[kTables.arch_row[arch_offset & 31]][swizzle & 7];
+  return kTables.swizzle[kTables.arch_row[arch_offset & kArchOffsetMask]][swizzle & kSwizzleMask];
 #endif
 }
 TMAKIT_HD constexpr RankEntry rank_of(std::uint32_t rank) {
 #if defined(__CUDA_ARCH__)
-  return rank_entry(rank & 7);
+  return rank_entry(rank & kRankMask);
 #else
-  return kTables.rank[rank & 7];
+  return kTables.rank[rank & kRankMask];
 #endif
 }
 
 inline constexpr std::uint64_t kStrideBadBits = ~((std::uint64_t{1} << 40) - 1) | 15;   // >= 2^40 or % 16
 inline constexpr std::uint64_t kAddressBadBits = ~((std::uint64_t{1} << 57) - 1) | 15;  // >= 2^57 or % 16
 
-// Values the table indices drop: kind and interleave (must be 0), dataType >= 16, rank >= 8,
-// swizzle >= 8, l2Promotion >= 4, oobFill >= 2; arch is checked through its offset.
+// Values the table indices drop: kind and interleave (must be 0), and every bit of dataType,
+// rank, swizzle, l2Promotion and oobFill outside its mask (arch: arch_out_of_range).
 TMAKIT_HD constexpr std::uint64_t out_of_index_range(const TensorMapParams& p) {
   return static_cast<std::uint32_t>(p.kind) | static_cast<std::uint32_t>(p.interleave) |
-         (static_cast<std::uint32_t>(p.dtype) >> 4) | (p.rank >> 3) | (static_cast<std::uint32_t>(p.swizzle) >> 3) |
-         (static_cast<std::uint32_t>(p.l2) >> 2) | (static_cast<std::uint32_t>(p.oob) >> 1);
+         (static_cast<std::uint32_t>(p.dtype) & ~kTypeMask) | (p.rank & ~kRankMask) |
+         (static_cast<std::uint32_t>(p.swizzle) & ~kSwizzleMask) | (static_cast<std::uint32_t>(p.l2) & ~kL2Mask) |
+         (static_cast<std::uint32_t>(p.oob) & ~kOobMask);
 }
+TMAKIT_HD constexpr std::uint32_t arch_out_of_range(std::uint32_t arch_offset) { return arch_offset & ~kArchOffsetMask; }
 
 }  // namespace fast_detail
 
@@ -216,7 +225,7 @@ TMAKIT_HD constexpr bool encode_fast_portable(const TensorMapParams& p, TensorMa
   const F::SwizzleEntry se = F::swizzle_of(arch_offset, static_cast<std::uint32_t>(p.swizzle));
   const F::RankEntry re = F::rank_of(p.rank);
   const std::uint64_t flags = te | se.word1 | re.word1;
-  std::uint64_t reject = (flags & F::kReject) | F::out_of_index_range(p) | (arch_offset >> 5);
+  std::uint64_t reject = (flags & F::kReject) | F::out_of_index_range(p) | F::arch_out_of_range(arch_offset);
 
   std::uint64_t d[kMaxRank], b[kMaxRank], s[kMaxRank - 1];
   std::uint64_t prod = 1;
@@ -266,15 +275,18 @@ inline bool encode_fast_sse2(const TensorMapParams& p, TensorMapBytes& out) {
   auto load = [](const void* a) { return _mm_loadu_si128(static_cast<const __m128i*>(a)); };
   const auto arch_offset = static_cast<std::uint32_t>(p.arch) - 90u;
   const auto l2 = static_cast<std::uint32_t>(p.l2);
-  const std::uint64_t te = F::kTables.type[static_cast<std::uint32_t>(p.oob) & 1][static_cast<std::uint32_t>(p.dtype) & 15];
-  const F::SwizzleEntry& se = F::kTables.swizzle[F::kTables.arch_row[arch_offset & 31]][static_cast<std::uint32_t>(p.swizzle) & 7];
-  const F::RankEntry& re = F::kTables.rank[p.rank & 7];
+  const std::uint64_t te = F::type_of(static_cast<std::uint32_t>(p.oob), static_cast<std::uint32_t>(p.dtype));
+  const F::SwizzleEntry& se =
+      F::kTables.swizzle[F::kTables.arch_row[arch_offset & F::kArchOffsetMask]][static_cast<std::uint32_t>(p.swizzle) & F::kSwizzleMask];
+  const F::RankEntry& re = F::kTables.rank[p.rank & F::kRankMask];  // by reference: 64 bytes
   const std::uint64_t flags = te | se.word1 | re.word1;
   const __m128i ones = _mm_set1_epi32(-1);
 
   // Index ranges of the scalar fields (fast_detail::out_of_index_range), four at a time.
-  __m128i bad = _mm_or_si128(_mm_and_si128(load(&p.kind), _mm_setr_epi32(-1, 0, ~15, ~7)),
-                             _mm_and_si128(load(&p.interleave), _mm_setr_epi32(-1, ~7, ~3, ~1)));
+  constexpr auto outside = [](std::uint32_t mask) { return static_cast<int>(~mask); };  // the bits outside a mask
+  __m128i bad = _mm_or_si128(
+      _mm_and_si128(load(&p.kind), _mm_setr_epi32(-1, 0, outside(F::kTypeMask), outside(F::kRankMask))),
+      _mm_and_si128(load(&p.interleave), _mm_setr_epi32(-1, outside(F::kSwizzleMask), outside(F::kL2Mask), outside(F::kOobMask))));
   // dims - 1, strides, box - 1 and elementStrides ^ 1, entries past the rank zeroed.
   const __m128i d01 = _mm_and_si128(_mm_add_epi64(load(&p.dims[0]), ones), load(&re.dim[0]));
   const __m128i d23 = _mm_and_si128(_mm_add_epi64(load(&p.dims[2]), ones), load(&re.dim[2]));
@@ -300,7 +312,7 @@ inline bool encode_fast_sse2(const TensorMapParams& p, TensorMapBytes& out) {
   const std::uint64_t row = ((box0123 & 0xff) + 1) * ebytes;
   const std::uint64_t footprint = static_cast<std::uint64_t>(_mm_cvtsi128_si64(prod4)) * (b4 + 1) * ebytes;
 
-  const std::uint64_t reject = (flags & F::kReject) | (arch_offset >> 5) | (p.address & F::kAddressBadBits) |
+  const std::uint64_t reject = (flags & F::kReject) | F::arch_out_of_range(arch_offset) | (p.address & F::kAddressBadBits) |
                                (d4 >> 32) | (b4 >> 8) | ((p.elem_strides[4] ^ 1u) & lane4) | (row & 15) |
                                (row > se.max_row_bytes) | (footprint > se.smem_limit);
   if (reject | (_mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) ^ 0xffff)) return false;
