@@ -6,7 +6,8 @@
 // times with every encoder in turn (round-robin, so that clock changes hit all alike); prints the
 // median ns per descriptor of 31 samples and the ratio, after checking that every descriptor is
 // byte-identical to the driver's. All of them take encode's fast path
-// (tiled, no interleave, elementStrides 1); encode_unchecked and is_valid are the general path.
+// (tiled, no interleave, elementStrides 1): its AVX-512 form on CPUs that have AVX-512 VBMI, else
+// its SSE2 form (both timed where both run); encode_unchecked and is_valid are the general path.
 // Needs a GPU for the driver part (the driver wants a current context).
 #include <cuda.h>
 
@@ -128,6 +129,8 @@ int main() {
 
   int mismatches = 0;
   std::printf("device: %s, CUDA driver API %d; host CPU: %s\n", name, drv, cpu_name().c_str());
+  const bool avx512 = std::strcmp(encode_fast_host_form(), "AVX-512") == 0;
+  std::printf("encode's fast path runs its %s form on this CPU\n", encode_fast_host_form());
   std::printf("mixed and uniform: 256 configurations, hot in cache; large: 16384 mixed ones (7 MiB of parameters\n"
               "and maps, beyond L2), as when a JIT builds many different maps\n");
   std::printf("%-9s %-55s %10s %10s\n", "scenario", "encoder", "ns/desc", "vs driver");
@@ -175,6 +178,15 @@ int main() {
             const bool ok = is_valid(cfgs[i]);
             keep(ok);
           }
+        },
+        [&] {
+#if TMAKIT_ENCODE_FAST_USES_SSE2
+          for (int i = 0; i < n; ++i) {
+            const bool ok = encode_fast_sse2(cfgs[i], our_out[i]);
+            keep(ok);
+            keep(our_out[i]);
+          }
+#endif
         }};
     if (have_driver)
       bodies.push_back([&] {
@@ -184,7 +196,7 @@ int main() {
         }
       });
     const std::vector<double> t = median_ns_per_item(n, bodies);
-    const double t_into = t[0], t_enc = t[1], t_raw = t[2], t_val = t[3], t_drv = have_driver ? t[4] : 0.0;
+    const double t_into = t[0], t_enc = t[1], t_raw = t[2], t_val = t[3], t_sse2 = t[4], t_drv = have_driver ? t[5] : 0.0;
     const char* sc = sc_.name;
     auto row = [&](const char* what, double t) {
       if (have_driver) std::printf("%-9s %-55s %10.1f %9.2fx\n", sc, what, t, t_drv / t);
@@ -195,6 +207,7 @@ int main() {
     row("tmakit::encode (validate + encode, EncodeResult)", t_enc);
     row("tmakit::encode_unchecked (general path, no validation)", t_raw);
     row("tmakit::is_valid (general path, validation only)", t_val);
+    if (avx512 && TMAKIT_ENCODE_FAST_USES_SSE2) row("tmakit::encode_fast_sse2 (the fast path's SSE2 form)", t_sse2);
   }
   std::printf("%d descriptors differ from the driver's%s\n", mismatches, have_driver ? "" : " (driver not compared)");
   return mismatches ? 1 : 0;

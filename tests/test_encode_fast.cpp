@@ -1,6 +1,7 @@
 // The fast path (encode_fast.hpp) against the general codec: whenever it encodes, the parameters
 // are valid and its bytes are encode_unchecked()'s; every valid parameter set of its domain is
-// encoded; the SSE2 and portable forms agree on every input; nothing is written on a refusal.
+// encoded; the SSE2, AVX-512 (where this CPU runs it) and portable forms agree on every input;
+// nothing is written on a refusal.
 // Inputs: every line of the committed driver vectors, a million boundary-value parameter sets
 // (each field drawn from values at and around its limits, garbage past the rank), and the corner
 // cases of the table indices.
@@ -62,6 +63,13 @@ std::string check_one(const TensorMapParams& p, Tally& t) {
   TensorMapBytes sse = untouched;
   if (encode_fast_sse2(p, sse) != encoded) return "SSE2 and portable forms decide differently";
   if (!(sse == fast)) return "SSE2 and portable forms write different bytes";
+#endif
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+  if (fast_detail::kCpuRunsAvx512Form) {
+    TensorMapBytes avx = untouched;
+    if (encode_fast_avx512(p, avx) != encoded) return "AVX-512 and portable forms decide differently";
+    if (!(avx == fast)) return "AVX-512 and portable forms write different bytes";
+  }
 #endif
   TensorMapBytes into{};
   if (encode_into(p, into) != valid) return "encode_into disagrees with is_valid";
@@ -152,7 +160,9 @@ TEST(EncodeFast, AgreesWithTheGeneralCodecOnBoundaryValues) {
   // The draw must reach both outcomes often, or the agreement proves little.
   EXPECT_GT(t.encoded, 30000u);
   EXPECT_GT(t.inputs - t.encoded, 300000u);
-  std::printf("boundary values: %zu inputs, %zu encoded by the fast path\n", t.inputs, t.encoded);
+  std::printf("boundary values: %zu inputs, %zu encoded by the fast path; forms compared: portable%s%s\n", t.inputs,
+              t.encoded, TMAKIT_ENCODE_FAST_USES_SSE2 ? ", SSE2" : "",
+              std::string(encode_fast_host_form()) == "AVX-512" ? ", AVX-512" : "");
 }
 
 TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
@@ -205,6 +215,49 @@ TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
   EXPECT_FALSE(encode_fast(p, out));
   p.arch = Arch::sm_90;
   EXPECT_TRUE(encode_fast(p, out));
+}
+
+TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
+  // A rank-5 map with room everywhere (1 KiB box), each per-dimension limit met and then broken at
+  // each index alone: every form decides and writes what the general codec does (check_one), and
+  // the broken ones are refused. Vector forms check the dimensions in lanes; this reaches every lane.
+  TensorMapParams good;
+  good.dtype = DataType::uint8;
+  good.rank = 5;
+  good.address = 0x10000;
+  for (std::uint32_t i = 0; i < 5; ++i) good.dims[i] = 64, good.box[i] = i == 0 ? 16 : 4;
+  for (std::uint32_t i = 0; i < 4; ++i) good.strides[i] = std::uint64_t{64} << (6 * i);
+  ASSERT_TRUE(is_valid(good));
+  Tally t;
+  auto decide = [&](auto&& change) {
+    TensorMapParams p = good;
+    change(p);
+    const std::string failure = check_one(p, t);
+    EXPECT_EQ(failure, "") << describe(p);
+    TensorMapBytes o;
+    return encode_fast(p, o);
+  };
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    SCOPED_TRACE("index " + std::to_string(i));
+    EXPECT_TRUE(decide([&](TensorMapParams& p) { p.dims[i] = std::uint64_t{1} << 32; }));
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.dims[i] = 0; }));
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.dims[i] = (std::uint64_t{1} << 32) + 1; }));
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = 0; }));
+    EXPECT_TRUE(decide([&](TensorMapParams& p) { p.box[i] = 256, p.box[i == 1 ? 2 : 1] = 1; }));
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = i == 0 ? 272 : 257; }));  // box 0: rows of 16 bytes
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = 496, p.box[i == 1 ? 2 : 1] = 1; }));
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.elem_strides[i] = 2; }));  // valid, outside the domain
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.elem_strides[i] = 0; }));
+    if (i < 4) {  // strides[i] belongs to dimension i + 1
+      EXPECT_TRUE(decide([&](TensorMapParams& p) { p.strides[i] = (std::uint64_t{1} << 40) - 16; }));
+      EXPECT_FALSE(decide([&](TensorMapParams& p) { p.strides[i] = std::uint64_t{1} << 40; }));
+      EXPECT_FALSE(decide([&](TensorMapParams& p) { p.strides[i] += 8; }));
+      EXPECT_FALSE(decide([&](TensorMapParams& p) { p.strides[i] += 1; }));
+    }
+  }
+  // One rank less: index 4 and stride 3 are past the rank and ignored.
+  EXPECT_TRUE(decide([](TensorMapParams& p) { p.rank = 4, p.dims[4] = 0, p.box[4] = 999, p.strides[3] = 1, p.elem_strides[4] = 5; }));
+  EXPECT_GT(t.encoded, 10u);
 }
 
 TEST(EncodeFast, OutsideTheDomainTheGeneralPathDecides) {

@@ -32,9 +32,11 @@
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
-// Host code on x86-64 uses the SSE2 form (TMAKIT_ENCODE_FAST_USES_SSE2 says whether it does);
-// define TMAKIT_ENCODE_FAST_SSE2 as 0 before including to use the portable form there too (both
-// give the same results).
+// Host code on x86-64 uses the AVX-512 form on CPUs with AVX-512 VBMI (chosen when the program
+// loads; g++ and clang) and the SSE2 form on the others (TMAKIT_ENCODE_FAST_USES_SSE2 / _AVX512 say
+// which are compiled in, encode_fast_host_form() which one runs). Define TMAKIT_ENCODE_FAST_AVX512
+// as 0 before including to leave the AVX-512 form out, TMAKIT_ENCODE_FAST_SSE2 as 0 to use the
+// portable form there too. Every form gives the same results.
 #if !defined(TMAKIT_ENCODE_FAST_SSE2)
 #define TMAKIT_ENCODE_FAST_SSE2 1
 #endif
@@ -43,6 +45,16 @@
 #include <emmintrin.h>
 #else
 #define TMAKIT_ENCODE_FAST_USES_SSE2 0
+#endif
+#if !defined(TMAKIT_ENCODE_FAST_AVX512)
+#define TMAKIT_ENCODE_FAST_AVX512 1
+#endif
+#if TMAKIT_ENCODE_FAST_USES_SSE2 && TMAKIT_ENCODE_FAST_AVX512 && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__x86_64__)
+#define TMAKIT_ENCODE_FAST_USES_AVX512 1
+#include <immintrin.h>
+#else
+#define TMAKIT_ENCODE_FAST_USES_AVX512 0
 #endif
 
 namespace tmakit {
@@ -340,9 +352,134 @@ inline bool encode_fast_sse2(const TensorMapParams& p, TensorMapBytes& out) {
 }
 #endif
 
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+namespace fast_detail {
+// Whether this CPU runs the AVX-512 form: read once when the program loads. Read before that (from
+// another static initializer), it is false and the SSE2 form runs: same result.
+inline bool cpu_runs_avx512_form() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+}
+inline const bool kCpuRunsAvx512Form = cpu_runs_avx512_form();
+
+// Where each byte of descriptor words 0..7 comes from, for vpermt2b over (checked, units):
+// 0..63 index `checked` (the first 64 parameter bytes, word 1's low half put in bytes 0..3), 64..127
+// index `units` (parameter bytes 64..127: strides >> 4, box - 1). kZeroByte is a byte that is zero
+// whenever the parameters are valid: the high half of dims[0] - 1.
+inline constexpr char kZeroByte = 28;
+inline constexpr char kWordBytes[64] = {
+    16, 17, 18, 19, 20, 21, 22, 23,                          // word 0: address
+    0, 1, 2, 3, 64, 65, 66, 67,                              // word 1: mode bits, strides[0] >> 4
+    72, 73, 74, 75, 80, 81, 82, 83,                          // word 2: strides[1] >> 4, strides[2] >> 4
+    88, 89, 90, 91, 68, 76, 84, 92,                          // word 3: strides[3] >> 4, high nibbles (packed below)
+    24, 25, 26, 27, 32, 33, 34, 35,                          // word 4: dims[0] - 1, dims[1] - 1
+    40, 41, 42, 43, 48, 49, 50, 51,                          // word 5: dims[2] - 1, dims[3] - 1
+    56, 57, 58, 59, kZeroByte, kZeroByte, kZeroByte, 96,     // word 6: dims[4] - 1, elementStrides - 1, box[0] - 1
+    100, 104, 108, 112, kZeroByte, kZeroByte, kZeroByte, kZeroByte};  // word 7: box[1..4] - 1
+}  // namespace fast_detail
+
+// The same function with AVX-512 (F, VL, BW, VBMI), chosen at run time on CPUs that have it
+// (Ice Lake and later Xeons, Zen 4 and later): the parameters load as three vectors; every range
+// rule on dims, strides, box, elementStrides, the address and the enum fields is one masked
+// subtract and one test per vector, with the lanes past the rank masked off by one compare; words
+// 0..7 are one byte permutation. Equal to encode_fast_portable on every input
+// (tests/test_encode_fast.cpp).
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi"))) inline bool encode_fast_avx512(
+    const TensorMapParams& p, TensorMapBytes& out) {
+  namespace F = fast_detail;
+  static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) >= 160 &&
+                    alignof(TensorMapBytes) >= 64);
+  static_assert(offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, dtype) == 8 &&
+                    offsetof(TensorMapParams, rank) == 12 && offsetof(TensorMapParams, address) == 16 &&
+                    offsetof(TensorMapParams, dims) == 24 && offsetof(TensorMapParams, strides) == 64 &&
+                    offsetof(TensorMapParams, box) == 96 && offsetof(TensorMapParams, elem_strides) == 116 &&
+                    offsetof(TensorMapParams, interleave) == 136 && offsetof(TensorMapParams, swizzle) == 140 &&
+                    offsetof(TensorMapParams, l2) == 144 && offsetof(TensorMapParams, oob) == 148,
+                "the parameters load as [kind arch dtype rank address dims], [strides box elem_strides 0..2], "
+                "[elem_strides 3..4 interleave swizzle l2 oob ..]");
+  const auto* bytes = reinterpret_cast<const char*>(&p);
+  const __m512i a = _mm512_loadu_si512(bytes);
+  const __m512i b = _mm512_loadu_si512(bytes + 64);
+  const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + 128));
+
+  // The lanes in use: lane i is in use when rank >= its threshold (0: always). Qword lanes compare
+  // rank * (2^32 + 1) with threshold * (2^32 + 1).
+  const __m512i rank = _mm512_set1_epi32(static_cast<int>(p.rank));
+  constexpr long long k = (1ll << 32) + 1;
+  const __mmask8 use_a = _mm512_cmple_epu64_mask(_mm512_setr_epi64(0, 0, 0, k, 2 * k, 3 * k, 4 * k, 5 * k), rank);
+  const __mmask16 use_b =
+      _mm512_cmple_epu32_mask(_mm512_setr_epi32(2, 2, 3, 3, 4, 4, 5, 5, 1, 2, 3, 4, 5, 1, 2, 3), rank);
+  const __mmask8 use_c = _mm256_cmple_epu32_mask(_mm256_setr_epi32(4, 5, 0, 0, 0, 0, -1, -1), _mm256_set1_epi32(static_cast<int>(p.rank)));
+  // Subtract 1 from dims, box and elementStrides (lanes not in use become 0), then test the bits
+  // that must be zero: kind; dtype and rank beyond their index masks; the address's low 4 bits and
+  // bits 57..63; dims - 1 beyond 32 bits; strides' low 4 bits and bits 40..63; box - 1 beyond 8
+  // bits; elementStrides - 1 and interleave entirely; swizzle, l2 and oob beyond their index masks.
+  constexpr auto outside = [](std::uint32_t mask) { return static_cast<int>(~mask); };
+  const __m512i checked = _mm512_maskz_sub_epi64(use_a, a, _mm512_setr_epi64(0, 0, 0, 1, 1, 1, 1, 1));
+  const __m512i boxes = _mm512_maskz_sub_epi32(use_b, b, _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+  const __m256i tail = _mm256_maskz_sub_epi32(use_c, c, _mm256_setr_epi32(1, 1, 0, 0, 0, 0, 0, 0));
+  const __mmask8 bad_a = _mm512_test_epi64_mask(
+      checked, _mm512_setr_epi64(static_cast<long long>(F::kLow32),
+                                 static_cast<long long>(std::uint64_t{~F::kRankMask} << 32 | std::uint32_t{~F::kTypeMask}),
+                                 static_cast<long long>(F::kAddressBadBits), static_cast<long long>(~F::kLow32),
+                                 static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32),
+                                 static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32)));
+  constexpr int kStrideBadLo = static_cast<int>(F::kStrideBadBits & F::kLow32);
+  constexpr int kStrideBadHi = static_cast<int>(F::kStrideBadBits >> 32);
+  const __mmask16 bad_b = _mm512_test_epi32_mask(
+      boxes, _mm512_setr_epi32(kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi,
+                               kStrideBadLo, kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, -1, -1, -1));
+  const __mmask8 bad_c = _mm256_test_epi32_mask(
+      tail, _mm256_setr_epi32(-1, -1, -1, outside(F::kSwizzleMask), outside(F::kL2Mask), outside(F::kOobMask), 0, 0));
+
+  // The table rules, the row and the shared-memory footprint (box values, 1 past the rank).
+  const auto arch_offset = static_cast<std::uint32_t>(p.arch) - 90u;
+  const std::uint64_t te = F::type_of(static_cast<std::uint32_t>(p.oob), static_cast<std::uint32_t>(p.dtype));
+  const F::SwizzleEntry& se = F::kTables.swizzle[F::kTables.arch_row[arch_offset & F::kArchOffsetMask]]
+                                                [static_cast<std::uint32_t>(p.swizzle) & F::kSwizzleMask];
+  const std::uint64_t flags = te | se.word1 | F::kTables.rank[p.rank & F::kRankMask].word1;
+  const __m128i box0123 = _mm_mask_loadu_epi32(_mm_set1_epi32(1), static_cast<__mmask8>(use_b >> 8), &p.box[0]);
+  const __m128i pairs = _mm_mul_epu32(box0123, _mm_srli_epi64(box0123, 32));  // box0 box1, box2 box3
+  const __m128i quad = _mm_mul_epu32(pairs, _mm_unpackhi_epi64(pairs, pairs));
+  const std::uint64_t box4 = (use_b >> 12) & 1 ? p.box[4] : 1;
+  const std::uint64_t ebytes = (te >> 32) & 15;
+  const std::uint64_t row = std::uint64_t{p.box[0]} * ebytes;
+  const std::uint64_t footprint = static_cast<std::uint64_t>(_mm_cvtsi128_si64(quad)) * box4 * ebytes;
+  const std::uint64_t reject = (flags & F::kReject) | F::arch_out_of_range(arch_offset) | (row & 15) |
+                               (row > se.max_row_bytes) | (footprint > se.smem_limit);
+  if (reject | bad_a | bad_b | bad_c) return false;
+
+  // Words 0..7: one byte permutation of (checked with word 1's mode bits in bytes 0..3, strides in
+  // 16-byte units and box - 1); then the strides' high nibbles h0..h3 (bytes 28..31) packed into
+  // h0 | h1 << 4 | h2 << 8 | h3 << 12: (h0 + 16 h1) + 256 (h2 + 16 h3) by two multiply-adds.
+  const auto mode = static_cast<int>((flags & F::kLow32) | static_cast<std::uint32_t>(p.l2) << F::kL2Shift);
+  const __m512i units = _mm512_maskz_srlv_epi64(0xff, boxes, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0));
+  const __m512i words = _mm512_permutex2var_epi8(_mm512_mask_set1_epi32(checked, 1, mode),
+                                                 _mm512_loadu_si512(F::kWordBytes), units);
+  const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(words, _mm512_set1_epi16(1 | 16 << 8)),
+                                            _mm512_set1_epi32(1 | 256 << 16));
+  _mm512_store_si512(&out.words[0], _mm512_mask_mov_epi32(words, 1 << 7, nibbles));
+  _mm512_store_si512(&out.words[8], _mm512_zextsi128_si512(_mm_insert_epi64(_mm_cvtsi64_si128(static_cast<long long>(footprint)),
+                                                                             static_cast<long long>(se.alignment), 1)));
+  return true;
+}
+#endif
+
+// Which form encode_fast runs in host code on this CPU: "AVX-512", "SSE2" or "portable".
+inline const char* encode_fast_host_form() {
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+  if (fast_detail::kCpuRunsAvx512Form) return "AVX-512";
+#endif
+  return TMAKIT_ENCODE_FAST_USES_SSE2 ? "SSE2" : "portable";
+}
+
 // The fast path: SSE2 on x86-64 hosts; the portable form in device code, at compile time and on
 // other hosts. Same result either way.
 TMAKIT_HD constexpr bool encode_fast(const TensorMapParams& p, TensorMapBytes& out) {
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+  if (!std::is_constant_evaluated() && fast_detail::kCpuRunsAvx512Form) return encode_fast_avx512(p, out);
+#endif
 #if TMAKIT_ENCODE_FAST_USES_SSE2
   if (!std::is_constant_evaluated()) return encode_fast_sse2(p, out);
 #endif
