@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -258,6 +259,35 @@ TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
   // One rank less: index 4 and stride 3 are past the rank and ignored.
   EXPECT_TRUE(decide([](TensorMapParams& p) { p.rank = 4, p.dims[4] = 0, p.box[4] = 999, p.strides[3] = 1, p.elem_strides[4] = 5; }));
   EXPECT_GT(t.encoded, 10u);
+}
+
+TEST(EncodeFast, EncodeWritesTheWholeMapOnEveryPath) {
+  // encode() starts from an unwritten map (no zero fill before the fast path): each of its three
+  // paths must write all 128 bytes. Placement over garbage shows the zeroing constructor zeroes.
+  alignas(64) unsigned char buffer[sizeof(TensorMapBytes)];
+  for (auto& c : buffer) c = 0xa5;
+  const TensorMapBytes* zero = new (buffer) TensorMapBytes;
+  for (const std::uint64_t w : zero->words) EXPECT_EQ(w, 0u);
+  static_assert(TensorMapBytes{}.words[0] == 0 && TensorMapBytes{}.words[15] == 0);
+
+  const TensorMapParams fast = test::tiled_bf16();
+  TensorMapParams general = fast;
+  general.elem_strides[1] = 2;  // valid, outside the fast path's domain
+  TensorMapParams refused = fast;
+  refused.box[1] = 0;
+  for (int round = 0; round < 3; ++round) {  // the same stack slots, written by the previous calls
+    EXPECT_EQ(encode(fast).map, encode_unchecked(fast));
+    EXPECT_EQ(encode(general).map, encode_unchecked(general));
+    const EncodeResult r = encode(refused);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.map, TensorMapBytes{});
+  }
+  constexpr auto at_compile_time = [] {
+    TensorMapParams p = test::tiled_bf16();
+    p.box[1] = 0;
+    return encode(p).map == TensorMapBytes{};
+  };
+  static_assert(at_compile_time());
 }
 
 TEST(EncodeFast, OutsideTheDomainTheGeneralPathDecides) {

@@ -2,13 +2,40 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tmakit/core/config.hpp"
+
+#if !defined(__CUDA_ARCH__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TMAKIT_BYTES_ZERO_SSE2 1
+#include <emmintrin.h>
+#else
+#define TMAKIT_BYTES_ZERO_SSE2 0
+#endif
 
 namespace tmakit {
 
 struct alignas(64) TensorMapBytes {
-  std::uint64_t words[16] = {};
+  std::uint64_t words[16];
+
+  // All zero. In x86-64 host code, eight 16-byte stores of a zero the compiler cannot see: g++ -O2
+  // turns any 128-byte zero fill it recognizes into `rep stosq`, which took 12-15 ns (longer than
+  // encoding a map) on the machines of docs/results.md.
+  TMAKIT_HD constexpr TensorMapBytes() {
+#if TMAKIT_BYTES_ZERO_SSE2
+    if (!std::is_constant_evaluated()) {
+      __m128i zero = _mm_setzero_si128();
+      asm("" : "+x"(zero));
+      for (int i = 0; i < 16; i += 2) _mm_store_si128(reinterpret_cast<__m128i*>(&words[i]), zero);
+      return;
+    }
+#endif
+    for (auto& w : words) w = 0;
+  }
+  // Left unwritten, for a map about to be written whole (encode() before its fast path). Every word
+  // must be written before it is read.
+  struct Unwritten {};
+  TMAKIT_HD constexpr explicit TensorMapBytes(Unwritten) {}
 
   // Byte i in memory order (the descriptor is little-endian on every CUDA platform).
   TMAKIT_HD constexpr std::uint8_t byte(int i) const {

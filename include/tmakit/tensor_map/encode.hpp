@@ -106,11 +106,12 @@ struct EncodeResult {
 // Tiled, non-interleaved maps of non-packed types take the fast path (encode_fast.hpp), which
 // decides and writes exactly what the general path would.
 TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
-  EncodeResult r;
+  EncodeResult r{TensorMapBytes(TensorMapBytes::Unwritten{}), {}};  // every path below writes r.map whole
   if (encode_fast(p, r.map)) return r;
   if (is_valid(p)) {
     r.map = encode_unchecked(p);
   } else {
+    r.map = TensorMapBytes{};
     r.violations = validate(p);
   }
   return r;
