@@ -19,8 +19,9 @@ struct alignas(64) TensorMapBytes {
   std::uint64_t words[16];
 
   // All zero. In x86-64 host code, eight 16-byte stores of a zero the compiler cannot see: g++ -O2
-  // turns any 128-byte zero fill it recognizes into `rep stosq`, which took 12-15 ns (longer than
-  // encoding a map) on the machines of docs/results.md.
+  // turns any 128-byte zero fill it recognizes into `rep stosq`, which cost 12-15 ns per map on the
+  // development machine (longer than encoding one) and made encode() take twice encode_into's time
+  // on the GPU hosts (docs/results.md, session 4).
   TMAKIT_HD constexpr TensorMapBytes() {
 #if TMAKIT_BYTES_ZERO_SSE2
     if (!std::is_constant_evaluated()) {

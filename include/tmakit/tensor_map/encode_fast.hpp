@@ -382,7 +382,7 @@ inline constexpr char kWordBytes[64] = {
 // The same function with AVX-512 (F, VL, BW, VBMI), chosen at run time on CPUs that have it
 // (Ice Lake and later Xeons, Zen 4 and later): the parameters load as three vectors; every range
 // rule on dims, strides, box, elementStrides, the address and the enum fields is one masked
-// subtract and one test per vector, with the lanes past the rank masked off by one compare; words
+// subtract and one test per vector, the lanes past the rank masked off by one compare each; words
 // 0..7 are one byte permutation. Equal to encode_fast_portable on every input
 // (tests/test_encode_fast.cpp).
 __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi"))) inline bool encode_fast_avx512(
