@@ -442,10 +442,11 @@ __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi"))) inline bool enco
   const __m128i box0123 = _mm_mask_loadu_epi32(_mm_set1_epi32(1), static_cast<__mmask8>(use_b >> 8), &p.box[0]);
   const __m128i pairs = _mm_mul_epu32(box0123, _mm_srli_epi64(box0123, 32));  // box0 box1, box2 box3
   const __m128i quad = _mm_mul_epu32(pairs, _mm_unpackhi_epi64(pairs, pairs));
-  const std::uint64_t box4 = (use_b >> 12) & 1 ? p.box[4] : 1;
+  const auto box4 = static_cast<std::uint32_t>(  // a masked load, not a branch on the rank
+      _mm_cvtsi128_si32(_mm_mask_loadu_epi32(_mm_set1_epi32(1), static_cast<__mmask8>((use_b >> 12) & 1), &p.box[4])));
   const std::uint64_t ebytes = (te >> 32) & 15;
   const std::uint64_t row = std::uint64_t{p.box[0]} * ebytes;
-  const std::uint64_t footprint = static_cast<std::uint64_t>(_mm_cvtsi128_si64(quad)) * box4 * ebytes;
+  const std::uint64_t footprint = static_cast<std::uint64_t>(_mm_cvtsi128_si64(quad)) * std::uint64_t{box4} * ebytes;
   const std::uint64_t reject = (flags & F::kReject) | F::arch_out_of_range(arch_offset) | (row & 15) |
                                (row > se.max_row_bytes) | (footprint > se.smem_limit);
   if (reject | bad_a | bad_b | bad_c) return false;
