@@ -219,9 +219,10 @@ TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
 }
 
 TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
-  // A rank-5 map with room everywhere (1 KiB box), each per-dimension limit met and then broken at
-  // each index alone: every form decides and writes what the general codec does (check_one), and
-  // the broken ones are refused. Vector forms check the dimensions in lanes; this reaches every lane.
+  // A rank-5 uint8 map with room everywhere (a 4 KiB box), each per-dimension limit met and then
+  // broken at each index alone: every form decides and writes what the general codec does
+  // (check_one), and the broken ones are refused. Vector forms check the dimensions in lanes; this
+  // reaches every lane.
   TensorMapParams good;
   good.dtype = DataType::uint8;
   good.rank = 5;
@@ -245,7 +246,7 @@ TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
     EXPECT_FALSE(decide([&](TensorMapParams& p) { p.dims[i] = (std::uint64_t{1} << 32) + 1; }));
     EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = 0; }));
     EXPECT_TRUE(decide([&](TensorMapParams& p) { p.box[i] = 256, p.box[i == 1 ? 2 : 1] = 1; }));
-    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = i == 0 ? 272 : 257; }));  // box 0: rows of 16 bytes
+    EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = i == 0 ? 272 : 257; }));  // 272: rows stay % 16 B
     EXPECT_FALSE(decide([&](TensorMapParams& p) { p.box[i] = 496, p.box[i == 1 ? 2 : 1] = 1; }));
     EXPECT_FALSE(decide([&](TensorMapParams& p) { p.elem_strides[i] = 2; }));  // valid, outside the domain
     EXPECT_FALSE(decide([&](TensorMapParams& p) { p.elem_strides[i] = 0; }));
@@ -257,7 +258,9 @@ TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
     }
   }
   // One rank less: index 4 and stride 3 are past the rank and ignored.
-  EXPECT_TRUE(decide([](TensorMapParams& p) { p.rank = 4, p.dims[4] = 0, p.box[4] = 999, p.strides[3] = 1, p.elem_strides[4] = 5; }));
+  EXPECT_TRUE(decide([](TensorMapParams& p) {
+    p.rank = 4, p.dims[4] = 0, p.box[4] = 999, p.strides[3] = 1, p.elem_strides[4] = 5;
+  }));
   EXPECT_GT(t.encoded, 10u);
 }
 
