@@ -109,6 +109,8 @@ inline constexpr std::uint32_t kL2Mask = kL2PromotionCount - 1, kOobMask = kOobF
 static_assert(kDataTypeCount <= kTypeMask + 1 && kSwizzleCount <= kSwizzleMask + 1 && kMaxRank <= kRankMask &&
               (kL2PromotionCount & kL2Mask) == 0 && (kOobFillCount & kOobMask) == 0);
 inline constexpr std::uint64_t kLow32 = 0xffffffffu;
+// A 32-bit vector lane holding the bits outside an index mask (the SSE2 and AVX-512 forms test them).
+constexpr int outside(std::uint32_t mask) { return static_cast<int>(~mask); }
 
 // Per (oobFill & 1, dataType & 15): the bits of descriptor word 1 (element code, tf32 rounding,
 // NaN fill) in bits 0..31, the element bytes in bits 32..35, kReject for the packed types and for a
@@ -295,10 +297,9 @@ inline bool encode_fast_sse2(const TensorMapParams& p, TensorMapBytes& out) {
   const __m128i ones = _mm_set1_epi32(-1);
 
   // Index ranges of the scalar fields (fast_detail::out_of_index_range), four at a time.
-  constexpr auto outside = [](std::uint32_t mask) { return static_cast<int>(~mask); };  // the bits outside a mask
   __m128i bad = _mm_or_si128(
-      _mm_and_si128(load(&p.kind), _mm_setr_epi32(-1, 0, outside(F::kTypeMask), outside(F::kRankMask))),
-      _mm_and_si128(load(&p.interleave), _mm_setr_epi32(-1, outside(F::kSwizzleMask), outside(F::kL2Mask), outside(F::kOobMask))));
+      _mm_and_si128(load(&p.kind), _mm_setr_epi32(-1, 0, F::outside(F::kTypeMask), F::outside(F::kRankMask))),
+      _mm_and_si128(load(&p.interleave), _mm_setr_epi32(-1, F::outside(F::kSwizzleMask), F::outside(F::kL2Mask), F::outside(F::kOobMask))));
   // dims - 1, strides, box - 1 and elementStrides ^ 1, entries past the rank zeroed.
   const __m128i d01 = _mm_and_si128(_mm_add_epi64(load(&p.dims[0]), ones), load(&re.dim[0]));
   const __m128i d23 = _mm_and_si128(_mm_add_epi64(load(&p.dims[2]), ones), load(&re.dim[2]));
@@ -415,7 +416,6 @@ __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi"))) inline bool enco
   // that must be zero: kind; dtype and rank beyond their index masks; the address's low 4 bits and
   // bits 57..63; dims - 1 beyond 32 bits; strides' low 4 bits and bits 40..63; box - 1 beyond 8
   // bits; elementStrides - 1 and interleave entirely; swizzle, l2 and oob beyond their index masks.
-  constexpr auto outside = [](std::uint32_t mask) { return static_cast<int>(~mask); };
   const __m512i checked = _mm512_maskz_sub_epi64(use_a, a, _mm512_setr_epi64(0, 0, 0, 1, 1, 1, 1, 1));
   const __m512i boxes = _mm512_maskz_sub_epi32(use_b, b, _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
   const __m256i tail = _mm256_maskz_sub_epi32(use_c, c, _mm256_setr_epi32(1, 1, 0, 0, 0, 0, 0, 0));
@@ -431,7 +431,7 @@ __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi"))) inline bool enco
       boxes, _mm512_setr_epi32(kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi,
                                kStrideBadLo, kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, -1, -1, -1));
   const __mmask8 bad_c = _mm256_test_epi32_mask(
-      tail, _mm256_setr_epi32(-1, -1, -1, outside(F::kSwizzleMask), outside(F::kL2Mask), outside(F::kOobMask), 0, 0));
+      tail, _mm256_setr_epi32(-1, -1, -1, F::outside(F::kSwizzleMask), F::outside(F::kL2Mask), F::outside(F::kOobMask), 0, 0));
 
   // The table rules, the row and the shared-memory footprint (box values, 1 past the rank).
   const auto arch_offset = static_cast<std::uint32_t>(p.arch) - 90u;
