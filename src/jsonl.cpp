@@ -9,8 +9,10 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/encode_many.hpp"
 #include "tmakit/tensor_map/explain.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
@@ -279,20 +281,53 @@ bool process_line(std::string_view line, std::string& out) {
 }
 
 StreamStats process_stream(std::istream& in, std::ostream& out) {
+  // Lines are parsed as they come and encoded kBatch at a time by encode_many (the same decisions
+  // and bytes as process_line's encode()); results go out in input order.
+  constexpr std::size_t kBatch = 256, kFlushAt = 1 << 16, kUnparsed = static_cast<std::size_t>(-1);
+  struct Pending {
+    std::size_t param = kUnparsed;  // index into params, or kUnparsed with parse errors
+    std::vector<Error> errors;
+  };
+  std::vector<Pending> pending;
+  std::vector<TensorMapParams> params;
+  std::vector<TensorMapBytes> maps(kBatch);
+  bool ok[kBatch];
   StreamStats stats;
-  std::string line;
-  std::string buf;
-  constexpr std::size_t kFlushAt = 1 << 16;
+  std::string line, buf;
   buf.reserve(kFlushAt + 4096);
+  auto flush_batch = [&] {
+    encode_many(params.data(), maps.data(), ok, params.size());
+    for (const Pending& pd : pending) {
+      if (pd.param == kUnparsed) {
+        append_result(false, nullptr, pd.errors, buf);
+      } else if (ok[pd.param]) {
+        append_result(true, &maps[pd.param], pd.errors, buf);
+        ++stats.accepted;
+      } else {
+        const TensorMapParams& p = params[pd.param];
+        append_result(false, nullptr, describe(p, validate(p)), buf);
+      }
+      ++stats.lines;
+      if (buf.size() >= kFlushAt) {
+        out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+        buf.clear();
+      }
+    }
+    pending.clear();
+    params.clear();
+  };
   while (std::getline(in, line)) {
     if (blank(line)) continue;
-    if (process_line(line, buf)) ++stats.accepted;
-    ++stats.lines;
-    if (buf.size() >= kFlushAt) {
-      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
+    Pending pd;
+    TensorMapParams p;
+    if (parse_params(line, p, pd.errors)) {
+      pd.param = params.size();
+      params.push_back(p);
     }
+    pending.push_back(std::move(pd));
+    if (params.size() == kBatch || pending.size() >= 4 * kBatch) flush_batch();
   }
+  flush_batch();
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   out.flush();
   return stats;

@@ -4,10 +4,12 @@
 // nothing is written on a refusal.
 // Inputs: every line of the committed driver vectors, a million boundary-value parameter sets
 // (each field drawn from values at and around its limits, garbage past the rank), and the corner
-// cases of the table indices.
+// cases of the table indices. encode_many (16 maps at a time through encode_fast_block16 where
+// this CPU runs AVX-512) against encode() on the same inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <new>
 #include <random>
 #include <string>
@@ -17,6 +19,7 @@
 #include "test_data.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/encode_fast.hpp"
+#include "tmakit/tensor_map/encode_many.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 
 #if defined(__x86_64__) && !TMAKIT_ENCODE_FAST_USES_SSE2
@@ -313,6 +316,112 @@ TEST(EncodeFast, WorksAtCompileTime) {
   }();
   static_assert(r, "the fast path runs in constant evaluation and matches encode_unchecked");
   static_assert(encode(test::tiled_bf16()).ok());
+}
+
+// encode_many over `ps` against encode() on each: the decision, the bytes (zero on a refusal), the
+// count; nothing written past n. Returns a description of the first difference ("" when none).
+std::string many_matches_encode(const std::vector<TensorMapParams>& ps) {
+  const std::size_t n = ps.size();
+  std::vector<TensorMapBytes> out(n + 1);
+  for (auto& m : out)
+    for (auto& w : m.words) w = 0xa5a5a5a5a5a5a5a5u;
+  const TensorMapBytes canary = out[n];
+  auto ok = std::make_unique<bool[]>(n + 1);
+  ok[n] = true;
+  const std::size_t count = encode_many(ps.data(), out.data(), ok.get(), n);
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const EncodeResult r = encode(ps[i]);
+    expected += r.ok();
+    if (ok[i] != r.ok()) return "decision differs at " + std::to_string(i) + ": " + describe(ps[i]);
+    if (!(out[i] == r.map)) return "bytes differ at " + std::to_string(i) + ": " + describe(ps[i]);
+  }
+  if (count != expected) return "count " + std::to_string(count) + ", expected " + std::to_string(expected);
+  if (!(out[n] == canary) || !ok[n]) return "wrote past n";
+  return "";
+}
+
+TEST(EncodeMany, AgreesWithEncodeOnBoundaryValues) {
+  std::mt19937_64 rng(2027);
+  std::vector<TensorMapParams> ps(1000003);  // not a multiple of 16: the last block is short
+  for (auto& p : ps) p = boundary_params(rng);
+  EXPECT_EQ(many_matches_encode(ps), "");
+  std::printf("encode_many: %zu boundary inputs, host form %s\n", ps.size(), encode_fast_host_form());
+}
+
+TEST(EncodeMany, AgreesWithEncodeOnEveryDriverVector) {
+  std::vector<TensorMapParams> ps;
+  for (const auto& line : tmakit_test::read_gz_lines(std::string(TMAKIT_TEST_DATA_DIR) + "/driver_sm90.jsonl.gz")) {
+    TensorMapParams p;
+    std::vector<jsonl::Error> errors;
+    if (!jsonl::parse_params(line, p, errors)) continue;
+    for (const Arch a : {Arch::sm_90, Arch::sm_100, Arch::sm_120}) {
+      p.arch = a;
+      ps.push_back(p);
+    }
+  }
+  ASSERT_GE(ps.size(), 60000u);
+  EXPECT_EQ(many_matches_encode(ps), "");
+}
+
+TEST(EncodeMany, EveryLengthAndMixOfOutcomes) {
+  // Lengths 0..40 (short blocks, one and two full ones and a tail), each slot drawn from: valid
+  // on the fast path, valid outside it (the general path encodes), refused by a table rule,
+  // refused by a range rule.
+  TensorMapParams general = test::tiled_bf16();
+  general.elem_strides[1] = 2;
+  TensorMapParams bad_type = test::tiled_bf16();
+  bad_type.dtype = DataType::uint8;  // a NaN fill needs a float type
+  bad_type.oob = OobFill::nan_request_zero_fma;
+  TensorMapParams bad_box = test::tiled_bf16();
+  bad_box.box[1] = 0;
+  const TensorMapParams kinds[] = {test::tiled_bf16(), general, bad_type, bad_box, test::im2col_bf16()};
+  std::mt19937_64 rng(7);
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (int draw = 0; draw < 20; ++draw) {
+      std::vector<TensorMapParams> ps(n);
+      for (auto& p : ps) p = kinds[rng() % 5];
+      ASSERT_EQ(many_matches_encode(ps), "") << "n = " << n;
+    }
+}
+
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+TEST(EncodeMany, TheBlockFormAgreesWithThePortableForm) {
+  // encode_fast_block16 alone: bit i set exactly when encode_fast_portable encodes map i, the same
+  // bytes then, zeros otherwise.
+  if (!fast_detail::kCpuRunsAvx512Form) GTEST_SKIP() << "this CPU does not run the AVX-512 forms";
+  std::mt19937_64 rng(2028);
+  std::size_t encoded = 0;
+  for (int block = 0; block < 20000; ++block) {
+    const int n = 1 + static_cast<int>(rng() % 16);
+    TensorMapParams ps[16];
+    alignas(64) TensorMapBytes out[16];
+    for (int i = 0; i < n; ++i) ps[i] = boundary_params(rng);
+    const std::uint32_t done = encode_fast_block16(ps, out, n);
+    ASSERT_EQ(done >> n, 0u);
+    for (int i = 0; i < n; ++i) {
+      TensorMapBytes portable{};
+      const bool e = encode_fast_portable(ps[i], portable);
+      ASSERT_EQ(bool(done >> i & 1), e) << describe(ps[i]);
+      ASSERT_EQ(out[i], e ? portable : TensorMapBytes{}) << describe(ps[i]);
+      encoded += e;
+    }
+  }
+  EXPECT_GT(encoded, 5000u);  // both outcomes, often
+}
+#endif
+
+TEST(EncodeMany, WorksAtCompileTime) {
+  constexpr auto r = [] {
+    TensorMapParams ps[3] = {test::tiled_bf16(), test::tiled_bf16(), test::im2col_bf16()};
+    ps[1].box[1] = 0;
+    TensorMapBytes out[3];
+    bool ok[3] = {};
+    const std::size_t count = encode_many(ps, out, ok, 3);
+    return count == 2 && ok[0] && !ok[1] && ok[2] && out[0] == encode(ps[0]).map && out[1] == TensorMapBytes{} &&
+           out[2] == encode(ps[2]).map;
+  }();
+  static_assert(r);
 }
 
 }  // namespace
