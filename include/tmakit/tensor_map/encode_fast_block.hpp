@@ -10,7 +10,8 @@
 //   pass 2, per block: a 16 x 16 byte transpose of the summaries into one vector per field, the
 //     table rules as 32-entry lookups, the row and footprint rules, the mode bits, the nibbles;
 //   pass 3, per map: mode bits, nibbles, footprint and alignment written; refused maps zeroed.
-// Same decisions and bytes as encode_fast_portable on every input (tests/test_encode_many.cpp).
+// Same decisions and bytes as encode_fast_portable on every input (tests/test_encode_fast.cpp,
+// EncodeMany tests).
 #pragma once
 
 #include <cstddef>
@@ -167,6 +168,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
                     offsetof(TensorMapParams, strides) == 64 && offsetof(TensorMapParams, box) == 96 &&
                     offsetof(TensorMapParams, elem_strides) == 116 && offsetof(TensorMapParams, interleave) == 136,
                 "the parameters load as a = bytes 0..63, b = 64..127, d = 88..151 (see encode_fast_avx512)");
+  static_assert(alignof(TensorMapBytes) >= 64, "maps are written with aligned 64-byte stores");
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i summaries[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                           _mm512_setzero_si512()};
