@@ -1,10 +1,11 @@
-// tmakit as a library: validate, encode (at compile time here), read a descriptor back, and
-// explain a refusal. Built and run by CTest (example.encode_decode).
+// tmakit as a library: validate, encode (at compile time here), read a descriptor back, encode
+// many maps in one call, and explain a refusal. Built and run by CTest (example.encode_decode).
 #include <cstdio>
 
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/encode_many.hpp"
 #include "tmakit/tensor_map/explain.hpp"
 
 // A 4096 x 4096 bf16 row-major matrix, loaded in 64 x 128 tiles into a 128B-swizzled buffer.
@@ -33,6 +34,19 @@ int main() {
   for (int i = 0; i < 128; ++i) std::printf("%02x", kResult.map.byte(i));
   std::printf("\n\n%s\n", tmakit::decode_text(kResult.map).c_str());
 
+  // Many maps in one call, as a mixture-of-experts layer needs them (one weight matrix per expert,
+  // each with its own row count and address): same results as encode() on each.
+  tmakit::TensorMapParams experts[8];
+  tmakit::TensorMapBytes maps[8];
+  bool ok[8];
+  for (int e = 0; e < 8; ++e) {
+    experts[e] = gemm_a_tile();
+    experts[e].dims[1] = 512 * (e + 1);
+    experts[e].address += 0x10000000ull * e;
+  }
+  const std::size_t encoded = tmakit::encode_many(experts, maps, ok, 8);
+  std::printf("encode_many: %zu of 8 expert maps encoded\n\n", encoded);
+
   // A mistake: rows of 1028 bf16 (2056 bytes) and a 128-element box under a 128B swizzle.
   auto bad = gemm_a_tile();
   bad.dims[0] = 1028;
@@ -41,5 +55,5 @@ int main() {
   const auto r = tmakit::encode(bad);
   std::printf("refused with %d violation(s):\n", r.violations.count);
   for (const auto& d : tmakit::explain(bad, r.violations)) std::printf("  %s\n", d.message().c_str());
-  return r.ok() ? 1 : 0;  // the example expects the refusal
+  return r.ok() || encoded != 8 ? 1 : 0;  // the example expects the refusal and all 8 experts
 }

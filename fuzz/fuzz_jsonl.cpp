@@ -1,4 +1,5 @@
-// libFuzzer target: one JSON line -> tmakit::jsonl::process_line (see docs/fuzzing.md).
+// libFuzzer target: one JSON line -> tmakit::jsonl::process_line, and the whole input as a stream
+// -> process_stream (see docs/fuzzing.md).
 //
 // Input: the line (cut at the first newline, as process_stream's getline would; the newline is
 // not passed on). Checks:
@@ -7,8 +8,12 @@
 //     process_line's return value, "bytes" a string and "errors" an array;
 //   - result 0: "bytes" is 256 lowercase hex characters and "errors" is empty;
 //     result 1: "bytes" is empty and "errors" is non-empty, each error an object with string
-//     "rule", "field", "value" and "message" (rule non-empty).
+//     "rule", "field", "value" and "message" (rule non-empty);
+//   - process_stream over the whole input (every line; it encodes through encode_many) writes
+//     exactly what process_line writes for each non-blank line, in order.
 #include <nlohmann/json.hpp>
+
+#include <sstream>
 
 #include <cstddef>
 #include <cstdint>
@@ -56,5 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(!e["rule"].get_ref<const std::string&>().empty());
     }
   }
+
+  const std::string whole(reinterpret_cast<const char*>(data), size);
+  std::istringstream lines(whole), stream_in(whole);
+  std::string expected, one;
+  while (std::getline(lines, one))
+    if (one.find_first_not_of(" \t\r\n") != std::string::npos) tmakit::jsonl::process_line(one, expected);
+  std::ostringstream streamed;
+  tmakit::jsonl::process_stream(stream_in, streamed);
+  check(streamed.str() == expected);
   return 0;
 }
