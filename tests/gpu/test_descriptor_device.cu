@@ -6,6 +6,9 @@
 // map into its own shape (TensorMapEdit: address, dims, stride; publish through
 // tensormap.cp_fenceproxy), acquires and loads again; bytes and data are checked the same way.
 //
+// EncodeManyInCudaHostCode: encode_many compiled by nvcc, in a .cu file's host code, gives
+// encode()'s maps for the 64 shapes (no GPU needed).
+//
 // The planted bug "descriptor updated without the acquire fence" is a memory-model race: the TMA
 // unit may or may not read stale bytes, so no run-time test shows it reliably. The API makes it
 // hard to write instead; UnfencedUseDoesNotCompile checks that at compile time.
@@ -18,6 +21,7 @@
 
 #include "gpu_test_util.cuh"
 #include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/encode_many.hpp"
 
 namespace td = tmakit::device;
 
@@ -235,6 +239,22 @@ TEST(DescriptorDevice, EditTemplateAndLoad) {
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
   f.check();
   cudaFree(d_tmpl);
+}
+
+TEST(DescriptorDevice, EncodeManyInCudaHostCode) {
+  const std::vector<Shape> shapes = make_shapes();
+  std::vector<tmakit::TensorMapParams> params;
+  for (int i = 0; i < kShapes; ++i)
+    params.push_back(params_for(shapes[i], i, 0x7f0000000000, static_cast<tmakit::L2Promotion>(i % 4)));
+  params[5].box[0] = 0;  // one refusal
+  std::vector<tmakit::TensorMapBytes> maps(kShapes);
+  bool ok[kShapes];
+  EXPECT_EQ(tmakit::encode_many(params.data(), maps.data(), ok, kShapes), std::size_t{kShapes - 1});
+  for (int i = 0; i < kShapes; ++i) {
+    const tmakit::EncodeResult r = tmakit::encode(params[i]);
+    EXPECT_EQ(ok[i], r.ok()) << "shape " << i;
+    EXPECT_EQ(maps[i], r.map) << "shape " << i;
+  }
 }
 
 // The planted bug "use an edited descriptor without the acquire fence" does not compile: a

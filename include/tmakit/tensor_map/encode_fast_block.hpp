@@ -153,6 +153,16 @@ TMAKIT_FAST_BLOCK_TARGET inline __m512i lookup(const std::uint32_t* table, __m51
   return _mm512_permutex2var_epi32(_mm512_load_si512(table), index, _mm512_load_si512(table + 16));
 }
 TMAKIT_FAST_BLOCK_TARGET inline __m512i load(const void* a) { return _mm512_load_si512(a); }
+TMAKIT_FAST_BLOCK_TARGET inline __m512i plus_one(__m512i v) { return _mm512_add_epi32(v, _mm512_set1_epi32(1)); }
+
+// The per-map loops are unrolled (g++, clang) so that j / 4 and j % 4 are constants. nvcc's front
+// end does not know the pragma: there the loops stay loops (same results).
+#if defined(__CUDACC__)
+#define TMAKIT_FAST_BLOCK_UNROLL(n)
+#else
+#define TMAKIT_FAST_BLOCK_UNROLL_STR(x) #x
+#define TMAKIT_FAST_BLOCK_UNROLL(n) _Pragma(TMAKIT_FAST_BLOCK_UNROLL_STR(GCC unroll n))
+#endif
 TMAKIT_FAST_BLOCK_TARGET inline __m512i loadu(const void* a) { return _mm512_loadu_si512(a); }
 
 }  // namespace fast_block_detail
@@ -174,7 +184,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
                           _mm512_setzero_si512()};
   constexpr int kStrideBadLo = static_cast<int>(F::kStrideBadBits & F::kLow32);
   constexpr int kStrideBadHi = static_cast<int>(F::kStrideBadBits >> 32);
-#pragma GCC unroll 16
+TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
     if (j >= n) break;
     const auto* bytes = reinterpret_cast<const char*>(p + j);
@@ -223,7 +233,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
   const __m512i u23 = _mm512_permutex2var_epi8(summaries[2], B::load(B::kByteTables.transpose_hi), summaries[3]);
   constexpr __mmask64 kLowBytes = 0x1111111111111111ull;
   __m512i field[B::kFieldCount];
-#pragma GCC unroll 16
+TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int f = 0; f < B::kFieldCount; ++f)
     field[f] = f < 8 ? _mm512_maskz_permutex2var_epi8(kLowBytes, t01, B::load(B::kByteTables.field[f]), t23)
                      : _mm512_maskz_permutex2var_epi8(kLowBytes, u01, B::load(B::kByteTables.field[f - 8]), u23);
@@ -238,14 +248,16 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
   const __m512i alignment = B::lookup(B::kBlockTables.alignment, swizzle_index);
   const __m512i rank_minus1 = _mm512_sub_epi32(field[B::kRank], one);
   const __m512i log2_bytes = _mm512_and_si512(_mm512_maskz_srli_epi32(0xffff, type, B::kLog2BytesShift), _mm512_set1_epi32(3));
-  auto box = [&](int i) TMAKIT_FAST_BLOCK_TARGET { return _mm512_add_epi32(field[B::kBox0Minus1 + i], one); };
-  const __m512i row = _mm512_maskz_sllv_epi32(0xffff, box(0), log2_bytes);
+  const __m512i box[5] = {B::plus_one(field[B::kBox0Minus1]), B::plus_one(field[B::kBox0Minus1 + 1]),
+                         B::plus_one(field[B::kBox0Minus1 + 2]), B::plus_one(field[B::kBox0Minus1 + 3]),
+                         B::plus_one(field[B::kBox0Minus1 + 4])};
+  const __m512i row = _mm512_maskz_sllv_epi32(0xffff, box[0], log2_bytes);
   // Footprint: box 0..4 (1 past the rank) times the element bytes, in floats: exact while the
   // product is at most 2^24, and above every limit when it is not.
   const __m512 footprint_f = _mm512_mul_ps(
-      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, box(0)), _mm512_maskz_cvtepi32_ps(0xffff, box(1))),
-                    _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, box(2)), _mm512_maskz_cvtepi32_ps(0xffff, box(3)))),
-      _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_sllv_epi32(0xffff, box(4), log2_bytes)));
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, box[0]), _mm512_maskz_cvtepi32_ps(0xffff, box[1])),
+                    _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, box[2]), _mm512_maskz_cvtepi32_ps(0xffff, box[3]))),
+      _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_sllv_epi32(0xffff, box[4], log2_bytes)));
   const __m512i footprint = _mm512_maskz_cvttps_epi32(0xffff, footprint_f);
   const __m512i reject_bits = _mm512_and_si512(_mm512_or_si512(type, swizzle), _mm512_set1_epi32(static_cast<int>(B::kRejectBit)));
   __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(reject_bits, row, _mm512_set1_epi32(15), 0xf8),
@@ -265,13 +277,13 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
   _mm512_store_si512(modes, mode);
   _mm512_store_si512(nibble_words, nibbles);
   // Words 8 and 9 of map j: (footprint, 0, alignment, 0) as 32-bit lanes, four maps per vector.
-#pragma GCC unroll 4
+TMAKIT_FAST_BLOCK_UNROLL(4)
   for (int q = 0; q < 4; ++q)
     _mm512_store_si512(&words89[4 * q][0], _mm512_maskz_permutex2var_epi32(0x5555, footprint, B::load(B::kByteTables.words89[q]), alignment));
   refused |= reject;
   // Pass 3 reads these from memory: kept in registers, g++ extracted each lane with shuffles.
   asm volatile("" : : "r"(modes), "r"(nibble_words), "r"(words89) : "memory");
-#pragma GCC unroll 16
+TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 3
     if (j >= n) break;
     if (refused >> j & 1) {
