@@ -94,11 +94,7 @@ struct ViolationList {
   }
   // For the default Item (Violation<Rule>) only.
   TMAKIT_HD constexpr void add(Rule r, Field f, std::int32_t index, std::int64_t value) {
-    if (count < Capacity) {
-      items[count++] = Item{r, f, index, value};
-    } else {
-      truncated = true;
-    }
+    add(Item{r, f, index, value});
   }
   TMAKIT_HD constexpr bool empty() const { return count == 0 && !truncated; }
   TMAKIT_HD constexpr bool contains(Rule r) const {

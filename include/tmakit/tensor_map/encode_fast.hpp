@@ -217,6 +217,9 @@ TMAKIT_HD constexpr RankEntry rank_of(std::uint32_t rank) {
 }
 
 inline constexpr std::uint64_t kStrideBadBits = ~((std::uint64_t{1} << 40) - 1) | 15;   // >= 2^40 or % 16
+// Its two 32-bit halves, for the vector forms' 32-bit lanes.
+inline constexpr int kStrideBadLo = static_cast<int>(kStrideBadBits & kLow32);
+inline constexpr int kStrideBadHi = static_cast<int>(kStrideBadBits >> 32);
 inline constexpr std::uint64_t kAddressBadBits = ~((std::uint64_t{1} << 57) - 1) | 15;  // >= 2^57 or % 16
 
 // Values the table indices drop: kind and interleave (must be 0), and every bit of dataType,
@@ -425,11 +428,9 @@ __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi"))) inline bool enco
                                  static_cast<long long>(F::kAddressBadBits), static_cast<long long>(~F::kLow32),
                                  static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32),
                                  static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32)));
-  constexpr int kStrideBadLo = static_cast<int>(F::kStrideBadBits & F::kLow32);
-  constexpr int kStrideBadHi = static_cast<int>(F::kStrideBadBits >> 32);
   const __mmask16 bad_b = _mm512_test_epi32_mask(
-      boxes, _mm512_setr_epi32(kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi,
-                               kStrideBadLo, kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, -1, -1, -1));
+      boxes, _mm512_setr_epi32(F::kStrideBadLo, F::kStrideBadHi, F::kStrideBadLo, F::kStrideBadHi, F::kStrideBadLo,
+                               F::kStrideBadHi, F::kStrideBadLo, F::kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, -1, -1, -1));
   const __mmask8 bad_c = _mm256_test_epi32_mask(
       tail, _mm256_setr_epi32(-1, -1, -1, F::outside(F::kSwizzleMask), F::outside(F::kL2Mask), F::outside(F::kOobMask), 0, 0));
 

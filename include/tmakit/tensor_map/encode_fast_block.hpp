@@ -182,8 +182,6 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i summaries[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                           _mm512_setzero_si512()};
-  constexpr int kStrideBadLo = static_cast<int>(F::kStrideBadBits & F::kLow32);
-  constexpr int kStrideBadHi = static_cast<int>(F::kStrideBadBits >> 32);
 TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
     if (j >= n) break;
@@ -206,8 +204,8 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
                                    static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32)));
     const __m512i bad_ab = _mm512_ternarylogic_epi32(  // bad_a | boxes & mask
         bad_a, boxes,
-        _mm512_setr_epi32(kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi, kStrideBadLo, kStrideBadHi,
-                          kStrideBadLo, kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, 0, 0, 0),
+        _mm512_setr_epi32(F::kStrideBadLo, F::kStrideBadHi, F::kStrideBadLo, F::kStrideBadHi, F::kStrideBadLo,
+                          F::kStrideBadHi, F::kStrideBadLo, F::kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, 0, 0, 0),
         0xf8);
     const __m512i bad = _mm512_ternarylogic_epi32(  // bad_ab | tail & mask
         bad_ab, tail,
