@@ -385,6 +385,66 @@ TEST(EncodeMany, EveryLengthAndMixOfOutcomes) {
     }
 }
 
+// A random valid map of the fast path's domain: any architecture, type (not packed), swizzle the
+// architecture takes, rank, L2 promotion and OOB fill; the inner box fills the swizzle span or a
+// multiple of 16 bytes, the other boxes keep the footprint within shared memory.
+TensorMapParams valid_fast_params(std::mt19937_64& rng) {
+  for (;;) {
+    TensorMapParams p;
+    p.arch = pick<Arch>(rng, {Arch::sm_90, Arch::sm_100, Arch::sm_120});
+    p.dtype = static_cast<DataType>(rng() % 13);
+    p.rank = 1 + rng() % 5;
+    p.swizzle = static_cast<Swizzle>(rng() % (p.arch == Arch::sm_90 ? 4 : kSwizzleCount));
+    p.l2 = static_cast<L2Promotion>(rng() % kL2PromotionCount);
+    p.oob = is_floating_point(p.dtype) && rng() % 2 ? OobFill::nan_request_zero_fma : OobFill::none;
+    p.address = 0x7f0000000000 + 16 * (rng() % (1u << 24));
+    const std::uint32_t esize = element_bits(p.dtype) / 8;
+    const std::uint32_t span = p.swizzle == Swizzle::none ? 256 * esize : swizzle_span_bytes(p.swizzle);
+    std::uint64_t pitch = 0;
+    for (std::uint32_t i = 0; i < p.rank; ++i) {
+      p.dims[i] = 1 + rng() % 70000;
+      p.box[i] = i == 0 ? std::max<std::uint32_t>(1, (16 * (1 + rng() % (span / 16))) / esize) : 1 + rng() % (rng() % 2 ? 4 : 256);
+      if (i == 0) {
+        pitch = 16 * (1 + rng() % 4096);
+      } else {
+        p.strides[i - 1] = pitch;
+        pitch = 16 * (1 + rng() % ((std::uint64_t{1} << 36) - 1));  // any multiple of 16 below 2^40
+      }
+    }
+    for (std::uint32_t i = p.rank; i < kMaxRank; ++i) {  // garbage past the rank
+      p.dims[i] = rng();
+      p.box[i] = static_cast<std::uint32_t>(rng());
+      p.elem_strides[i] = static_cast<std::uint32_t>(rng());
+      if (i >= 1) p.strides[i - 1] = rng();
+    }
+    if (is_valid(p)) return p;
+  }
+}
+
+TEST(EncodeMany, BlocksOfValidMapsAndSingleTableOrFootprintRefusals) {
+  // Whole blocks that pass every range rule (so the block form never looks for a range refusal),
+  // some with one map broken by a rule of pass 2 alone: a type or swizzle the architecture
+  // refuses, an inner box row past the swizzle span, a footprint past shared memory.
+  std::mt19937_64 rng(2029);
+  std::size_t refused = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<TensorMapParams> ps(16 * (1 + rng() % 4));
+    for (auto& p : ps) p = valid_fast_params(rng);
+    if (round % 2) {
+      TensorMapParams& p = ps[rng() % ps.size()];
+      switch (rng() % 4) {
+        case 0: p.dtype = DataType::int32, p.oob = OobFill::nan_request_zero_fma; break;
+        case 1: p.arch = Arch::sm_90, p.swizzle = Swizzle::b128_atom_64b; break;
+        case 2: p.swizzle = Swizzle::b32, p.box[0] = 64 / (element_bits(p.dtype) / 8); break;
+        default: for (std::uint32_t i = 0; i < p.rank; ++i) p.box[i] = 256;
+      }
+      refused += !is_valid(p);
+    }
+    ASSERT_EQ(many_matches_encode(ps), "") << "round " << round;
+  }
+  EXPECT_GT(refused, 1000u);
+}
+
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 TEST(EncodeMany, TheBlockFormAgreesWithThePortableForm) {
   // encode_fast_block16 alone: bit i set exactly when encode_fast_portable encodes map i, the same

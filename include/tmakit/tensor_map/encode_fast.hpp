@@ -363,7 +363,8 @@ namespace fast_detail {
 inline bool cpu_runs_avx512_form() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
+         __builtin_cpu_supports("avx512dq");  // DQ: encode_fast_block16 (every CPU with VBMI has it)
 }
 inline const bool kCpuRunsAvx512Form = cpu_runs_avx512_form();
 

@@ -1,15 +1,16 @@
 // The fast path 16 descriptors at a time (host x86-64 with AVX-512 VBMI; encode_many() uses it).
 //
 // encode_fast_avx512 spends about two thirds of its time on the rules that need table lookups or
-// products (element type, swizzle per architecture, rank, the row and the shared-memory
-// footprint), one map at a time. Here those rules run once per block, in 16 lanes:
-//   pass 1, per map: the range rules of encode_fast_avx512 (three vectors, one test), words 0..7
-//     with one byte permutation (mode bits and stride nibbles left zero), and a 16-byte summary
-//     of the fields the other rules need (arch, dataType, rank, box - 1, swizzle, l2, oobFill,
-//     the strides' high bytes), gathered into four vectors;
-//   pass 2, per block: a 16 x 16 byte transpose of the summaries into one vector per field, the
-//     table rules as 32-entry lookups, the row and footprint rules, the mode bits, the nibbles;
-//   pass 3, per map: mode bits, nibbles, footprint and alignment written; refused maps zeroed.
+// products (element type, swizzle per architecture, the row and the shared-memory footprint), one
+// map at a time. Here those rules run once per block, in 16 lanes:
+//   pass 1, per map: the range rules (three vectors, the bits that must be zero ORed into one
+//     vector for the whole block, tested once) and words 0..7 with one byte permutation. The
+//     bytes that pass 3 writes (word 1's mode bits, word 3's stride nibbles, word 6's bytes 4..6)
+//     carry the fields pass 2 needs meanwhile, so that the four 32-bit words holding them (with
+//     the box) are all pass 2 gathers: one dword permutation per map;
+//   pass 2, per block: two 4 x 4 transposes give each field in 16 lanes; the table rules as
+//     32-entry lookups, the row and footprint rules, the mode bits, the nibbles;
+//   pass 3, per map: mode bits, nibbles, word 6 and words 8..15 written; refused maps zeroed.
 // Same decisions and bytes as encode_fast_portable on every input (tests/test_encode_fast.cpp,
 // EncodeMany tests).
 #pragma once
@@ -34,6 +35,8 @@ inline constexpr int kLog2BytesShift = 24;                   // type: log2(eleme
 inline constexpr std::uint32_t kModeBits = (1u << 23) - 1;   // descriptor bits 64..86
 static_assert(L::kSwizzleMode96B.lo + 1 - 64 <= 23 && L::kSwizzleAtomicity.lo + L::kSwizzleAtomicity.width - 64 <= 23,
               "every mode bit of word 1 below bit 23 of its low half");
+static_assert(L::kRankMinus1.lo == 64 + F::kRankShift && F::kRankShift >= 4,
+              "no mode bit below bit 4: pass 2 tests a table reject and row % 16 in one test");
 static_assert(smem_limit_bytes(Arch::sm_90) <= (1u << 24) && smem_limit_bytes(Arch::sm_100) <= (1u << 24) &&
                   smem_limit_bytes(Arch::sm_120) <= (1u << 24),
               "the footprint rule multiplies in floats, exact up to 2^24");
@@ -50,7 +53,7 @@ struct alignas(64) BlockTables {
   float smem_limit[32];
   std::uint32_t max_row[32];    // 0xffff: no limit
   std::uint32_t alignment[32];
-  std::uint32_t arch_row[32];   // by (arch - 90) & 31
+  std::uint32_t arch_row8[32];  // arch row << 3, by (arch - 90) & 31
 };
 constexpr BlockTables make_block_tables() {
   BlockTables t{};
@@ -70,90 +73,149 @@ constexpr BlockTables make_block_tables() {
       t.max_row[i] = e.max_row_bytes;
       t.alignment[i] = e.alignment;
     }
-  for (std::uint32_t a = 0; a <= F::kArchOffsetMask; ++a) t.arch_row[a] = F::arch_row(90 + a);
+  for (std::uint32_t a = 0; a <= F::kArchOffsetMask; ++a) t.arch_row8[a] = F::arch_row(90 + a) << 3;
   return t;
 }
 static_assert(F::kArchRows * (F::kSwizzleMask + 1) == 32 && 2 * (F::kTypeMask + 1) == 32 && F::kArchOffsetMask == 31);
 alignas(64) inline constexpr BlockTables kBlockTables = make_block_tables();
 
-// Per rank & 7, the lanes of the three parameter vectors that the rank uses (all ones) or ignores
-// (zero): a = bytes 0..63 (kind arch dtype rank address dims), b = 64..127 (strides, box,
-// elementStrides 0..2), d = 88..151 (strides[3], box, elementStrides, interleave swizzle l2 oob).
-// elementStrides are checked in d, strides in b.
-struct alignas(64) RankLanes {
-  std::uint64_t a[8];
-  std::uint32_t b[16];
-  std::uint32_t d[16];
+// Pass 1 permutes two vectors: `a` = parameter bytes 0..63 less (0, 90 << 32, 1 << 32, 0, 1 x 5)
+// as 64-bit lanes (kind, arch - 90, dataType, rank - 1, address, dims - 1), and `units` = bytes
+// 64..127 with strides >> 4 (qwords 0..3) and box - 1 (dwords 8..12), and swizzle, l2Promotion,
+// oobFill in dwords 13..15. Descriptor words 0..7, byte by byte: the source (an index into a:units)
+// and the least rank that uses it. Bytes no rank uses, or that the rank does not, take byte 0 of
+// a (kind), zero whenever the map is valid.
+struct WordByte {
+  int source;
+  std::uint32_t min_rank;
 };
-constexpr RankLanes rank_lanes(std::uint32_t rank) {
-  RankLanes m{};
-  for (std::uint32_t i = 0; i < 8; ++i) m.a[i] = i < 3 || i - 3 < rank ? ~std::uint64_t{0} : 0;  // dims[i - 3]
-  for (std::uint32_t i = 0; i < 8; ++i) m.b[i] = i / 2 + 1 < rank ? ~0u : 0;                     // strides[i / 2]
-  for (std::uint32_t i = 8; i < 13; ++i) m.b[i] = i - 8 < rank ? ~0u : 0;                        // box
-  for (std::uint32_t i = 7; i < 12; ++i) m.d[i] = i - 7 < rank ? ~0u : 0;                        // elementStrides
-  for (std::uint32_t i = 12; i < 16; ++i) m.d[i] = ~0u;                                          // interleave .. oob
-  return m;
-}
-struct RankLaneTable {
-  RankLanes rank[8];
-};
-constexpr RankLaneTable make_rank_lanes() {
-  RankLaneTable t{};
-  for (std::uint32_t r = 0; r < 8; ++r) t.rank[r] = rank_lanes(r);
-  return t;
-}
-alignas(64) inline constexpr RankLaneTable kRankLanes = make_rank_lanes();
-
-// The summary: which byte of (checked, units2) each field's low byte is, in pass 1's terms.
-enum SummaryField : int {
-  kArchOffset, kType, kRank, kBox0Minus1, kSwizzle = kBox0Minus1 + 5, kL2, kOob, kStrideByte4, kFieldCount = kStrideByte4 + 4
-};
-inline constexpr char kSummarySource[kFieldCount] = {4,   8,   12,  96, 100, 104, 108, 112,   // arch - 90, dtype, rank, box - 1
-                                                     116, 120, 124,                           // swizzle, l2, oob
-                                                     68,  76,  84,  92};                      // strides[i] >> 4, byte 4
-static_assert(kFieldCount <= 16);
-
-struct alignas(64) ByteTables {
-  char words[64];           // words 0..7 from (checked, units); mode bits and nibbles zero
-  char summary[4][64];      // the summary into bytes 16q..16q+15
-  std::uint32_t quarter[4][16];  // all ones in bytes 16q..16q+15
-  std::uint32_t swizzle_l2_oob[16];  // all ones in the lanes of swizzle, l2 and oob (13..15)
-  char transpose_lo[64], transpose_hi[64];  // pass 2, stage 1: fields 0..7 / 8..15 of 8 maps
-  char field[8][64];        // pass 2, stage 2: one field of 16 maps into the low bytes of 16 lanes
-  std::uint32_t words89[4][16];  // pass 2: footprint and alignment of maps 4q..4q+3 into words 8, 9
-};
-constexpr ByteTables make_byte_tables() {
-  ByteTables t{};
-  for (int i = 0; i < 64; ++i) t.words[i] = F::kWordBytes[i];
-  for (int i = 28; i < 32; ++i) t.words[i] = F::kZeroByte;  // word 3's nibbles: pass 3
-  for (int i = 8; i < 12; ++i) t.words[i] = F::kZeroByte;   // word 1's mode bits: pass 3
-  for (int q = 0; q < 4; ++q) {
-    for (int f = 0; f < 16; ++f) t.summary[q][16 * q + f] = f < kFieldCount ? kSummarySource[f] : F::kZeroByte;
-    for (int i = 0; i < 4; ++i) t.quarter[q][4 * q + i] = ~0u;
-  }
-  for (int i = 13; i < 16; ++i) t.swizzle_l2_oob[i] = ~0u;
-  for (int f = 0; f < 8; ++f)
-    for (int m = 0; m < 8; ++m) {
-      t.transpose_lo[f * 8 + m] = static_cast<char>(m * 16 + f);
-      t.transpose_hi[f * 8 + m] = static_cast<char>(m * 16 + f + 8);
+inline constexpr int kUnits = 64;
+inline constexpr WordByte kZeroWordByte = {0, 0};
+// The 32-bit words of words 0..7 that pass 2 reads (mode, nibbles, word 6 high, box 1..4).
+inline constexpr int kCarrierDword[4] = {2, 7, 13, 14};
+constexpr WordByte word_byte(int i) {
+  const int dword = i / 4, k = i % 4;
+  switch (dword) {
+    case 0: case 1: return {16 + i, 0};                                       // word 0: address
+    case 2: {                                                                 // word 1 low: mode (pass 3)
+      constexpr int carried[4] = {8, kUnits + 52, 12, 4};                     // dtype swizzle rank-1 arch-90
+      return {carried[k], 0};
     }
-  for (int f = 0; f < 8; ++f)
-    for (int m = 0; m < 16; ++m) t.field[f][4 * m] = static_cast<char>((m < 8 ? 0 : 64) + f * 8 + m % 8);
-  for (std::uint32_t q = 0; q < 4; ++q)
-    for (std::uint32_t k = 0; k < 4; ++k) t.words89[q][4 * k] = 4 * q + k, t.words89[q][4 * k + 2] = 16 + 4 * q + k;
+    case 3: case 4: case 5: case 6: return {kUnits + 8 * (dword - 3) + k, static_cast<std::uint32_t>(dword - 1)};  // strides >> 4
+    case 7: return {kUnits + 8 * k + 4, static_cast<std::uint32_t>(k + 2)};   // byte 4 of strides[k] >> 4 (nibbles: pass 3)
+    case 8: case 9: case 10: case 11: case 12:                                // dims - 1, low halves
+      return {24 + 8 * (dword - 8) + k, static_cast<std::uint32_t>(dword - 7)};
+    case 13: {                                                                // word 6 high: es - 1 = 0, box[0] - 1
+      if (k == 3) return {kUnits + 32, 1};
+      if (k == 2) return kZeroWordByte;
+      return {kUnits + 56 + 4 * k, 0};                                        // l2, oob (pass 3 clears them)
+    }
+    case 14: return {kUnits + 36 + 4 * k, static_cast<std::uint32_t>(k + 2)};  // box[1..4] - 1
+    default: return kZeroWordByte;                                            // word 7 high
+  }
+}
+static_assert(L::stride_lo(0).lo == 96 && L::stride_hi(0).lo == 224 && L::dim_minus1(0).lo == 256 &&
+                  L::box_minus1(0).lo == 440 && L::box_minus1(1).lo == 448,
+              "word_byte's layout: strides >> 4 in dwords 3..6, nibbles in dword 7, dims - 1 in 8..12, box[0] - 1 "
+              "in the top byte of dword 13, box[1..4] - 1 in dword 14");
+
+// Per rank & 7: the bits of (a, b, d) that must be zero (b = bytes 64..127 less 1 in the box lanes,
+// d = bytes 88..151 less 1 in the elementStride lanes), and the byte permutation. Ranks 0, 6 and 7
+// make rank - 1 itself a bit that must be zero.
+struct alignas(64) RankTables {
+  std::uint64_t bad_a[8][8];
+  std::uint32_t bad_b[8][16];
+  std::uint32_t bad_d[8][16];
+  char words[8][64];
+};
+constexpr RankTables make_rank_tables() {
+  RankTables t{};
+  for (std::uint32_t r = 0; r < 8; ++r) {
+    const bool valid = r >= 1 && r <= kMaxRank;
+    t.bad_a[r][0] = ~std::uint64_t{F::kArchOffsetMask} << 32 | F::kLow32;                       // kind, arch - 90
+    t.bad_a[r][1] = (valid ? std::uint64_t{~F::kRankMask} : F::kLow32) << 32 | std::uint32_t{~F::kTypeMask};
+    t.bad_a[r][2] = F::kAddressBadBits;
+    for (std::uint32_t i = 0; i < kMaxRank; ++i) t.bad_a[r][3 + i] = i < r ? ~F::kLow32 : 0;  // dims - 1
+    for (std::uint32_t i = 0; i + 1 < kMaxRank; ++i) {                                        // strides
+      t.bad_b[r][2 * i] = i + 1 < r ? static_cast<std::uint32_t>(F::kStrideBadLo) : 0;
+      t.bad_b[r][2 * i + 1] = i + 1 < r ? static_cast<std::uint32_t>(F::kStrideBadHi) : 0;
+    }
+    for (std::uint32_t i = 0; i < kMaxRank; ++i) {
+      t.bad_b[r][8 + i] = i < r ? ~0xffu : 0;  // box - 1
+      t.bad_d[r][7 + i] = i < r ? ~0u : 0;     // elementStrides - 1
+    }
+    t.bad_d[r][12] = ~0u;  // interleave
+    t.bad_d[r][13] = ~F::kSwizzleMask;
+    t.bad_d[r][14] = ~F::kL2Mask;
+    t.bad_d[r][15] = ~F::kOobMask;
+    for (int i = 0; i < 64; ++i) {
+      const WordByte w = word_byte(i);
+      t.words[r][i] = static_cast<char>(r >= w.min_rank ? w.source : kZeroWordByte.source);
+    }
+  }
   return t;
 }
-alignas(64) inline constexpr ByteTables kByteTables = make_byte_tables();
+alignas(64) inline constexpr RankTables kRankTables = make_rank_tables();
+
+// Pass 2's lanes: lane 4k + q holds map 4q + k (the order the transposes leave).
+constexpr int lane_of(int map) { return 4 * (map % 4) + map / 4; }
+struct alignas(64) LaneTables {
+  std::uint32_t carriers[16];    // pass 1: dword kCarrierDword[i % 4] of a map into lanes i
+  std::uint32_t map_lane[16];    // lane_of(map)
+  std::uint32_t words89[4][16];  // maps 4q..4q+3: (footprint, 0, alignment, 0) each
+};
+constexpr LaneTables make_lane_tables() {
+  LaneTables t{};
+  for (int i = 0; i < 16; ++i) t.carriers[i] = kCarrierDword[i % 4];
+  for (int m = 0; m < 16; ++m) t.map_lane[m] = lane_of(m);
+  for (int q = 0; q < 4; ++q)
+    for (int k = 0; k < 4; ++k) {
+      t.words89[q][4 * k] = lane_of(4 * q + k);
+      t.words89[q][4 * k + 2] = 16 + lane_of(4 * q + k);
+    }
+  return t;
+}
+alignas(64) inline constexpr LaneTables kLaneTables = make_lane_tables();
 
 // The unmasked forms of several intrinsics start from _mm512_undefined_*(), which g++ 12 reports
 // as uninitialized under -Werror: the code uses their all-lanes maskz forms (same instruction).
 #define TMAKIT_FAST_BLOCK_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi,avx512dq")))
 
+TMAKIT_FAST_BLOCK_TARGET inline __m512i load(const void* a) { return _mm512_load_si512(a); }
+TMAKIT_FAST_BLOCK_TARGET inline __m512i loadu(const void* a) { return _mm512_loadu_si512(a); }
 TMAKIT_FAST_BLOCK_TARGET inline __m512i lookup(const std::uint32_t* table, __m512i index) {
   return _mm512_permutex2var_epi32(_mm512_load_si512(table), index, _mm512_load_si512(table + 16));
 }
-TMAKIT_FAST_BLOCK_TARGET inline __m512i load(const void* a) { return _mm512_load_si512(a); }
-TMAKIT_FAST_BLOCK_TARGET inline __m512i plus_one(__m512i v) { return _mm512_add_epi32(v, _mm512_set1_epi32(1)); }
+TMAKIT_FAST_BLOCK_TARGET inline __m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+TMAKIT_FAST_BLOCK_TARGET inline __m512i srli(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
+TMAKIT_FAST_BLOCK_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
+
+// Pass 1's vectors of one map: a, b, d as above.
+struct Pass1 {
+  __m512i a, b, d;
+};
+TMAKIT_FAST_BLOCK_TARGET inline Pass1 pass1_vectors(const TensorMapParams& p) {
+  const auto* bytes = reinterpret_cast<const char*>(&p);
+  return {_mm512_sub_epi64(loadu(bytes), _mm512_setr_epi64(90ll << 32, 1ll << 32, 0, 1, 1, 1, 1, 1)),
+          _mm512_sub_epi32(loadu(bytes + 64), _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0)),
+          _mm512_sub_epi32(loadu(bytes + 88), _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0))};
+}
+// bad | the bits of v that must be zero, for rank & 7 == r.
+TMAKIT_FAST_BLOCK_TARGET inline __m512i or_bad_bits(__m512i bad, const Pass1& v, std::uint32_t r) {
+  const RankTables& t = kRankTables;
+  bad = _mm512_ternarylogic_epi32(bad, v.d, load(t.bad_d[r]), 0xf8);  // A | B & C
+  bad = _mm512_ternarylogic_epi32(bad, v.b, load(t.bad_b[r]), 0xf8);
+  return _mm512_ternarylogic_epi32(bad, v.a, load(t.bad_a[r]), 0xf8);
+}
+// Which of p[0..n) the range rules refuse, map by map (for blocks where some map fails them).
+TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t range_refusals(const TensorMapParams* p, int n) {
+  std::uint32_t refused = 0;
+  for (int j = 0; j < n; ++j) {
+    const __m512i bad = or_bad_bits(_mm512_setzero_si512(), pass1_vectors(p[j]), p[j].rank & F::kRankMask);
+    if (_mm512_test_epi64_mask(bad, bad)) refused |= 1u << j;
+  }
+  return refused;
+}
 
 // The per-map loops are unrolled (g++, clang) so that j / 4 and j % 4 are constants. nvcc's front
 // end does not know the pragma: there the loops stay loops (same results).
@@ -163,7 +225,6 @@ TMAKIT_FAST_BLOCK_TARGET inline __m512i plus_one(__m512i v) { return _mm512_add_
 #define TMAKIT_FAST_BLOCK_UNROLL_STR(x) #x
 #define TMAKIT_FAST_BLOCK_UNROLL(n) _Pragma(TMAKIT_FAST_BLOCK_UNROLL_STR(GCC unroll n))
 #endif
-TMAKIT_FAST_BLOCK_TARGET inline __m512i loadu(const void* a) { return _mm512_loadu_si512(a); }
 
 }  // namespace fast_block_detail
 
@@ -174,113 +235,91 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
                                                                   int n) {
   namespace F = fast_detail;
   namespace B = fast_block_detail;
-  static_assert(sizeof(TensorMapParams) >= 152 && offsetof(TensorMapParams, oob) == 148 &&
+  static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) >= 152 &&
+                    offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, arch) == 4 &&
+                    offsetof(TensorMapParams, dtype) == 8 && offsetof(TensorMapParams, rank) == 12 &&
+                    offsetof(TensorMapParams, address) == 16 && offsetof(TensorMapParams, dims) == 24 &&
                     offsetof(TensorMapParams, strides) == 64 && offsetof(TensorMapParams, box) == 96 &&
-                    offsetof(TensorMapParams, elem_strides) == 116 && offsetof(TensorMapParams, interleave) == 136,
-                "the parameters load as a = bytes 0..63, b = 64..127, d = 88..151 (see encode_fast_avx512)");
+                    offsetof(TensorMapParams, elem_strides) == 116 && offsetof(TensorMapParams, interleave) == 136 &&
+                    offsetof(TensorMapParams, swizzle) == 140 && offsetof(TensorMapParams, l2) == 144 &&
+                    offsetof(TensorMapParams, oob) == 148,
+                "the parameters load as bytes 0..63, 64..127 and 88..151 (see fast_block_detail::word_byte)");
   static_assert(alignof(TensorMapBytes) >= 64, "maps are written with aligned 64-byte stores");
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
-  __m512i summaries[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                          _mm512_setzero_si512()};
+  __m512i bad = _mm512_setzero_si512();
+  __m512i carriers[4] = {bad, bad, bad, bad};  // maps 4q..4q+3: dwords 2, 7, 13, 14 of words 0..7
+  const __m512i carrier_index = B::load(B::kLaneTables.carriers);
 TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
     if (j >= n) break;
-    const auto* bytes = reinterpret_cast<const char*>(p + j);
-    const B::RankLanes& lanes = B::kRankLanes.rank[p[j].rank & F::kRankMask];
-    const __m512i a = B::loadu(bytes), b = B::loadu(bytes + 64), d = B::loadu(bytes + 88);
-    // arch - 90 (qword 0's high half), dims - 1, box - 1, elementStrides - 1; unused lanes zeroed.
-    const __m512i checked =
-        _mm512_and_si512(_mm512_sub_epi64(a, _mm512_setr_epi64(90ll << 32, 0, 0, 1, 1, 1, 1, 1)), B::load(lanes.a));
-    const __m512i boxes = _mm512_and_si512(
-        _mm512_sub_epi32(b, _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0)), B::load(lanes.b));
-    const __m512i tail = _mm512_and_si512(
-        _mm512_sub_epi32(d, _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0)), B::load(lanes.d));
-    // The bits that must be zero, as in encode_fast_avx512 (plus arch - 90 below 32): one test.
-    const __m512i bad_a = _mm512_and_si512(
-        checked, _mm512_setr_epi64(static_cast<long long>(~std::uint64_t{F::kArchOffsetMask} << 32 | F::kLow32),
-                                   static_cast<long long>(std::uint64_t{~F::kRankMask} << 32 | std::uint32_t{~F::kTypeMask}),
-                                   static_cast<long long>(F::kAddressBadBits), static_cast<long long>(~F::kLow32),
-                                   static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32),
-                                   static_cast<long long>(~F::kLow32), static_cast<long long>(~F::kLow32)));
-    const __m512i bad_ab = _mm512_ternarylogic_epi32(  // bad_a | boxes & mask
-        bad_a, boxes,
-        _mm512_setr_epi32(F::kStrideBadLo, F::kStrideBadHi, F::kStrideBadLo, F::kStrideBadHi, F::kStrideBadLo,
-                          F::kStrideBadHi, F::kStrideBadLo, F::kStrideBadHi, ~0xff, ~0xff, ~0xff, ~0xff, ~0xff, 0, 0, 0),
-        0xf8);
-    const __m512i bad = _mm512_ternarylogic_epi32(  // bad_ab | tail & mask
-        bad_ab, tail,
-        _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, F::outside(F::kSwizzleMask),
-                          F::outside(F::kL2Mask), F::outside(F::kOobMask)),
-        0xf8);
-    if (_mm512_test_epi64_mask(bad, bad)) refused |= 1u << j;
-    // strides >> 4 (qwords 0..3), box - 1 (dwords 8..12); swizzle, l2, oob from d in dwords 13..15.
-    const __m512i units = _mm512_maskz_srlv_epi64(0xff, boxes, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0));
-    const __m512i units2 = _mm512_ternarylogic_epi32(units, d, B::load(B::kByteTables.swizzle_l2_oob), 0xd8);  // C ? B : A
-    _mm512_store_si512(&out[j].words[0], _mm512_permutex2var_epi8(checked, B::load(B::kByteTables.words), units));
-    const __m512i summary = _mm512_permutex2var_epi8(checked, B::load(B::kByteTables.summary[j % 4]), units2);
-    summaries[j / 4] = j % 4 == 0 ? summary
-                                  : _mm512_ternarylogic_epi32(summaries[j / 4], summary,
-                                                              B::load(B::kByteTables.quarter[j % 4]), 0xd8);
+    const std::uint32_t r = p[j].rank & F::kRankMask;
+    const B::Pass1 v = B::pass1_vectors(p[j]);
+    bad = B::or_bad_bits(bad, v, r);
+    // units: strides >> 4, box - 1, and swizzle, l2, oob (from bytes 140..151) in dwords 13..15.
+    const __m512i units = _mm512_mask_loadu_epi32(_mm512_maskz_srlv_epi64(0xff, v.b, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0)),
+                                                  0xe000, reinterpret_cast<const char*>(p + j) + 88);
+    const __m512i words = _mm512_permutex2var_epi8(v.a, B::load(B::kRankTables.words[r]), units);
+    _mm512_store_si512(&out[j].words[0], words);
+    carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words)
+                                 : _mm512_mask_permutexvar_epi32(carriers[j / 4], static_cast<__mmask16>(0xf << 4 * (j % 4)),
+                                                                 carrier_index, words);
   }
+  if (_mm512_test_epi64_mask(bad, bad)) refused |= B::range_refusals(p, n);  // rare: find which
 
-  // Pass 2. Stage 1: fields 0..7 (t) and 8..15 (u) of maps 0..7 (from summaries 0, 1) and 8..15;
-  // stage 2: field f of all 16 maps, one per 32-bit lane.
-  const __m512i t01 = _mm512_permutex2var_epi8(summaries[0], B::load(B::kByteTables.transpose_lo), summaries[1]);
-  const __m512i t23 = _mm512_permutex2var_epi8(summaries[2], B::load(B::kByteTables.transpose_lo), summaries[3]);
-  const __m512i u01 = _mm512_permutex2var_epi8(summaries[0], B::load(B::kByteTables.transpose_hi), summaries[1]);
-  const __m512i u23 = _mm512_permutex2var_epi8(summaries[2], B::load(B::kByteTables.transpose_hi), summaries[3]);
-  constexpr __mmask64 kLowBytes = 0x1111111111111111ull;
-  __m512i field[B::kFieldCount];
-TMAKIT_FAST_BLOCK_UNROLL(16)
-  for (int f = 0; f < B::kFieldCount; ++f)
-    field[f] = f < 8 ? _mm512_maskz_permutex2var_epi8(kLowBytes, t01, B::load(B::kByteTables.field[f]), t23)
-                     : _mm512_maskz_permutex2var_epi8(kLowBytes, u01, B::load(B::kByteTables.field[f - 8]), u23);
-  const __m512i one = _mm512_set1_epi32(1);
-  const __m512i arch_row = B::lookup(B::kBlockTables.arch_row, field[B::kArchOffset]);
-  const __m512i type = B::lookup(B::kBlockTables.type, _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, field[B::kOob], 4), field[B::kType]));
-  const __m512i swizzle_index = _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, arch_row, 3), field[B::kSwizzle]);
+  // Pass 2. Each carried dword of the 16 maps in one vector (lane 4k + q: map 4q + k):
+  //   mode_in  = dtype | swizzle << 8 | (rank - 1) << 16 | (arch - 90) << 24
+  //   nibble_in = bytes 4 of strides[0..3] >> 4; word6_in = l2 | oob << 8 | (box[0] - 1) << 24;
+  //   box_in = box[1..4] - 1, one per byte.
+  const __m512i lo01 = _mm512_maskz_unpacklo_epi32(0xffff, carriers[0], carriers[1]);
+  const __m512i hi01 = _mm512_maskz_unpackhi_epi32(0xffff, carriers[0], carriers[1]);
+  const __m512i lo23 = _mm512_maskz_unpacklo_epi32(0xffff, carriers[2], carriers[3]);
+  const __m512i hi23 = _mm512_maskz_unpackhi_epi32(0xffff, carriers[2], carriers[3]);
+  const __m512i mode_in = _mm512_maskz_unpacklo_epi64(0xff, lo01, lo23), nibble_in = _mm512_maskz_unpackhi_epi64(0xff, lo01, lo23);
+  const __m512i word6_in = _mm512_maskz_unpacklo_epi64(0xff, hi01, hi23), box_in = _mm512_maskz_unpackhi_epi64(0xff, hi01, hi23);
+
+  const __m512i arch_row8 = B::lookup(B::kBlockTables.arch_row8, B::srli(mode_in, 24));
+  const __m512i swizzle_index = _mm512_ternarylogic_epi32(arch_row8, B::srli(mode_in, 8), B::splat(7), 0xd8);  // C ? B : A
+  const __m512i type_index = _mm512_ternarylogic_epi32(B::srli(word6_in, 4), mode_in, B::splat(15), 0xd8);    // oob << 4 | dtype
+  const __m512i type = B::lookup(B::kBlockTables.type, type_index);
   const __m512i swizzle = B::lookup(B::kBlockTables.swizzle, swizzle_index);
   const __m512 smem_limit = _mm512_permutex2var_ps(_mm512_load_ps(B::kBlockTables.smem_limit), swizzle_index,
                                                    _mm512_load_ps(B::kBlockTables.smem_limit + 16));
   const __m512i max_row = B::lookup(B::kBlockTables.max_row, swizzle_index);
   const __m512i alignment = B::lookup(B::kBlockTables.alignment, swizzle_index);
-  const __m512i rank_minus1 = _mm512_sub_epi32(field[B::kRank], one);
-  const __m512i log2_bytes = _mm512_and_si512(_mm512_maskz_srli_epi32(0xffff, type, B::kLog2BytesShift), _mm512_set1_epi32(3));
-  const __m512i box[5] = {B::plus_one(field[B::kBox0Minus1]), B::plus_one(field[B::kBox0Minus1 + 1]),
-                         B::plus_one(field[B::kBox0Minus1 + 2]), B::plus_one(field[B::kBox0Minus1 + 3]),
-                         B::plus_one(field[B::kBox0Minus1 + 4])};
-  const __m512i row = _mm512_maskz_sllv_epi32(0xffff, box[0], log2_bytes);
-  // Footprint: box 0..4 (1 past the rank) times the element bytes, in floats: exact while the
-  // product is at most 2^24, and above every limit when it is not.
-  const __m512 footprint_f = _mm512_mul_ps(
-      _mm512_mul_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, box[0]), _mm512_maskz_cvtepi32_ps(0xffff, box[1])),
-                    _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, box[2]), _mm512_maskz_cvtepi32_ps(0xffff, box[3]))),
-      _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_sllv_epi32(0xffff, box[4], log2_bytes)));
+  const __m512i log2_bytes = _mm512_and_si512(B::srli(type, B::kLog2BytesShift), B::splat(3));
+  const __m512i one = B::splat(1), byte = B::splat(0xff);
+  const __m512i row = _mm512_maskz_sllv_epi32(0xffff, _mm512_add_epi32(B::srli(word6_in, 24), one), log2_bytes);
+  const __m512i box1 = _mm512_add_epi32(_mm512_and_si512(box_in, byte), one);
+  const __m512i box2 = _mm512_add_epi32(_mm512_and_si512(B::srli(box_in, 8), byte), one);
+  const __m512i box3 = _mm512_add_epi32(_mm512_and_si512(B::srli(box_in, 16), byte), one);
+  const __m512i box4 = _mm512_add_epi32(B::srli(box_in, 24), one);
+  // Footprint: the row times box 1..4 (1 past the rank), in floats: exact while the product is at
+  // most 2^24, and above every limit when it is not.
+  const __m512 footprint_f =
+      _mm512_mul_ps(_mm512_mul_ps(B::to_float(row), B::to_float(box1)),
+                    _mm512_mul_ps(B::to_float(box2), _mm512_mul_ps(B::to_float(box3), B::to_float(box4))));
   const __m512i footprint = _mm512_maskz_cvttps_epi32(0xffff, footprint_f);
-  const __m512i reject_bits = _mm512_and_si512(_mm512_or_si512(type, swizzle), _mm512_set1_epi32(static_cast<int>(B::kRejectBit)));
-  __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(reject_bits, row, _mm512_set1_epi32(15), 0xf8),
-                                            _mm512_set1_epi32(-1));  // table rejects | row % 16
-  reject |= _mm512_cmpgt_epu32_mask(rank_minus1, _mm512_set1_epi32(kMaxRank - 1));
+  // A table reject, or row % 16: (type | swizzle | row) & (kRejectBit | 15) (no table entry has
+  // bits 0..3, no row bit 31).
+  __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(type, swizzle, row, 0xfe), B::splat(B::kRejectBit | 15));
   reject |= _mm512_cmpgt_epu32_mask(row, max_row);
   reject |= _mm512_cmp_ps_mask(footprint_f, smem_limit, _CMP_GT_OQ);
-  const __m512i mode = _mm512_or_si512(
-      _mm512_ternarylogic_epi32(type, swizzle, _mm512_set1_epi32(B::kModeBits), 0xa8),  // (A | B) & C
-      _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, rank_minus1, F::kRankShift), _mm512_maskz_slli_epi32(0xffff, field[B::kL2], F::kL2Shift)));
-  // Stride bits 36..39 are the low nibble of byte 4 of strides >> 4: h0 | h1 << 4 | h2 << 8 | h3 << 12.
-  const __m512i nibbles = _mm512_or_si512(
-      _mm512_or_si512(field[B::kStrideByte4], _mm512_maskz_slli_epi32(0xffff, field[B::kStrideByte4 + 1], 4)),
-      _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, field[B::kStrideByte4 + 2], 8), _mm512_maskz_slli_epi32(0xffff, field[B::kStrideByte4 + 3], 12)));
-  alignas(64) std::uint32_t modes[16], nibble_words[16];
+  refused |= _mm512_movepi32_mask(_mm512_maskz_permutexvar_epi32(0xffff, B::load(B::kLaneTables.map_lane), _mm512_movm_epi32(reject)));
+  __m512i mode = _mm512_ternarylogic_epi32(type, swizzle, B::splat(B::kModeBits), 0xa8);  // (A | B) & C
+  mode = _mm512_ternarylogic_epi32(mode, B::srli(mode_in, 16 - F::kRankShift), B::splat(F::kRankMask << F::kRankShift), 0xf8);
+  mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), B::splat(F::kL2Mask << F::kL2Shift), 0xf8);
+  // Stride bits 36..39 (byte 4 of strides >> 4, each below 16 when valid): h0 | h1 << 4 | h2 << 8 | h3 << 12.
+  const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(nibble_in, _mm512_set1_epi16(1 | 16 << 8)), B::splat(1 | 256 << 16));
+  alignas(64) std::uint32_t modes[16], nibble_words[16], word6_high[16];
   alignas(64) std::uint64_t words89[16][2];  // footprint, alignment
   _mm512_store_si512(modes, mode);
   _mm512_store_si512(nibble_words, nibbles);
-  // Words 8 and 9 of map j: (footprint, 0, alignment, 0) as 32-bit lanes, four maps per vector.
+  _mm512_store_si512(word6_high, _mm512_and_si512(word6_in, B::splat(0xff000000u)));  // box[0] - 1 alone
 TMAKIT_FAST_BLOCK_UNROLL(4)
   for (int q = 0; q < 4; ++q)
-    _mm512_store_si512(&words89[4 * q][0], _mm512_maskz_permutex2var_epi32(0x5555, footprint, B::load(B::kByteTables.words89[q]), alignment));
-  refused |= reject;
+    _mm512_store_si512(&words89[4 * q][0], _mm512_maskz_permutex2var_epi32(0x5555, footprint, B::load(B::kLaneTables.words89[q]), alignment));
   // Pass 3 reads these from memory: kept in registers, g++ extracted each lane with shuffles.
-  asm volatile("" : : "r"(modes), "r"(nibble_words), "r"(words89) : "memory");
+  asm volatile("" : : "r"(modes), "r"(nibble_words), "r"(word6_high), "r"(words89) : "memory");
 TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 3
     if (j >= n) break;
@@ -289,8 +328,10 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
       _mm512_store_si512(&out[j].words[8], _mm512_setzero_si512());
       continue;
     }
-    out[j].words[1] |= modes[j];
-    out[j].words[3] |= std::uint64_t{nibble_words[j]} << 32;
+    auto* dwords = reinterpret_cast<std::uint32_t*>(out[j].words);
+    dwords[B::kCarrierDword[0]] = modes[B::lane_of(j)];
+    dwords[B::kCarrierDword[1]] = nibble_words[B::lane_of(j)];
+    dwords[B::kCarrierDword[2]] = word6_high[B::lane_of(j)];
     _mm512_store_si512(&out[j].words[8], _mm512_zextsi128_si512(_mm_load_si128(reinterpret_cast<const __m128i*>(words89[j]))));
   }
   return ~refused & ((1u << n) - 1);

@@ -11,44 +11,57 @@
 
 namespace tmakit {
 
+namespace many_detail {
+
+// One map on the general path (outside the fast path's domain, or refused by it): encode()'s
+// result for it.
+TMAKIT_HD constexpr bool encode_general(const TensorMapParams& p, TensorMapBytes& out) {
+  const bool valid = is_valid(p);
+  out = valid ? encode_unchecked(p) : TensorMapBytes{};
+  return valid;
+}
+
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+// encode_many's loop on CPUs that run encode_fast_block16: blocks of 16, the ok flags of a block
+// in one store, the maps the block form leaves to the general path one by one.
+TMAKIT_FAST_BLOCK_TARGET inline std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,
+                                                               std::size_t n) {
+  std::size_t encoded = 0;
+  for (std::size_t first = 0; first < n; first += 16) {
+    const int count = n - first < 16 ? static_cast<int>(n - first) : 16;
+    const std::uint32_t done = encode_fast_block16(params + first, out + first, count);
+    const auto all = static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1);
+    _mm_mask_storeu_epi8(ok + first, all, _mm_maskz_set1_epi8(static_cast<__mmask16>(done), 1));
+    encoded += static_cast<std::size_t>(__builtin_popcount(done));
+    for (std::uint32_t rest = ~done & all; rest != 0; rest &= rest - 1) {  // outside the domain, or refused
+      const std::size_t i = first + static_cast<std::size_t>(__builtin_ctz(rest));
+      ok[i] = encode_general(params[i], out[i]);
+      encoded += ok[i];
+    }
+  }
+  return encoded;
+}
+
+#endif
+
+}  // namespace many_detail
+
 // For every i < n: ok[i] = is_valid(params[i]), and out[i] = the map encode(params[i]) writes (all
 // zero on a refusal; call validate() for the reasons). Returns how many were encoded.
 //
 // Same results as calling encode() on each. On x86-64 hosts with AVX-512 VBMI, maps go 16 at a
 // time through encode_fast_block16 (encode_fast_block.hpp), which checks the rules that need
 // tables and products once per 16 maps instead of once per map (bench/bench_encode.cpp times it);
-// elsewhere, and at compile time, it is a loop over encode_into.
+// elsewhere, and at compile time, it is a loop over the fast path and the general path.
 TMAKIT_HD constexpr std::size_t encode_many(const TensorMapParams* params, TensorMapBytes* out, bool* ok, std::size_t n) {
-  std::size_t encoded = 0;
-  auto general = [&](std::size_t i) {  // outside the fast path's domain, or refused by it
-    ok[i] = is_valid(params[i]);
-    out[i] = ok[i] ? encode_unchecked(params[i]) : TensorMapBytes{};
-    encoded += ok[i];
-  };
 #if TMAKIT_ENCODE_FAST_USES_AVX512
-  if (!std::is_constant_evaluated() && fast_detail::kCpuRunsAvx512Form) {
-    for (std::size_t first = 0; first < n; first += 16) {
-      const int count = n - first < 16 ? static_cast<int>(n - first) : 16;
-      const std::uint32_t done = encode_fast_block16(params + first, out + first, count);
-      for (int j = 0; j < count; ++j) {
-        if (done >> j & 1) {
-          ok[first + j] = true;
-          ++encoded;
-        } else {
-          general(first + j);
-        }
-      }
-    }
-    return encoded;
-  }
+  if (!std::is_constant_evaluated() && fast_detail::kCpuRunsAvx512Form)
+    return many_detail::encode_many_avx512(params, out, ok, n);
 #endif
+  std::size_t encoded = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (encode_fast(params[i], out[i])) {
-      ok[i] = true;
-      ++encoded;
-    } else {
-      general(i);
-    }
+    ok[i] = encode_fast(params[i], out[i]) || many_detail::encode_general(params[i], out[i]);
+    encoded += ok[i];
   }
   return encoded;
 }
