@@ -3,14 +3,15 @@
 // encode_fast_avx512 spends about two thirds of its time on the rules that need table lookups or
 // products (element type, swizzle per architecture, the row and the shared-memory footprint), one
 // map at a time. Here those rules run once per block, in 16 lanes:
-//   pass 1, per map: the range rules (three vectors, the bits that must be zero ORed into one
-//     vector for the whole block, tested once) and words 0..7 with one byte permutation. The
-//     bytes that pass 3 writes (word 1's mode bits, word 3's stride nibbles, word 6's bytes 4..6)
-//     carry the fields pass 2 needs meanwhile, so that the four 32-bit words holding them (with
-//     the box) are all pass 2 gathers: one dword permutation per map;
+//   pass 1, per map: the range rules (three vectors; the bits that must be zero ORed into one
+//     vector for the whole block, tested once) and words 0..7 with one byte permutation, kept in
+//     a register. The bytes pass 3 writes (word 1's mode bits, word 3's stride nibbles, word 6's
+//     bytes 4..6) carry the fields pass 2 needs meanwhile, so that four 32-bit words (those and
+//     the box) are all pass 2 reads: one dword permutation per map gathers them;
 //   pass 2, per block: two 4 x 4 transposes give each field in 16 lanes; the table rules as
 //     32-entry lookups, the row and footprint rules, the mode bits, the nibbles;
-//   pass 3, per map: mode bits, nibbles, word 6 and words 8..15 written; refused maps zeroed.
+//   pass 3, per map: mode bits, nibbles and word 6 put into words 0..7 with one permutation, the
+//     map stored as two 64-byte stores; refused maps zeroed.
 // Same decisions and bytes as encode_fast_portable on every input (tests/test_encode_fast.cpp,
 // EncodeMany tests).
 #pragma once
@@ -160,18 +161,33 @@ alignas(64) inline constexpr RankTables kRankTables = make_rank_tables();
 // Pass 2's lanes: lane 4k + q holds map 4q + k (the order the transposes leave).
 constexpr int lane_of(int map) { return 4 * (map % 4) + map / 4; }
 struct alignas(64) LaneTables {
-  std::uint32_t carriers[16];    // pass 1: dword kCarrierDword[i % 4] of a map into lanes i
-  std::uint32_t map_lane[16];    // lane_of(map)
-  std::uint32_t words89[4][16];  // maps 4q..4q+3: (footprint, 0, alignment, 0) each
+  std::uint32_t carriers[16];       // pass 1: dword kCarrierDword[i % 4] of a map into lane i
+  std::uint32_t map_lane[16];       // lane_of(map)
+  std::uint32_t words89[4][16];     // maps 4q..4q+3: (footprint, 0, alignment, 0) each
+  std::uint32_t mode_nibbles[4][16];  // maps 4q + k: mode and nibbles into lanes 4k, 4k + 1
+  std::uint32_t word6[4][16];       // ... and word 6's high half into lane 4k + 2
+  std::uint32_t written[4][16];     // pass 3, map 4q + k: dwords 2, 7, 13 from lanes 4k..4k + 2
 };
+inline constexpr __mmask16 kWrittenDwords = 1 << kCarrierDword[0] | 1 << kCarrierDword[1] | 1 << kCarrierDword[2];
+inline constexpr __mmask16 kWord6Lanes = 0x4444;
 constexpr LaneTables make_lane_tables() {
   LaneTables t{};
   for (int i = 0; i < 16; ++i) t.carriers[i] = kCarrierDword[i % 4];
   for (int m = 0; m < 16; ++m) t.map_lane[m] = lane_of(m);
   for (int q = 0; q < 4; ++q)
     for (int k = 0; k < 4; ++k) {
-      t.words89[q][4 * k] = lane_of(4 * q + k);
-      t.words89[q][4 * k + 2] = 16 + lane_of(4 * q + k);
+      const std::uint32_t lane = lane_of(4 * q + k);
+      t.words89[q][4 * k] = lane;
+      t.words89[q][4 * k + 2] = 16 + lane;
+      t.mode_nibbles[q][4 * k] = lane;
+      t.mode_nibbles[q][4 * k + 1] = 16 + lane;
+      t.word6[q][4 * k + 2] = lane;
+    }
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 16; ++i) {
+      t.written[k][i] = i;  // the map's own dword (not written: the mask leaves it)
+      for (int c = 0; c < 3; ++c)
+        if (i == kCarrierDword[c]) t.written[k][i] = 16 + 4 * k + c;
     }
   return t;
 }
@@ -249,6 +265,11 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
   __m512i bad = _mm512_setzero_si512();
   __m512i carriers[4] = {bad, bad, bad, bad};  // maps 4q..4q+3: dwords 2, 7, 13, 14 of words 0..7
   const __m512i carrier_index = B::load(B::kLaneTables.carriers);
+  // Words 0..7 stay in registers until pass 3 completes them, so each half of a map is stored
+  // once: storing them in pass 1 and fixing three dwords in pass 3 took 1.5-2x the time past the
+  // copy floor on the GPU host's CPU (docs/results.md, session 7). Zeroed: g++ cannot see that
+  // maps past n are never read.
+  __m512i words[16] = {};
 TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
     if (j >= n) break;
@@ -258,11 +279,10 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
     // units: strides >> 4, box - 1, and swizzle, l2, oob (from bytes 140..151) in dwords 13..15.
     const __m512i units = _mm512_mask_loadu_epi32(_mm512_maskz_srlv_epi64(0xff, v.b, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0)),
                                                   0xe000, reinterpret_cast<const char*>(p + j) + 88);
-    const __m512i words = _mm512_permutex2var_epi8(v.a, B::load(B::kRankTables.words[r]), units);
-    _mm512_store_si512(&out[j].words[0], words);
-    carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words)
+    words[j] = _mm512_permutex2var_epi8(v.a, B::load(B::kRankTables.words[r]), units);
+    carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words[j])
                                  : _mm512_mask_permutexvar_epi32(carriers[j / 4], static_cast<__mmask16>(0xf << 4 * (j % 4)),
-                                                                 carrier_index, words);
+                                                                 carrier_index, words[j]);
   }
   if (_mm512_test_epi64_mask(bad, bad)) refused |= B::range_refusals(p, n);  // rare: find which
 
@@ -310,16 +330,20 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), B::splat(F::kL2Mask << F::kL2Shift), 0xf8);
   // Stride bits 36..39 (byte 4 of strides >> 4, each below 16 when valid): h0 | h1 << 4 | h2 << 8 | h3 << 12.
   const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(nibble_in, _mm512_set1_epi16(1 | 16 << 8)), B::splat(1 | 256 << 16));
-  alignas(64) std::uint32_t modes[16], nibble_words[16], word6_high[16];
+  // Per 4 maps: mode, nibbles and word 6's high half (box[0] - 1 alone) of map 4q + k in lanes
+  // 4k..4k + 2, for pass 3's one permutation per map.
+  const __m512i word6 = _mm512_and_si512(word6_in, B::splat(0xff000000u));
+  __m512i written[4];
+TMAKIT_FAST_BLOCK_UNROLL(4)
+  for (int q = 0; q < 4; ++q)
+    written[q] = _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(mode, B::load(B::kLaneTables.mode_nibbles[q]), nibbles),
+                                               B::kWord6Lanes, B::load(B::kLaneTables.word6[q]), word6);
   alignas(64) std::uint64_t words89[16][2];  // footprint, alignment
-  _mm512_store_si512(modes, mode);
-  _mm512_store_si512(nibble_words, nibbles);
-  _mm512_store_si512(word6_high, _mm512_and_si512(word6_in, B::splat(0xff000000u)));  // box[0] - 1 alone
 TMAKIT_FAST_BLOCK_UNROLL(4)
   for (int q = 0; q < 4; ++q)
     _mm512_store_si512(&words89[4 * q][0], _mm512_maskz_permutex2var_epi32(0x5555, footprint, B::load(B::kLaneTables.words89[q]), alignment));
-  // Pass 3 reads these from memory: kept in registers, g++ extracted each lane with shuffles.
-  asm volatile("" : : "r"(modes), "r"(nibble_words), "r"(word6_high), "r"(words89) : "memory");
+  // Pass 3 reads words89 from memory: kept in registers, g++ extracted each lane with shuffles.
+  asm volatile("" : : "r"(words89) : "memory");
 TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 3
     if (j >= n) break;
@@ -328,10 +352,8 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
       _mm512_store_si512(&out[j].words[8], _mm512_setzero_si512());
       continue;
     }
-    auto* dwords = reinterpret_cast<std::uint32_t*>(out[j].words);
-    dwords[B::kCarrierDword[0]] = modes[B::lane_of(j)];
-    dwords[B::kCarrierDword[1]] = nibble_words[B::lane_of(j)];
-    dwords[B::kCarrierDword[2]] = word6_high[B::lane_of(j)];
+    _mm512_store_si512(&out[j].words[0], _mm512_mask_permutex2var_epi32(words[j], B::kWrittenDwords,
+                                                                        B::load(B::kLaneTables.written[j % 4]), written[j / 4]));
     _mm512_store_si512(&out[j].words[8], _mm512_zextsi128_si512(_mm_load_si128(reinterpret_cast<const __m128i*>(words89[j]))));
   }
   return ~refused & ((1u << n) - 1);
