@@ -94,9 +94,11 @@ CUresult driver_encode(const TensorMapParams& p, CUtensorMap* m) {
 }
 
 // Times several encoders round-robin: each sample runs every encoder once (enough passes over
-// the configurations for 4096 encodes, at least 16), so a change of clock or a noisy neighbour
-// during the run hits all of them alike; returns each one's median ns per descriptor over kSamples
-// samples.
+// the configurations for 4096 encodes, at least 16, after one untimed pass), so a change of clock
+// or a noisy neighbour during the run hits all of them alike; returns each one's median ns per
+// descriptor over kSamples samples. Without the untimed pass, whichever encoder ran right after
+// the driver paid for the cache lines the driver had evicted (1-11% more time per map, median 3%,
+// with 256 maps: docs/results.md, session 7).
 std::vector<double> median_ns_per_item(int n, const std::vector<std::function<void()>>& bodies) {
   constexpr int kSamples = 31;
   const int passes = std::max(16, 4096 / n);
@@ -104,6 +106,7 @@ std::vector<double> median_ns_per_item(int n, const std::vector<std::function<vo
   for (const auto& body : bodies) body();  // warm-up
   for (int rep = 0; rep < kSamples; ++rep) {
     for (std::size_t b = 0; b < bodies.size(); ++b) {
+      bodies[b]();  // untimed: the encoder before it (the driver, for the first) evicted its data
       const auto t0 = std::chrono::steady_clock::now();
       for (int pass = 0; pass < passes; ++pass) bodies[b]();
       const auto t1 = std::chrono::steady_clock::now();
