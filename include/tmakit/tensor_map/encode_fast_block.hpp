@@ -36,8 +36,6 @@ inline constexpr int kLog2BytesShift = 24;                   // type: log2(eleme
 inline constexpr std::uint32_t kModeBits = (1u << 23) - 1;   // descriptor bits 64..86
 static_assert(L::kSwizzleMode96B.lo + 1 - 64 <= 23 && L::kSwizzleAtomicity.lo + L::kSwizzleAtomicity.width - 64 <= 23,
               "every mode bit of word 1 below bit 23 of its low half");
-static_assert(L::kRankMinus1.lo == 64 + F::kRankShift && F::kRankShift >= 4,
-              "no mode bit below bit 4: pass 2 tests a table reject and row % 16 in one test");
 static_assert(smem_limit_bytes(Arch::sm_90) <= (1u << 24) && smem_limit_bytes(Arch::sm_100) <= (1u << 24) &&
                   smem_limit_bytes(Arch::sm_120) <= (1u << 24),
               "the footprint rule multiplies in floats, exact up to 2^24");
@@ -79,9 +77,15 @@ constexpr BlockTables make_block_tables() {
 }
 static_assert(F::kArchRows * (F::kSwizzleMask + 1) == 32 && 2 * (F::kTypeMask + 1) == 32 && F::kArchOffsetMask == 31);
 alignas(64) inline constexpr BlockTables kBlockTables = make_block_tables();
+constexpr bool no_entry_below_bit_4() {
+  for (int i = 0; i < 32; ++i)
+    if ((kBlockTables.type[i] | kBlockTables.swizzle[i]) & 15) return false;
+  return true;
+}
+static_assert(no_entry_below_bit_4(), "pass 2 tests a table reject and row % 16 as one mask: no entry may have bits 0..3");
 
-// Pass 1 permutes two vectors: `a` = parameter bytes 0..63 less (0, 90 << 32, 1 << 32, 0, 1 x 5)
-// as 64-bit lanes (kind, arch - 90, dataType, rank - 1, address, dims - 1), and `units` = bytes
+// Pass 1 permutes two vectors: `a` = parameter bytes 0..63 less (90 << 32, 1 << 32, 0, 1, 1, 1, 1,
+// 1) as 64-bit lanes (kind, arch - 90, dataType, rank - 1, address, dims - 1), and `units` = bytes
 // 64..127 with strides >> 4 (qwords 0..3) and box - 1 (dwords 8..12), and swizzle, l2Promotion,
 // oobFill in dwords 13..15. Descriptor words 0..7, byte by byte: the source (an index into a:units)
 // and the least rank that uses it. Bytes no rank uses, or that the rank does not, take byte 0 of
