@@ -98,8 +98,9 @@ CUresult driver_encode(const TensorMapParams& p, CUtensorMap* m) {
 // The second floor: reads bytes 0..151 of each parameter set (everything a tiled map depends on)
 // and writes 128 bytes, with the widest loads and stores the CPU has: on AVX-512 CPUs three
 // 64-byte loads and two 64-byte stores per map, the memory operations encode_many's block form
-// makes; else 16-byte ones.
-static_assert(offsetof(TensorMapParams, oob) + 4 == 152, "a tiled map depends on bytes 0..151");
+// makes; on other x86-64 CPUs 16-byte ones (bytes 0..159: sizeof(TensorMapParams) >= 160).
+static_assert(offsetof(TensorMapParams, oob) + 4 == 152 && sizeof(TensorMapParams) >= 160,
+              "a tiled map depends on bytes 0..151");
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 __attribute__((target("avx512f"))) void read_inputs_write_maps_avx512(const TensorMapParams* p, TensorMapBytes* out, int n) {
   for (int i = 0; i < n; ++i) {
@@ -114,6 +115,15 @@ void read_inputs_write_maps(const TensorMapParams* p, TensorMapBytes* out, int n
 #if TMAKIT_ENCODE_FAST_USES_AVX512
   if (fast_detail::kCpuRunsAvx512Form) return read_inputs_write_maps_avx512(p, out, n);
 #endif
+#if TMAKIT_ENCODE_FAST_USES_SSE2
+  for (int i = 0; i < n; ++i) {  // bytes 0..159 as ten 16-byte loads; 128..159 folded into 0..31
+    const auto* in = reinterpret_cast<const __m128i*>(p + i);
+    auto* to = reinterpret_cast<__m128i*>(out[i].words);
+    _mm_store_si128(to, _mm_xor_si128(_mm_loadu_si128(in), _mm_loadu_si128(in + 8)));
+    _mm_store_si128(to + 1, _mm_xor_si128(_mm_loadu_si128(in + 1), _mm_loadu_si128(in + 9)));
+    for (int k = 2; k < 8; ++k) _mm_store_si128(to + k, _mm_loadu_si128(in + k));
+  }
+#else
   for (int i = 0; i < n; ++i) {
     std::uint64_t in[19];
     std::memcpy(in, &p[i], sizeof in);
@@ -121,6 +131,7 @@ void read_inputs_write_maps(const TensorMapParams* p, TensorMapBytes* out, int n
     std::memcpy(out[i].words, in, sizeof out[i].words);
     keep(out[i]);
   }
+#endif
 }
 
 // Times several encoders round-robin: each sample runs every encoder once (enough passes over
