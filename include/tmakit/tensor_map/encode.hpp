@@ -96,6 +96,17 @@ TMAKIT_HD constexpr TensorMapBytes encode_unchecked(const TensorMapParams& p) {
   return out;
 }
 
+namespace encode_detail {
+// The general path for one map (the fast path declined it): writes encode_unchecked()'s map when
+// the parameters are valid, all zeros otherwise; returns is_valid(). encode() and encode_many()
+// both take it.
+TMAKIT_HD constexpr bool encode_general(const TensorMapParams& p, TensorMapBytes& out) {
+  const bool valid = is_valid(p);
+  out = valid ? encode_unchecked(p) : TensorMapBytes{};
+  return valid;
+}
+}  // namespace encode_detail
+
 struct EncodeResult {
   TensorMapBytes map{};
   Violations violations{};
@@ -108,12 +119,7 @@ struct EncodeResult {
 TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
   EncodeResult r{TensorMapBytes(TensorMapBytes::Unwritten{}), {}};  // every path below writes r.map whole
   if (encode_fast(p, r.map)) return r;
-  if (is_valid(p)) {
-    r.map = encode_unchecked(p);
-  } else {
-    r.map = TensorMapBytes{};
-    r.violations = validate(p);
-  }
+  if (!encode_detail::encode_general(p, r.map)) r.violations = validate(p);
   return r;
 }
 

@@ -13,14 +13,6 @@ namespace tmakit {
 
 namespace many_detail {
 
-// One map on the general path (outside the fast path's domain, or refused by it): encode()'s
-// result for it.
-TMAKIT_HD constexpr bool encode_general(const TensorMapParams& p, TensorMapBytes& out) {
-  const bool valid = is_valid(p);
-  out = valid ? encode_unchecked(p) : TensorMapBytes{};
-  return valid;
-}
-
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 // encode_many's loop on CPUs that run encode_fast_block16: blocks of 16, the ok flags of a block
 // in one store, the maps the block form leaves to the general path one by one.
@@ -35,7 +27,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::size_t encode_many_avx512(const TensorMapPa
     encoded += static_cast<std::size_t>(__builtin_popcount(done));
     for (std::uint32_t rest = ~done & all; rest != 0; rest &= rest - 1) {  // outside the domain, or refused
       const std::size_t i = first + static_cast<std::size_t>(__builtin_ctz(rest));
-      ok[i] = encode_general(params[i], out[i]);
+      ok[i] = encode_detail::encode_general(params[i], out[i]);
       encoded += ok[i];
     }
   }
@@ -60,7 +52,7 @@ TMAKIT_HD constexpr std::size_t encode_many(const TensorMapParams* params, Tenso
 #endif
   std::size_t encoded = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    ok[i] = encode_fast(params[i], out[i]) || many_detail::encode_general(params[i], out[i]);
+    ok[i] = encode_fast(params[i], out[i]) || encode_detail::encode_general(params[i], out[i]);
     encoded += ok[i];
   }
   return encoded;
