@@ -87,42 +87,34 @@ static_assert(no_entry_below_bit_4(), "pass 2 tests a table reject and row % 16 
 // Pass 1 permutes two vectors: `a` = parameter bytes 0..63 less (90 << 32, 1 << 32, 0, 1, 1, 1, 1,
 // 1) as 64-bit lanes (kind, arch - 90, dataType, rank - 1, address, dims - 1), and `units` = bytes
 // 64..127 with strides >> 4 (qwords 0..3) and box - 1 (dwords 8..12), and swizzle, l2Promotion,
-// oobFill in dwords 13..15. Descriptor words 0..7, byte by byte: the source (an index into a:units)
-// and the least rank that uses it. Bytes no rank uses, or that the rank does not, take byte 0 of
-// a (kind), zero whenever the map is valid.
-struct WordByte {
-  int source;
-  std::uint32_t min_rank;
-};
+// oobFill in dwords 13..15. Descriptor words 0..7 come from the same bytes as encode_fast_avx512's
+// (fast_detail::kWordBytes, whose indices mean the same here), except the bytes pass 3 writes,
+// which carry pass 2's fields meanwhile: word 1's mode bits (dtype, swizzle, rank - 1, arch - 90)
+// and word 6's bytes 4..5 (l2, oob). Bytes the rank does not use, and kWordBytes' zero bytes,
+// take byte 0 of a (kind), zero whenever the map is valid.
 inline constexpr int kUnits = 64;
-inline constexpr WordByte kZeroWordByte = {0, 0};
+inline constexpr int kZeroSource = 0;
 // The 32-bit words of words 0..7 that pass 2 reads (mode, nibbles, word 6 high, box 1..4).
 inline constexpr int kCarrierDword[4] = {2, 7, 13, 14};
-constexpr WordByte word_byte(int i) {
-  const int dword = i / 4, k = i % 4;
-  switch (dword) {
-    case 0: case 1: return {16 + i, 0};                                       // word 0: address
-    case 2: {                                                                 // word 1 low: mode (pass 3)
-      constexpr int carried[4] = {8, kUnits + 52, 12, 4};                     // dtype swizzle rank-1 arch-90
-      return {carried[k], 0};
-    }
-    case 3: case 4: case 5: case 6: return {kUnits + 8 * (dword - 3) + k, static_cast<std::uint32_t>(dword - 1)};  // strides >> 4
-    case 7: return {kUnits + 8 * k + 4, static_cast<std::uint32_t>(k + 2)};   // byte 4 of strides[k] >> 4 (nibbles: pass 3)
-    case 8: case 9: case 10: case 11: case 12:                                // dims - 1, low halves
-      return {24 + 8 * (dword - 8) + k, static_cast<std::uint32_t>(dword - 7)};
-    case 13: {                                                                // word 6 high: es - 1 = 0, box[0] - 1
-      if (k == 3) return {kUnits + 32, 1};
-      if (k == 2) return kZeroWordByte;
-      return {kUnits + 56 + 4 * k, 0};                                        // l2, oob (pass 3 clears them)
-    }
-    case 14: return {kUnits + 36 + 4 * k, static_cast<std::uint32_t>(k + 2)};  // box[1..4] - 1
-    default: return kZeroWordByte;                                            // word 7 high
-  }
+constexpr int word_source(int i) {
+  constexpr int mode[4] = {8, kUnits + 52, 12, 4};  // dword 2: dtype, swizzle, rank - 1, arch - 90
+  if (i / 4 == kCarrierDword[0]) return mode[i % 4];
+  if (i == 4 * kCarrierDword[2]) return kUnits + 56;      // l2
+  if (i == 4 * kCarrierDword[2] + 1) return kUnits + 60;  // oob
+  return F::kWordBytes[i] == F::kZeroByte ? kZeroSource : F::kWordBytes[i];
 }
-static_assert(L::stride_lo(0).lo == 96 && L::stride_hi(0).lo == 224 && L::dim_minus1(0).lo == 256 &&
-                  L::box_minus1(0).lo == 440 && L::box_minus1(1).lo == 448,
-              "word_byte's layout: strides >> 4 in dwords 3..6, nibbles in dword 7, dims - 1 in 8..12, box[0] - 1 "
-              "in the top byte of dword 13, box[1..4] - 1 in dword 14");
+// The least rank that uses a source byte: dims[k] - 1 rank k + 1, strides[k] rank k + 2, box[k] - 1
+// rank k + 1; the address and the carried fields every rank.
+constexpr std::uint32_t min_rank(int source) {
+  if (source >= 24 && source < 64) return static_cast<std::uint32_t>((source - 24) / 8 + 1);
+  if (source >= kUnits && source < kUnits + 32) return static_cast<std::uint32_t>((source - kUnits) / 8 + 2);
+  if (source >= kUnits + 32 && source < kUnits + 52) return static_cast<std::uint32_t>((source - kUnits - 32) / 4 + 1);
+  return 0;
+}
+static_assert(F::kWordBytes[4 * kCarrierDword[2] + 3] == kUnits + 32 && F::kWordBytes[4 * kCarrierDword[3]] == kUnits + 36 &&
+                  F::kWordBytes[4 * kCarrierDword[1]] == kUnits + 4 && F::kWordBytes[4 * kCarrierDword[2] + 2] == F::kZeroByte,
+              "the carried dwords: box[0] - 1 in the top byte of dword 13 (bytes 0..2 zero in encode_fast_avx512's "
+              "words), box[1..4] - 1 in dword 14, the strides' byte 4 in dword 7");
 
 // Per rank & 7: the bits of (a, b, d) that must be zero (b = bytes 64..127 less 1 in the box lanes,
 // d = bytes 88..151 less 1 in the elementStride lanes), and the byte permutation. Ranks 0, 6 and 7
@@ -154,8 +146,8 @@ constexpr RankTables make_rank_tables() {
     t.bad_d[r][14] = ~F::kL2Mask;
     t.bad_d[r][15] = ~F::kOobMask;
     for (int i = 0; i < 64; ++i) {
-      const WordByte w = word_byte(i);
-      t.words[r][i] = static_cast<char>(r >= w.min_rank ? w.source : kZeroWordByte.source);
+      const int source = word_source(i);
+      t.words[r][i] = static_cast<char>(r >= min_rank(source) ? source : kZeroSource);
     }
   }
   return t;
@@ -263,7 +255,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
                     offsetof(TensorMapParams, elem_strides) == 116 && offsetof(TensorMapParams, interleave) == 136 &&
                     offsetof(TensorMapParams, swizzle) == 140 && offsetof(TensorMapParams, l2) == 144 &&
                     offsetof(TensorMapParams, oob) == 148,
-                "the parameters load as bytes 0..63, 64..127 and 88..151 (see fast_block_detail::word_byte)");
+                "the parameters load as bytes 0..63, 64..127 and 88..151 (see fast_block_detail::word_source)");
   static_assert(alignof(TensorMapBytes) >= 64, "maps are written with aligned 64-byte stores");
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i bad = _mm512_setzero_si512();
