@@ -97,16 +97,16 @@ CUresult driver_encode(const TensorMapParams& p, CUtensorMap* m) {
 
 // The second floor: reads bytes 0..151 of each parameter set (everything a tiled map depends on)
 // and writes 128 bytes, with the widest loads and stores the CPU has: on AVX-512 CPUs three
-// 64-byte loads and two 64-byte stores per map, the memory operations encode_many's block form
-// makes; on other x86-64 CPUs 16-byte ones (bytes 0..159: sizeof(TensorMapParams) >= 160).
-static_assert(offsetof(TensorMapParams, oob) + 4 == 152 && sizeof(TensorMapParams) >= 160,
+// 64-byte loads (bytes 0..191) and two 64-byte stores per map, the memory operations encode_many's
+// block form makes; on other x86-64 CPUs 16-byte ones (bytes 0..159).
+static_assert(offsetof(TensorMapParams, oob) + 4 == 152 && sizeof(TensorMapParams) >= 192,
               "a tiled map depends on bytes 0..151");
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 __attribute__((target("avx512f"))) void read_inputs_write_maps_avx512(const TensorMapParams* p, TensorMapBytes* out, int n) {
   for (int i = 0; i < n; ++i) {
     const auto* bytes = reinterpret_cast<const char*>(p + i);
-    const __m512i a = _mm512_loadu_si512(bytes), b = _mm512_loadu_si512(bytes + 64), d = _mm512_loadu_si512(bytes + 88);
-    _mm512_store_si512(&out[i].words[0], _mm512_xor_si512(a, d));  // bytes 128..151 read and kept
+    const __m512i a = _mm512_loadu_si512(bytes), b = _mm512_loadu_si512(bytes + 64), c = _mm512_loadu_si512(bytes + 128);
+    _mm512_store_si512(&out[i].words[0], _mm512_xor_si512(a, c));  // bytes 128..191 read and kept
     _mm512_store_si512(&out[i].words[8], b);
   }
 }

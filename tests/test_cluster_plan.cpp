@@ -31,7 +31,7 @@ constexpr TensorMapParams bf16_box(std::uint32_t rows, Swizzle sw = Swizzle::b12
   return p;
 }
 
-constexpr MulticastSpec spec_1d(std::uint32_t n, MulticastMode mode, TensorMapParams box, std::uint16_t active = 0) {
+constexpr MulticastSpec spec_1d(std::uint32_t n, MulticastMode mode, const TensorMapParams& box, std::uint16_t active = 0) {
   MulticastSpec s;
   s.cluster = ClusterShape{n, 1, 1};
   s.share[0] = true;
@@ -280,7 +280,8 @@ std::vector<unsigned char> model_image(const TensorMapParams& p, const std::vect
   return out;
 }
 // The box's own tensor: each dim just as large as the box reads, distinct bytes (never 0xEE).
-TensorMapParams fit_tensor(TensorMapParams p, std::vector<unsigned char>& global) {
+TensorMapParams fit_tensor(const TensorMapParams& box, std::vector<unsigned char>& global) {
+  TensorMapParams p = box;
   const std::uint64_t eb = smem_element_bits(p.dtype) / 8;
   std::uint64_t size = 1;
   for (std::uint32_t i = 0; i < p.rank; ++i) {

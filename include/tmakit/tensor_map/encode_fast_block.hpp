@@ -3,11 +3,12 @@
 // encode_fast_avx512 spends about two thirds of its time on the rules that need table lookups or
 // products (element type, swizzle per architecture, the row and the shared-memory footprint), one
 // map at a time. Here those rules run once per block, in 16 lanes:
-//   pass 1, per map: the range rules (three vectors; the bits that must be zero ORed into one
-//     vector for the whole block, tested once) and words 0..7 with one byte permutation, kept in
-//     a register. The bytes pass 3 writes (word 1's mode bits, word 3's stride nibbles, word 6's
-//     bytes 4..6) carry the fields pass 2 needs meanwhile, so that four 32-bit words (those and
-//     the box) are all pass 2 reads: one dword permutation per map gathers them;
+//   pass 1, per map: the range rules (the parameters' three cache lines as three vectors; the
+//     bits that must be zero ORed into one vector for the whole block, tested once) and words
+//     0..7 with one byte permutation, kept in a register. The bytes pass 3 writes (word 1's mode
+//     bits, word 3's stride nibbles, word 6's bytes 4..6) carry the fields pass 2 needs
+//     meanwhile, so that four 32-bit words (those and the box) are all pass 2 reads: one dword
+//     permutation per map gathers them;
 //   pass 2, per block: two 4 x 4 transposes give each field in 16 lanes; the table rules as
 //     32-entry lookups, the row and footprint rules, the mode bits, the nibbles;
 //   pass 3, per map: mode bits, nibbles and word 6 put into words 0..7 with one permutation, the
@@ -87,11 +88,11 @@ static_assert(no_entry_below_bit_4(), "pass 2 tests a table reject and row % 16 
 // Pass 1 permutes two vectors: `a` = parameter bytes 0..63 less (90 << 32, 1 << 32, 0, 1, 1, 1, 1,
 // 1) as 64-bit lanes (kind, arch - 90, dataType, rank - 1, address, dims - 1), and `units` = bytes
 // 64..127 with strides >> 4 (qwords 0..3) and box - 1 (dwords 8..12), and swizzle, l2Promotion,
-// oobFill in dwords 13..15. Descriptor words 0..7 come from the same bytes as encode_fast_avx512's
-// (fast_detail::kWordBytes, whose indices mean the same here), except the bytes pass 3 writes,
-// which carry pass 2's fields meanwhile: word 1's mode bits (dtype, swizzle, rank - 1, arch - 90)
-// and word 6's bytes 4..5 (l2, oob). Bytes the rank does not use, and kWordBytes' zero bytes,
-// take byte 0 of a (kind), zero whenever the map is valid.
+// oobFill (bytes 140..151) in dwords 13..15. Descriptor words 0..7 come from the same bytes as
+// encode_fast_avx512's (fast_detail::kWordBytes, whose indices mean the same here), except the
+// bytes pass 3 writes, which carry pass 2's fields meanwhile: word 1's mode bits (dtype, swizzle,
+// rank - 1, arch - 90) and word 6's bytes 4..5 (l2, oob). Bytes the rank does not use, and
+// kWordBytes' zero bytes, take byte 0 of a (kind), zero whenever the map is valid.
 inline constexpr int kUnits = 64;
 inline constexpr int kZeroSource = 0;
 // The 32-bit words of words 0..7 that pass 2 reads (mode, nibbles, word 6 high, box 1..4).
@@ -116,13 +117,14 @@ static_assert(F::kWordBytes[4 * kCarrierDword[2] + 3] == kUnits + 32 && F::kWord
               "the carried dwords: box[0] - 1 in the top byte of dword 13 (bytes 0..2 zero in encode_fast_avx512's "
               "words), box[1..4] - 1 in dword 14, the strides' byte 4 in dword 7");
 
-// Per rank & 7: the bits of (a, b, d) that must be zero (b = bytes 64..127 less 1 in the box lanes,
-// d = bytes 88..151 less 1 in the elementStride lanes), and the byte permutation. Ranks 0, 6 and 7
-// make rank - 1 itself a bit that must be zero.
+// Per rank & 7: the bits of (a, b, c) that must be zero (b = bytes 64..127 less 1 in the lanes of
+// box and elementStrides[0..2], c = bytes 128..191 less 1 in the lanes of elementStrides[3..4]),
+// and the byte permutation. Ranks 0, 6 and 7 make rank - 1 itself a bit that must be zero. Bytes
+// 152..191 (the im2col fields) take no part in a tiled map.
 struct alignas(64) RankTables {
   std::uint64_t bad_a[8][8];
   std::uint32_t bad_b[8][16];
-  std::uint32_t bad_d[8][16];
+  std::uint32_t bad_c[8][16];
   char words[8][64];
 };
 constexpr RankTables make_rank_tables() {
@@ -138,13 +140,13 @@ constexpr RankTables make_rank_tables() {
       t.bad_b[r][2 * i + 1] = i + 1 < r ? static_cast<std::uint32_t>(F::kStrideBadHi) : 0;
     }
     for (std::uint32_t i = 0; i < kMaxRank; ++i) {
-      t.bad_b[r][8 + i] = i < r ? ~0xffu : 0;  // box - 1
-      t.bad_d[r][7 + i] = i < r ? ~0u : 0;     // elementStrides - 1
+      t.bad_b[r][8 + i] = i < r ? ~0xffu : 0;                       // box - 1
+      (i < 3 ? t.bad_b[r][13 + i] : t.bad_c[r][i - 3]) = i < r ? ~0u : 0;  // elementStrides - 1
     }
-    t.bad_d[r][12] = ~0u;  // interleave
-    t.bad_d[r][13] = ~F::kSwizzleMask;
-    t.bad_d[r][14] = ~F::kL2Mask;
-    t.bad_d[r][15] = ~F::kOobMask;
+    t.bad_c[r][2] = ~0u;  // interleave
+    t.bad_c[r][3] = ~F::kSwizzleMask;
+    t.bad_c[r][4] = ~F::kL2Mask;
+    t.bad_c[r][5] = ~F::kOobMask;
     for (int i = 0; i < 64; ++i) {
       const int source = word_source(i);
       t.words[r][i] = static_cast<char>(r >= min_rank(source) ? source : kZeroSource);
@@ -202,20 +204,23 @@ TMAKIT_FAST_BLOCK_TARGET inline __m512i splat(std::uint32_t v) { return _mm512_s
 TMAKIT_FAST_BLOCK_TARGET inline __m512i srli(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
 TMAKIT_FAST_BLOCK_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
 
-// Pass 1's vectors of one map: a, b, d as above.
+// Pass 1's vectors of one map: a, b, c as above, loads of 64 bytes at offsets 0, 64 and 128 (one
+// cache line each when the parameters are 64-byte aligned). The previous form loaded bytes 88..151
+// (across a line) and bytes 140..151 again for `units`: 5-10% more time per map with 256 maps on
+// the GPU host's CPU (docs/results.md, session 8).
 struct Pass1 {
-  __m512i a, b, d;
+  __m512i a, b, c;
 };
 TMAKIT_FAST_BLOCK_TARGET inline Pass1 pass1_vectors(const TensorMapParams& p) {
   const auto* bytes = reinterpret_cast<const char*>(&p);
   return {_mm512_sub_epi64(loadu(bytes), _mm512_setr_epi64(90ll << 32, 1ll << 32, 0, 1, 1, 1, 1, 1)),
-          _mm512_sub_epi32(loadu(bytes + 64), _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0)),
-          _mm512_sub_epi32(loadu(bytes + 88), _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0))};
+          _mm512_sub_epi32(loadu(bytes + 64), _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)),
+          _mm512_sub_epi32(loadu(bytes + 128), _mm512_setr_epi32(1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))};
 }
 // bad | the bits of v that must be zero, for rank & 7 == r.
 TMAKIT_FAST_BLOCK_TARGET inline __m512i or_bad_bits(__m512i bad, const Pass1& v, std::uint32_t r) {
   const RankTables& t = kRankTables;
-  bad = _mm512_ternarylogic_epi32(bad, v.d, load(t.bad_d[r]), 0xf8);  // A | B & C
+  bad = _mm512_ternarylogic_epi32(bad, v.c, load(t.bad_c[r]), 0xf8);  // A | B & C
   bad = _mm512_ternarylogic_epi32(bad, v.b, load(t.bad_b[r]), 0xf8);
   return _mm512_ternarylogic_epi32(bad, v.a, load(t.bad_a[r]), 0xf8);
 }
@@ -238,16 +243,12 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t range_refusals(const TensorMapPara
 #define TMAKIT_FAST_BLOCK_UNROLL(n) _Pragma(TMAKIT_FAST_BLOCK_UNROLL_STR(GCC unroll n))
 #endif
 
-}  // namespace fast_block_detail
-
-// Encodes p[0..n) (n <= 16) where encode_fast would and returns the bit mask of those it wrote
-// (bit i: out[i]); writes zeros to the others, which the caller gives to the general path.
-// Needs AVX-512 F/VL/BW/VBMI/DQ (fast_detail::kCpuRunsAvx512Form).
-TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMapParams* p, TensorMapBytes* out,
-                                                                  int n) {
-  namespace F = fast_detail;
+// encode_fast_block16's body, always inlined: g++ kept it a call in encode_many's loop, which took
+// 4-11% longer with 8 maps on the GPU host's CPU (docs/results.md, session 8).
+TMAKIT_FAST_BLOCK_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
+                                                                                           TensorMapBytes* out, int n) {
   namespace B = fast_block_detail;
-  static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) >= 152 &&
+  static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) >= 192 &&
                     offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, arch) == 4 &&
                     offsetof(TensorMapParams, dtype) == 8 && offsetof(TensorMapParams, rank) == 12 &&
                     offsetof(TensorMapParams, address) == 16 && offsetof(TensorMapParams, dims) == 24 &&
@@ -255,7 +256,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMa
                     offsetof(TensorMapParams, elem_strides) == 116 && offsetof(TensorMapParams, interleave) == 136 &&
                     offsetof(TensorMapParams, swizzle) == 140 && offsetof(TensorMapParams, l2) == 144 &&
                     offsetof(TensorMapParams, oob) == 148,
-                "the parameters load as bytes 0..63, 64..127 and 88..151 (see fast_block_detail::word_source)");
+                "the parameters load as bytes 0..63, 64..127 and 128..191 (see fast_block_detail::word_source)");
   static_assert(alignof(TensorMapBytes) >= 64, "maps are written with aligned 64-byte stores");
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i bad = _mm512_setzero_si512();
@@ -272,9 +273,10 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
     const std::uint32_t r = p[j].rank & F::kRankMask;
     const B::Pass1 v = B::pass1_vectors(p[j]);
     bad = B::or_bad_bits(bad, v, r);
-    // units: strides >> 4, box - 1, and swizzle, l2, oob (from bytes 140..151) in dwords 13..15.
-    const __m512i units = _mm512_mask_loadu_epi32(_mm512_maskz_srlv_epi64(0xff, v.b, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0)),
-                                                  0xe000, reinterpret_cast<const char*>(p + j) + 88);
+    // units: strides >> 4, box - 1, and swizzle, l2, oob (c's dwords 3..5, rotated by 6) in dwords
+    // 13..15.
+    const __m512i units = _mm512_mask_alignr_epi32(_mm512_maskz_srlv_epi64(0xff, v.b, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0)),
+                                                   0xe000, v.c, v.c, 6);
     words[j] = _mm512_permutex2var_epi8(v.a, B::load(B::kRankTables.words[r]), units);
     carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words[j])
                                  : _mm512_mask_permutexvar_epi32(carriers[j / 4], static_cast<__mmask16>(0xf << 4 * (j % 4)),
@@ -353,6 +355,16 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
     _mm512_store_si512(&out[j].words[8], _mm512_zextsi128_si512(_mm_load_si128(reinterpret_cast<const __m128i*>(words89[j]))));
   }
   return ~refused & ((1u << n) - 1);
+}
+
+}  // namespace fast_block_detail
+
+// Encodes p[0..n) (n <= 16) where encode_fast would and returns the bit mask of those it wrote
+// (bit i: out[i]); writes zeros to the others, which the caller gives to the general path.
+// Needs AVX-512 F/VL/BW/VBMI/DQ (fast_detail::kCpuRunsAvx512Form).
+TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMapParams* p, TensorMapBytes* out,
+                                                                  int n) {
+  return fast_block_detail::encode_block16(p, out, n);
 }
 
 }  // namespace tmakit

@@ -21,7 +21,7 @@ TMAKIT_FAST_BLOCK_TARGET inline std::size_t encode_many_avx512(const TensorMapPa
   std::size_t encoded = 0;
   for (std::size_t first = 0; first < n; first += 16) {
     const int count = n - first < 16 ? static_cast<int>(n - first) : 16;
-    const std::uint32_t done = encode_fast_block16(params + first, out + first, count);
+    const std::uint32_t done = fast_block_detail::encode_block16(params + first, out + first, count);
     const auto all = static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1);
     _mm_mask_storeu_epi8(ok + first, all, _mm_maskz_set1_epi8(static_cast<__mmask16>(done), 1));
     encoded += static_cast<std::size_t>(__builtin_popcount(done));
