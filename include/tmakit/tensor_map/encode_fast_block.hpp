@@ -206,8 +206,8 @@ TMAKIT_FAST_BLOCK_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz
 
 // Pass 1's vectors of one map: a, b, c as above, loads of 64 bytes at offsets 0, 64 and 128 (one
 // cache line each when the parameters are 64-byte aligned). The previous form loaded bytes 88..151
-// (across a line) and bytes 140..151 again for `units`: 5-10% more time per map with 256 maps on
-// the GPU host's CPU (docs/results.md, session 8).
+// (across a line) and bytes 140..151 again for `units`: 3-18% more time per map with 8 or 256 maps
+// on the GPU host's CPU (docs/results.md, session 8).
 struct Pass1 {
   __m512i a, b, c;
 };
