@@ -32,9 +32,17 @@ std::string hex(u64 v) {
   return buf;
 }
 
-u64 round_up(u64 v, u64 m) { return (v + m - 1) / m * m; }
+// Without wrapping around: the values come from the caller's parameters, up to 2^64 - 1 (a
+// dimension of 2^64 - 1 once made ceil_div 0 and the split search divide by it).
+u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0); }
+constexpr u64 kU64Max = ~u64{0};
+// The least multiple of m at or above v; kU64Max when that does not fit in 64 bits.
+u64 round_up(u64 v, u64 m) {
+  const u64 q = ceil_div(v, m);
+  return q > kU64Max / m ? kU64Max : q * m;
+}
 u64 round_down(u64 v, u64 m) { return v / m * m; }
-u64 ceil_div(u64 a, u64 b) { return (a + b - 1) / b; }
+u64 mul_saturated(u64 a, u64 b) { return b != 0 && a > kU64Max / b ? kU64Max : a * b; }
 u64 gcd(u64 a, u64 b) {
   while (b) {
     const u64 t = a % b;
@@ -117,7 +125,10 @@ struct Words {
 Words words(const TensorMapParams& p, const Violation<Rule>& x) {
   Words w;
   w.field = indexed_name(field_name(x.field), x.index);
-  w.value = num(static_cast<i64>(x.value));
+  // The corners are signed; every other value is unsigned (Violation::value holds values above 2^63
+  // wrapped to negative numbers).
+  const bool is_signed = x.field == Field::pixelBoxLowerCorner || x.field == Field::pixelBoxUpperCorner;
+  w.value = is_signed ? num(static_cast<i64>(x.value)) : num(static_cast<u64>(x.value));
   w.rule = rule_text(x.rule);
   const std::uint32_t rank = clamp_rank(p.rank);
   const int i = x.index;
@@ -172,7 +183,8 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       const u64 al = x.rule == Rule::address_align16 ? 16 : 32;
       w.value = hex(a);
       const u64 down = round_down(a, al);
-      w.fix = "move the base to " + hex(down) + " (" + num(a - down) + " bytes lower) or " + hex(down + al) +
+      w.fix = "move the base to " + hex(down) + " (" + num(a - down) + " bytes lower)" +
+              (down <= kU64Max - al ? " or " + hex(down + al) : std::string()) +
               " and offset the coordinates instead; cudaMalloc returns 256-byte-aligned pointers";
       if (al == 32)
         w.fix += std::string(" (32 bytes are needed because of ") +
@@ -226,11 +238,14 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       if (up < (u64{1} << 40)) {
         w.fix = "pad " + what + " to " + num(up) + " bytes";
         // Offer the smaller multiple only when it still holds the data it must span.
-        const u64 needed = i == 0 ? (is_valid(t) ? ceil_div(p.dims[0] * element_bits(t), 8) : s)
-                                  : p.strides[i - 1] * p.dims[i];
+        const u64 needed = i == 0 ? (is_valid(t) ? ceil_div(mul_saturated(p.dims[0], element_bits(t)), 8) : s)
+                                  : mul_saturated(p.strides[i - 1], p.dims[i]);
         if (down >= al && down >= needed) w.fix += " (or " + num(down) + ")";
-      } else {
+      } else if (down < (u64{1} << 40)) {
         w.fix = "use " + num(down) + " bytes for " + what + " (" + num(up) + " would reach 2^40)";
+      } else {
+        w.fix = "use a multiple of " + num(al) + " bytes below 2^40 for " + what + " (this one is also above the "
+                "largest legal stride)";
       }
       if (al == 32)
         w.fix += std::string("; 32-byte multiples are needed because of ") +

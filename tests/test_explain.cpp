@@ -191,6 +191,45 @@ TEST(Explain, OversizedDimensionIsSplit) {
   EXPECT_TRUE(has(d.fix, "{4294967296, 2}")) << d.fix;
 }
 
+// Values near 2^64: the fixes are computed without wrapping around (a dimension of 2^64 - 1 once
+// divided by zero in the split search and crashed `tmakit check`).
+TEST(Explain, ValuesNear2To64GiveFixesWithoutWrapping) {
+  constexpr std::uint64_t kMax = ~std::uint64_t{0};
+  TensorMapParams p = tiled_bf16();
+  p.dims[0] = kMax;
+  const std::vector<Diagnostic> dims = explain(p, validate(p));
+  bool found = false;
+  for (const Diagnostic& d : dims)
+    if (d.rule_id == "dims.range" && d.field == "globalDim[0]") {
+      found = true;
+      EXPECT_EQ(d.value, "18446744073709551615");  // not -1
+      EXPECT_TRUE(has(d.fix, "use 4294967296 tensor maps of at most 4294967296 elements each along dimension 0")) << d.fix;
+    }
+  EXPECT_TRUE(found);
+
+  p = tiled_bf16();
+  p.address = kMax - 7;
+  bool aligned = false;
+  for (const Diagnostic& d : explain(p, validate(p)))
+    if (d.rule_id == "address.align16") {
+      aligned = true;
+      EXPECT_TRUE(has(d.fix, "move the base to 0xfffffffffffffff0 (8 bytes lower) and offset")) << d.fix;
+    }
+  EXPECT_TRUE(aligned);
+
+  p = tiled_bf16();
+  p.strides[0] = kMax - 7;
+  bool stride = false;
+  for (const Diagnostic& d : explain(p, validate(p)))
+    if (d.rule_id == "strides.align16") {
+      stride = true;
+      EXPECT_TRUE(has(d.fix, "use a multiple of 16 bytes below 2^40 for the row pitch")) << d.fix;
+    }
+  EXPECT_TRUE(stride);
+  p.strides[0] = (std::uint64_t{1} << 40) - 8;  // the next multiple of 16 would reach 2^40
+  EXPECT_TRUE(has(one(p).fix, "use 1099511627760 bytes for the row pitch (1099511627776 would reach 2^40)")) << one(p).fix;
+}
+
 TEST(Explain, EnumValuesAreNamed) {
   TensorMapParams p = tiled_bf16();
   p.swizzle = Swizzle(9);
@@ -231,8 +270,9 @@ TEST(Explain, EveryRuleHasWordsAndAFix) {
     return n ? s % n : 0;
   };
   const std::uint64_t pick_dim[] = {0, 1, 7, 64, 100, 128, 255, 4096, std::uint64_t{1} << 31, std::uint64_t{1} << 32,
-                                    (std::uint64_t{1} << 32) + 1};
-  const std::uint64_t pick_stride[] = {0, 16, 24, 48, 128, 2056, 12800, std::uint64_t{1} << 40, (std::uint64_t{1} << 40) - 16};
+                                    (std::uint64_t{1} << 32) + 1, ~std::uint64_t{0}, ~std::uint64_t{0} - 100};
+  const std::uint64_t pick_stride[] = {0, 16, 24, 48, 128, 2056, 12800, std::uint64_t{1} << 40, (std::uint64_t{1} << 40) - 16,
+                                       ~std::uint64_t{0}, ~std::uint64_t{0} - 7};
   std::set<std::string> seen;
   for (int n = 0; n < 200000; ++n) {
     TensorMapParams p;
@@ -240,13 +280,13 @@ TEST(Explain, EveryRuleHasWordsAndAFix) {
     p.kind = MapKind(rnd(100) == 0 ? 3 : rnd(3));
     p.dtype = DataType(rnd(17));
     p.rank = static_cast<std::uint32_t>(rnd(7));
-    p.address = rnd(4) ? kAddr + 16 * rnd(2) : (rnd(2) ? kAddr + 8 : kAddr | (std::uint64_t{1} << 58));
+    p.address = rnd(4) ? kAddr + 16 * rnd(2) : (rnd(2) ? kAddr + 8 : (rnd(2) ? kAddr | (std::uint64_t{1} << 58) : ~std::uint64_t{0} - 7));
     for (int i = 0; i < 5; ++i) {
-      p.dims[i] = rnd(3) ? 64 + 64 * rnd(4) : pick_dim[rnd(11)];
+      p.dims[i] = rnd(3) ? 64 + 64 * rnd(4) : pick_dim[rnd(13)];
       p.box[i] = static_cast<std::uint32_t>(rnd(4) ? 8 << rnd(5) : rnd(300));
       p.elem_strides[i] = static_cast<std::uint32_t>(rnd(5) ? 1 : rnd(10));
     }
-    for (int i = 0; i < 4; ++i) p.strides[i] = rnd(3) ? 4096 << rnd(8) : pick_stride[rnd(9)];
+    for (int i = 0; i < 4; ++i) p.strides[i] = rnd(3) ? 4096 << rnd(8) : pick_stride[rnd(11)];
     for (int i = 0; i < 3; ++i) {
       p.lower[i] = static_cast<std::int32_t>(rnd(40)) - 20;
       p.upper[i] = static_cast<std::int32_t>(rnd(40)) - 20;
