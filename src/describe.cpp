@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "json_text.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/names.hpp"
@@ -245,7 +246,7 @@ std::string decode_json(const TensorMapBytes& m) {
   j["unexplained_word_masks"] = masks;
   j["notes"] = notes(d);
   j["round_trips"] = d.round_trips();
-  return j.dump();
+  return json_text(j);
 }
 
 std::vector<FieldDifference> diff(const TensorMapBytes& a, const TensorMapBytes& b) {
@@ -331,7 +332,7 @@ std::string diff_json(const TensorMapBytes& a, const TensorMapBytes& b) {
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const auto& f : diff(a, b)) arr.push_back({{"field", f.name}, {"a", f.a}, {"b", f.b}, {"bytes", f.byte_offsets}});
   j["differences"] = arr;
-  return j.dump();
+  return json_text(j);
 }
 
 bool parse_hex(const std::string& text, TensorMapBytes& out, std::string* error) {

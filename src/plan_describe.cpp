@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "json_text.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
@@ -137,7 +138,7 @@ std::string plan_json(const TmaPlan& p, const std::vector<std::string>& names) {
                     {"dim", p.multicast_dim},
                     {"ctas", p.multicast_ctas},
                     {"instructions_per_cta", p.instructions_per_cta}};
-  return j.dump();
+  return json_text(j);
 }
 
 }  // namespace tmakit

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "json_text.hpp"
 #include "tmakit/layout/notation.hpp"
 
 namespace tmakit {
@@ -280,7 +281,7 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
                                           {"slot_a", {{"thread", p.refusal.a.thread}, {"value", p.refusal.a.value}}},
                                           {"slot_b", {{"thread", p.refusal.b.thread}, {"value", p.refusal.b.value}}},
                                           {"numbers", {p.refusal.n0, p.refusal.n1, p.refusal.n2, p.refusal.n3}}}});
-    return j.dump();
+    return json_text(j);
   }
   j["instruction"] = store_op_ptx(p.op);
   j["bytes_per_lane"] = p.op.kind == StoreOpKind::stmatrix ? 4 * p.op.matrices : p.op.bytes;
@@ -315,7 +316,7 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
                      {"wavefronts_per_warp", c.wavefronts}});
   }
   j["candidates"] = cands;
-  return j.dump();
+  return json_text(j);
 }
 
 std::string plan_svg(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d, int max_instructions) {

@@ -92,6 +92,20 @@ TEST(LayoutCli, Json) {
   EXPECT_EQ(j["error"]["position"], 4);
 }
 
+// Arguments that are not UTF-8 come back in JSON with U+FFFD, not as an uncaught exception (this
+// aborted before: fuzz_cli, session 8).
+TEST(LayoutCli, JsonEchoesArgumentsThatAreNotUtf8) {
+  CliRun r = layout({"size", "\xff(", "--json"});  // bad notation: echoes the input
+  EXPECT_EQ(r.rc, 2);
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["error"]["rule"], "layout.notation");
+  EXPECT_EQ(j["error"]["input"], "\xef\xbf\xbd(");  // U+FFFD for the byte 0xff
+  r = layout({"frobnicate\xfe", "4:1", "--json"});  // usage error: echoes the operation
+  EXPECT_EQ(r.rc, 2);
+  j = json::parse(r.out);
+  EXPECT_EQ(j["op"], "frobnicate\xef\xbf\xbd");
+}
+
 TEST(LayoutCli, ErrorsAndExitCodes) {
   CliRun r = layout({"complement", "(2,2):(1,1)", "8"});
   EXPECT_EQ(r.rc, 1);

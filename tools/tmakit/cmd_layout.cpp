@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "json_text.hpp"
 #include "layout_render.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/algebra.hpp"
@@ -74,7 +75,7 @@ nlohmann::json layout_json(const Layout& l) {
 
 int usage_error(Context& c, const std::string& msg) {
   if (c.json) {
-    c.out << nlohmann::json{{"op", c.op}, {"ok", false}, {"error", {{"rule", "layout.usage"}, {"message", msg}}}}.dump() << '\n';
+    c.out << json_text(nlohmann::json{{"op", c.op}, {"ok", false}, {"error", {{"rule", "layout.usage"}, {"message", msg}}}}) << '\n';
   } else {
     c.err << "tmakit layout: " << msg << "\nRun 'tmakit layout --help' for usage.\n";
   }
@@ -83,16 +84,15 @@ int usage_error(Context& c, const std::string& msg) {
 
 int notation_error(Context& c, const char* which, const std::string& text, const NotationError& e) {
   if (c.json) {
-    c.out << nlohmann::json{{"op", c.op},
-                            {"ok", false},
-                            {"error",
-                             {{"rule", "layout.notation"},
-                              {"argument", which},
-                              {"input", text},
-                              {"position", e.position},
-                              {"expected", e.expected},
-                              {"message", e.message}}}}
-                 .dump()
+    c.out << json_text(nlohmann::json{{"op", c.op},
+                                      {"ok", false},
+                                      {"error",
+                                       {{"rule", "layout.notation"},
+                                        {"argument", which},
+                                        {"input", text},
+                                        {"position", e.position},
+                                        {"expected", e.expected},
+                                        {"message", e.message}}}})
           << '\n';
   } else {
     c.err << "tmakit layout " << c.op << ": " << which << ": " << e.message << "\n  " << text << "\n  "
@@ -103,16 +103,15 @@ int notation_error(Context& c, const char* which, const std::string& text, const
 
 int refusal(Context& c, const LayoutDiagnostic& d) {
   if (c.json) {
-    c.out << nlohmann::json{{"op", c.op},
-                            {"ok", false},
-                            {"args", c.args},
-                            {"error",
-                             {{"rule", rule_id(d.rule)},
-                              {"mode", d.mode},
-                              {"values", {d.a, d.b}},
-                              {"message", message(d)},
-                              {"fix", fix(d)}}}}
-                 .dump()
+    c.out << json_text(nlohmann::json{{"op", c.op},
+                                      {"ok", false},
+                                      {"args", c.args},
+                                      {"error",
+                                       {{"rule", rule_id(d.rule)},
+                                        {"mode", d.mode},
+                                        {"values", {d.a, d.b}},
+                                        {"message", message(d)},
+                                        {"fix", fix(d)}}}})
           << '\n';
   } else {
     c.err << "tmakit layout " << c.op << ": refused: " << message(d) << "\n  fix: " << fix(d) << '\n';
@@ -169,7 +168,7 @@ int emit_layout(Context& c, const Layout& l) {
   if (c.json) {
     nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}};
     j.update(layout_json(l));
-    c.out << j.dump() << '\n';
+    c.out << json_text(j) << '\n';
   } else {
     c.out << to_string(l) << '\n';
   }
@@ -178,7 +177,7 @@ int emit_layout(Context& c, const Layout& l) {
 
 int emit_int(Context& c, std::int64_t v) {
   if (c.json) {
-    c.out << nlohmann::json{{"op", c.op}, {"ok", true}, {"args", c.args}, {"result", v}}.dump() << '\n';
+    c.out << json_text(nlohmann::json{{"op", c.op}, {"ok", true}, {"args", c.args}, {"result", v}}) << '\n';
   } else {
     c.out << v << '\n';
   }
@@ -216,7 +215,7 @@ int run_op(Context& c) {
       nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}, {"layout", to_string(p.value)},
                        {"rows", g.rows}, {"cols", g.cols}, {"offsets", rows}};
       if (!g.bank.empty()) j["banks"] = banks;
-      c.out << j.dump() << '\n';
+      c.out << json_text(j) << '\n';
     } else {
       c.out << render_table(to_string(p.value), g);
     }
@@ -306,8 +305,8 @@ int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream
     const int n = static_cast<int>(c.args.size());
     if (n < op.min_args || n > op.max_args)
       return usage_error(c, c.op + " takes " + std::to_string(op.min_args) +
-                                (op.max_args > op.min_args ? " or " + std::to_string(op.max_args) : std::string()) +
-                                " argument(s), got " + std::to_string(n));
+                                          (op.max_args > op.min_args ? " or " + std::to_string(op.max_args) : std::string()) +
+                                          " argument(s), got " + std::to_string(n));
     c.elem_bytes = dtype_bytes(c);  // every op: --dtype is validated once, and colours --svg banks
     if (c.elem_bytes < 0) return 2;
     return run_op(c);

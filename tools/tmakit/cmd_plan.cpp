@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "json_text.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/describe_plan.hpp"
 #include "tmakit/plan/explain_plan.hpp"
@@ -94,7 +95,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
       nlohmann::json e = nlohmann::json::array();
       for (const auto& d : ds)
         e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
-      out << nlohmann::json{{"result", 1}, {"errors", e}}.dump() << '\n';
+      out << json_text(nlohmann::json{{"result", 1}, {"errors", e}}) << '\n';
     } else {
       for (const auto& d : ds) err << d.message() << '\n';
     }
@@ -113,7 +114,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
     j["smem"] = to_string(s.value);
     j["plan"] = nlohmann::json::parse(plan_json(r.plan, t.names));
     j["descriptor"] = {{"bytes", hex}, {"decoded", nlohmann::json::parse(decode_json(enc.map))}};
-    out << j.dump() << '\n';
+    out << json_text(j) << '\n';
     return 0;
   }
   out << "gmem: " << to_string(g.value) << "\nsmem: " << to_string(s.value) << '\n';

@@ -1,0 +1,17 @@
+// JSON text on one line, for output that can echo what the user typed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace tmakit {
+
+// j.dump(), except that a string that is not valid UTF-8 (a command-line argument echoed back can
+// be any bytes) has each bad byte replaced by U+FFFD: plain dump() throws, and `tmakit layout size
+// $'\xff(' --json` died of the uncaught exception (fuzz_cli, session 8).
+inline std::string json_text(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace tmakit
