@@ -10,8 +10,10 @@ namespace tmakit {
 // j.dump(), except that a string that is not valid UTF-8 (a command-line argument echoed back can
 // be any bytes) has each bad byte replaced by U+FFFD: plain dump() throws, and `tmakit layout size
 // $'\xff(' --json` died of the uncaught exception (fuzz_cli, session 8).
-inline std::string json_text(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// Json: nlohmann::json or nlohmann::ordered_json (keys stay in their order).
+template <class Json>
+std::string json_text(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace tmakit

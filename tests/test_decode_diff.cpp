@@ -164,6 +164,19 @@ TEST(Decode, JsonParamsOfAnSm100MapReEncode) {
   EXPECT_EQ(out["bytes"], jsonl::to_hex(r.map)) << line;
 }
 
+// The JSON keys come in a fixed order (what the CLI prints; other tools read it): written as the
+// ordered_json they are built in, not re-sorted (a helper taking nlohmann::json sorted them once).
+TEST(DecodeJson, KeysKeepTheirOrder) {
+  const auto a = driver_bytes();
+  const std::string d = decode_json(a);
+  EXPECT_EQ(d.rfind("{\"kind\":\"tiled\",\"rank\":", 0), 0u) << d.substr(0, 80);
+  EXPECT_LT(d.find("\"globalAddress\""), d.find("\"globalDim\"")) << "fields in descriptor order";
+  auto b = a;
+  b.set_bits(77, 2, 2);  // swizzle 64B
+  const std::string x = diff_json(a, b);
+  EXPECT_EQ(x.rfind("{\"identical\":false,\"differences\":[{\"field\":", 0), 0u) << x.substr(0, 80);
+}
+
 TEST(Diff, AttributesEveryDifferingByte) {
   const auto a = driver_bytes();
   auto b = a;
