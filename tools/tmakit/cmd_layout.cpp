@@ -305,8 +305,8 @@ int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream
     const int n = static_cast<int>(c.args.size());
     if (n < op.min_args || n > op.max_args)
       return usage_error(c, c.op + " takes " + std::to_string(op.min_args) +
-                                          (op.max_args > op.min_args ? " or " + std::to_string(op.max_args) : std::string()) +
-                                          " argument(s), got " + std::to_string(n));
+                                (op.max_args > op.min_args ? " or " + std::to_string(op.max_args) : std::string()) +
+                                " argument(s), got " + std::to_string(n));
     c.elem_bytes = dtype_bytes(c);  // every op: --dtype is validated once, and colours --svg banks
     if (c.elem_bytes < 0) return 2;
     return run_op(c);
