@@ -191,41 +191,34 @@ TEST(Explain, OversizedDimensionIsSplit) {
   EXPECT_TRUE(has(d.fix, "{4294967296, 2}")) << d.fix;
 }
 
+// The diagnostic of `p` with rule `id` (fails the test when there is none).
+Diagnostic with_rule(const TensorMapParams& p, const std::string& id) {
+  for (const Diagnostic& d : explain(p, validate(p)))
+    if (d.rule_id == id) return d;
+  ADD_FAILURE() << "no " << id << " diagnostic";
+  return Diagnostic{};
+}
+
 // Values near 2^64: the fixes are computed without wrapping around (a dimension of 2^64 - 1 once
 // divided by zero in the split search and crashed `tmakit check`).
 TEST(Explain, ValuesNear2To64GiveFixesWithoutWrapping) {
   constexpr std::uint64_t kMax = ~std::uint64_t{0};
   TensorMapParams p = tiled_bf16();
   p.dims[0] = kMax;
-  const std::vector<Diagnostic> dims = explain(p, validate(p));
-  bool found = false;
-  for (const Diagnostic& d : dims)
-    if (d.rule_id == "dims.range" && d.field == "globalDim[0]") {
-      found = true;
-      EXPECT_EQ(d.value, "18446744073709551615");  // not -1
-      EXPECT_TRUE(has(d.fix, "use 4294967296 tensor maps of at most 4294967296 elements each along dimension 0")) << d.fix;
-    }
-  EXPECT_TRUE(found);
+  const Diagnostic dims = with_rule(p, "dims.range");
+  EXPECT_EQ(dims.field, "globalDim[0]");
+  EXPECT_EQ(dims.value, "18446744073709551615");  // not -1
+  EXPECT_TRUE(has(dims.fix, "use 4294967296 tensor maps of at most 4294967296 elements each along dimension 0")) << dims.fix;
 
   p = tiled_bf16();
   p.address = kMax - 7;
-  bool aligned = false;
-  for (const Diagnostic& d : explain(p, validate(p)))
-    if (d.rule_id == "address.align16") {
-      aligned = true;
-      EXPECT_TRUE(has(d.fix, "move the base to 0xfffffffffffffff0 (8 bytes lower) and offset")) << d.fix;
-    }
-  EXPECT_TRUE(aligned);
+  const Diagnostic address = with_rule(p, "address.align16");
+  EXPECT_TRUE(has(address.fix, "move the base to 0xfffffffffffffff0 (8 bytes lower) and offset")) << address.fix;
 
   p = tiled_bf16();
   p.strides[0] = kMax - 7;
-  bool stride = false;
-  for (const Diagnostic& d : explain(p, validate(p)))
-    if (d.rule_id == "strides.align16") {
-      stride = true;
-      EXPECT_TRUE(has(d.fix, "use a multiple of 16 bytes below 2^40 for the row pitch")) << d.fix;
-    }
-  EXPECT_TRUE(stride);
+  const Diagnostic stride = with_rule(p, "strides.align16");
+  EXPECT_TRUE(has(stride.fix, "use a multiple of 16 bytes below 2^40 for the row pitch")) << stride.fix;
   p.strides[0] = (std::uint64_t{1} << 40) - 8;  // the next multiple of 16 would reach 2^40
   EXPECT_TRUE(has(one(p).fix, "use 1099511627760 bytes for the row pitch (1099511627776 would reach 2^40)")) << one(p).fix;
 }
