@@ -247,7 +247,6 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t range_refusals(const TensorMapPara
 // 4-11% longer with 8 maps on the GPU host's CPU (docs/results.md, session 8).
 TMAKIT_FAST_BLOCK_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
                                                                                            TensorMapBytes* out, int n) {
-  namespace B = fast_block_detail;
   static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) >= 192 &&
                     offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, arch) == 4 &&
                     offsetof(TensorMapParams, dtype) == 8 && offsetof(TensorMapParams, rank) == 12 &&
@@ -261,7 +260,7 @@ TMAKIT_FAST_BLOCK_TARGET inline __attribute__((always_inline)) std::uint32_t enc
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i bad = _mm512_setzero_si512();
   __m512i carriers[4] = {bad, bad, bad, bad};  // maps 4q..4q+3: dwords 2, 7, 13, 14 of words 0..7
-  const __m512i carrier_index = B::load(B::kLaneTables.carriers);
+  const __m512i carrier_index = load(kLaneTables.carriers);
   // Words 0..7 stay in registers until pass 3 completes them, so each half of a map is stored
   // once: storing them in pass 1 and fixing three dwords in pass 3 took 1.5-2x the time past the
   // copy floor on the GPU host's CPU (docs/results.md, session 7). Zeroed: g++ cannot see that
@@ -271,18 +270,18 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
     if (j >= n) break;
     const std::uint32_t r = p[j].rank & F::kRankMask;
-    const B::Pass1 v = B::pass1_vectors(p[j]);
-    bad = B::or_bad_bits(bad, v, r);
+    const Pass1 v = pass1_vectors(p[j]);
+    bad = or_bad_bits(bad, v, r);
     // units: strides >> 4, box - 1, and swizzle, l2, oob (c's dwords 3..5, rotated by 6) in dwords
     // 13..15.
     const __m512i units = _mm512_mask_alignr_epi32(_mm512_maskz_srlv_epi64(0xff, v.b, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0)),
                                                    0xe000, v.c, v.c, 6);
-    words[j] = _mm512_permutex2var_epi8(v.a, B::load(B::kRankTables.words[r]), units);
+    words[j] = _mm512_permutex2var_epi8(v.a, load(kRankTables.words[r]), units);
     carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words[j])
                                  : _mm512_mask_permutexvar_epi32(carriers[j / 4], static_cast<__mmask16>(0xf << 4 * (j % 4)),
                                                                  carrier_index, words[j]);
   }
-  if (_mm512_test_epi64_mask(bad, bad)) refused |= B::range_refusals(p, n);  // rare: find which
+  if (_mm512_test_epi64_mask(bad, bad)) refused |= range_refusals(p, n);  // rare: find which
 
   // Pass 2. Each carried dword of the 16 maps in one vector (lane 4k + q: map 4q + k):
   //   mode_in  = dtype | swizzle << 8 | (rank - 1) << 16 | (arch - 90) << 24
@@ -295,51 +294,51 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   const __m512i mode_in = _mm512_maskz_unpacklo_epi64(0xff, lo01, lo23), nibble_in = _mm512_maskz_unpackhi_epi64(0xff, lo01, lo23);
   const __m512i word6_in = _mm512_maskz_unpacklo_epi64(0xff, hi01, hi23), box_in = _mm512_maskz_unpackhi_epi64(0xff, hi01, hi23);
 
-  const __m512i arch_row8 = B::lookup(B::kBlockTables.arch_row8, B::srli(mode_in, 24));
-  const __m512i swizzle_index = _mm512_ternarylogic_epi32(arch_row8, B::srli(mode_in, 8), B::splat(7), 0xd8);  // C ? B : A
-  const __m512i type_index = _mm512_ternarylogic_epi32(B::srli(word6_in, 4), mode_in, B::splat(15), 0xd8);    // oob << 4 | dtype
-  const __m512i type = B::lookup(B::kBlockTables.type, type_index);
-  const __m512i swizzle = B::lookup(B::kBlockTables.swizzle, swizzle_index);
-  const __m512 smem_limit = _mm512_permutex2var_ps(_mm512_load_ps(B::kBlockTables.smem_limit), swizzle_index,
-                                                   _mm512_load_ps(B::kBlockTables.smem_limit + 16));
-  const __m512i max_row = B::lookup(B::kBlockTables.max_row, swizzle_index);
-  const __m512i alignment = B::lookup(B::kBlockTables.alignment, swizzle_index);
-  const __m512i log2_bytes = _mm512_and_si512(B::srli(type, B::kLog2BytesShift), B::splat(3));
-  const __m512i one = B::splat(1), byte = B::splat(0xff);
-  const __m512i row = _mm512_maskz_sllv_epi32(0xffff, _mm512_add_epi32(B::srli(word6_in, 24), one), log2_bytes);
+  const __m512i arch_row8 = lookup(kBlockTables.arch_row8, srli(mode_in, 24));
+  const __m512i swizzle_index = _mm512_ternarylogic_epi32(arch_row8, srli(mode_in, 8), splat(7), 0xd8);  // C ? B : A
+  const __m512i type_index = _mm512_ternarylogic_epi32(srli(word6_in, 4), mode_in, splat(15), 0xd8);    // oob << 4 | dtype
+  const __m512i type = lookup(kBlockTables.type, type_index);
+  const __m512i swizzle = lookup(kBlockTables.swizzle, swizzle_index);
+  const __m512 smem_limit = _mm512_permutex2var_ps(_mm512_load_ps(kBlockTables.smem_limit), swizzle_index,
+                                                   _mm512_load_ps(kBlockTables.smem_limit + 16));
+  const __m512i max_row = lookup(kBlockTables.max_row, swizzle_index);
+  const __m512i alignment = lookup(kBlockTables.alignment, swizzle_index);
+  const __m512i log2_bytes = _mm512_and_si512(srli(type, kLog2BytesShift), splat(3));
+  const __m512i one = splat(1), byte = splat(0xff);
+  const __m512i row = _mm512_maskz_sllv_epi32(0xffff, _mm512_add_epi32(srli(word6_in, 24), one), log2_bytes);
   const __m512i box1 = _mm512_add_epi32(_mm512_and_si512(box_in, byte), one);
-  const __m512i box2 = _mm512_add_epi32(_mm512_and_si512(B::srli(box_in, 8), byte), one);
-  const __m512i box3 = _mm512_add_epi32(_mm512_and_si512(B::srli(box_in, 16), byte), one);
-  const __m512i box4 = _mm512_add_epi32(B::srli(box_in, 24), one);
+  const __m512i box2 = _mm512_add_epi32(_mm512_and_si512(srli(box_in, 8), byte), one);
+  const __m512i box3 = _mm512_add_epi32(_mm512_and_si512(srli(box_in, 16), byte), one);
+  const __m512i box4 = _mm512_add_epi32(srli(box_in, 24), one);
   // Footprint: the row times box 1..4 (1 past the rank), in floats: exact while the product is at
   // most 2^24, and above every limit when it is not.
   const __m512 footprint_f =
-      _mm512_mul_ps(_mm512_mul_ps(B::to_float(row), B::to_float(box1)),
-                    _mm512_mul_ps(B::to_float(box2), _mm512_mul_ps(B::to_float(box3), B::to_float(box4))));
+      _mm512_mul_ps(_mm512_mul_ps(to_float(row), to_float(box1)),
+                    _mm512_mul_ps(to_float(box2), _mm512_mul_ps(to_float(box3), to_float(box4))));
   const __m512i footprint = _mm512_maskz_cvttps_epi32(0xffff, footprint_f);
   // A table reject, or row % 16: (type | swizzle | row) & (kRejectBit | 15) (no table entry has
   // bits 0..3, no row bit 31).
-  __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(type, swizzle, row, 0xfe), B::splat(B::kRejectBit | 15));
+  __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(type, swizzle, row, 0xfe), splat(kRejectBit | 15));
   reject |= _mm512_cmpgt_epu32_mask(row, max_row);
   reject |= _mm512_cmp_ps_mask(footprint_f, smem_limit, _CMP_GT_OQ);
-  refused |= _mm512_movepi32_mask(_mm512_maskz_permutexvar_epi32(0xffff, B::load(B::kLaneTables.map_lane), _mm512_movm_epi32(reject)));
-  __m512i mode = _mm512_ternarylogic_epi32(type, swizzle, B::splat(B::kModeBits), 0xa8);  // (A | B) & C
-  mode = _mm512_ternarylogic_epi32(mode, B::srli(mode_in, 16 - F::kRankShift), B::splat(F::kRankMask << F::kRankShift), 0xf8);
-  mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), B::splat(F::kL2Mask << F::kL2Shift), 0xf8);
+  refused |= _mm512_movepi32_mask(_mm512_maskz_permutexvar_epi32(0xffff, load(kLaneTables.map_lane), _mm512_movm_epi32(reject)));
+  __m512i mode = _mm512_ternarylogic_epi32(type, swizzle, splat(kModeBits), 0xa8);  // (A | B) & C
+  mode = _mm512_ternarylogic_epi32(mode, srli(mode_in, 16 - F::kRankShift), splat(F::kRankMask << F::kRankShift), 0xf8);
+  mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), splat(F::kL2Mask << F::kL2Shift), 0xf8);
   // Stride bits 36..39 (byte 4 of strides >> 4, each below 16 when valid): h0 | h1 << 4 | h2 << 8 | h3 << 12.
-  const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(nibble_in, _mm512_set1_epi16(1 | 16 << 8)), B::splat(1 | 256 << 16));
+  const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(nibble_in, _mm512_set1_epi16(1 | 16 << 8)), splat(1 | 256 << 16));
   // Per 4 maps: mode, nibbles and word 6's high half (box[0] - 1 alone) of map 4q + k in lanes
   // 4k..4k + 2, for pass 3's one permutation per map.
-  const __m512i word6 = _mm512_and_si512(word6_in, B::splat(0xff000000u));
+  const __m512i word6 = _mm512_and_si512(word6_in, splat(0xff000000u));
   __m512i written[4];
 TMAKIT_FAST_BLOCK_UNROLL(4)
   for (int q = 0; q < 4; ++q)
-    written[q] = _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(mode, B::load(B::kLaneTables.mode_nibbles[q]), nibbles),
-                                               B::kWord6Lanes, B::load(B::kLaneTables.word6[q]), word6);
+    written[q] = _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(mode, load(kLaneTables.mode_nibbles[q]), nibbles),
+                                               kWord6Lanes, load(kLaneTables.word6[q]), word6);
   alignas(64) std::uint64_t words89[16][2];  // footprint, alignment
 TMAKIT_FAST_BLOCK_UNROLL(4)
   for (int q = 0; q < 4; ++q)
-    _mm512_store_si512(&words89[4 * q][0], _mm512_maskz_permutex2var_epi32(0x5555, footprint, B::load(B::kLaneTables.words89[q]), alignment));
+    _mm512_store_si512(&words89[4 * q][0], _mm512_maskz_permutex2var_epi32(0x5555, footprint, load(kLaneTables.words89[q]), alignment));
   // Pass 3 reads words89 from memory: kept in registers, g++ extracted each lane with shuffles.
   asm volatile("" : : "r"(words89) : "memory");
 TMAKIT_FAST_BLOCK_UNROLL(16)
@@ -350,8 +349,8 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
       _mm512_store_si512(&out[j].words[8], _mm512_setzero_si512());
       continue;
     }
-    _mm512_store_si512(&out[j].words[0], _mm512_mask_permutex2var_epi32(words[j], B::kWrittenDwords,
-                                                                        B::load(B::kLaneTables.written[j % 4]), written[j / 4]));
+    _mm512_store_si512(&out[j].words[0], _mm512_mask_permutex2var_epi32(words[j], kWrittenDwords,
+                                                                        load(kLaneTables.written[j % 4]), written[j / 4]));
     _mm512_store_si512(&out[j].words[8], _mm512_zextsi128_si512(_mm_load_si128(reinterpret_cast<const __m128i*>(words89[j]))));
   }
   return ~refused & ((1u << n) - 1);
