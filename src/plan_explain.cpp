@@ -17,6 +17,9 @@ namespace {
 using S = std::string;
 S num(std::int64_t v) { return std::to_string(v); }
 
+// The largest integer the layout notation reads (src/layout_notation.cpp): 2^62.
+constexpr std::int64_t kMaxNotation = std::int64_t{1} << 62;
+
 struct Ctx {
   const TileProblem& pb;
   const std::vector<std::string>& names;
@@ -49,25 +52,39 @@ struct Ctx {
     if (pb.swizzle.bits == 0) return "";
     return to_string(pb.swizzle) + " o ";
   }
-  // A compact shared layout over the tiled modes with mode `inner` at stride 1.
+  // A compact shared layout over the tiled modes with mode `inner` at stride 1; "" when the tile has
+  // more than kMaxNotation elements (its strides would not fit in the notation, or would wrap).
   S suggest_smem(std::int32_t inner) const {
     if (inner < 0)  // default: the tiled mode contiguous in global memory
       for (std::int32_t m = 0; m < pb.modes; ++m)
         if (pb.stride[m] == 1 && pb.tile[m] > 1) inner = m;
+    std::int64_t size = 1;
+    for (std::int32_t m = 0; m < pb.modes; ++m)
+      if (pb.tile[m] > 1) {
+        if (pb.tile[m] > kMaxNotation / size) return "";
+        size *= pb.tile[m];
+      }
     S shape = "(", stride = "(";
     std::int64_t s = 1;
-    if (inner >= 0) s = pb.tile[inner];
+    if (inner >= 0 && pb.tile[inner] > 1) s = pb.tile[inner];
     bool first = true;
     for (std::int32_t m = 0; m < pb.modes; ++m) {
       if (pb.tile[m] <= 1) continue;
       shape += (first ? "" : ",") + num(pb.tile[m]);
       std::int64_t st = 0;
       if (m == inner) st = 1;
-      else { st = s; s *= pb.tile[m]; }
+      else { st = s; s *= pb.tile[m]; }  // at most size: no overflow
       stride += (first ? "" : ",") + num(st);
       first = false;
     }
     return swizzle_text() + shape + "):" + stride + ")";
+  }
+  // lead + suggest_smem(inner) + tail, or a note that no layout of the tile can be written.
+  S example_smem(const S& lead, std::int32_t inner, const S& tail = "") const {
+    const S l = suggest_smem(inner);
+    if (!l.empty()) return lead + l + tail;
+    return " (no shared layout of this tile can be written: its extents multiply to more than 2^62 elements, "
+           "the largest number the layout notation takes; use a smaller tile)";
   }
 };
 
@@ -128,7 +145,7 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.what = "the shared layout has " + num(i.a) + " top-level modes; the tile spans " + num(i.b) +
                " global modes (" + tiled + ") of " + num(i.c);
       d.fix = "give the shared layout one top-level mode per tiled mode, in order (" + tiled +
-              "), or one per global mode; group pieces of one mode in parentheses, e.g. " + c.suggest_smem(-1);
+              "), or one per global mode; group pieces of one mode in parentheses" + c.example_smem(", e.g. ", -1);
       break;
     }
     case PlanRule::smem_mode_size:
@@ -176,32 +193,32 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
                  " bytes apart, but the box and the instructions below them already cover " + num(i.d) +
                  " bytes: each would overwrite " + num(i.d - i.c) + " bytes of the one before";
         d.fix = "give " + c.bare(i.mode) + " a shared stride of at least " + num(need) +
-                " elements (pad the shared layout), or a compact layout such as " + c.suggest_smem(-1);
+                " elements (pad the shared layout)" + c.example_smem(", or a compact layout such as ", -1);
         break;
       }
       if (i.b < 0) {
         d.what = c.piece(i.mode, i.part) + " has shared stride " + num(i.a) +
                  ": TMA writes every element of a box to its own place, at increasing addresses";
-        d.fix = "give it a positive stride of its own (a compact layout such as " + c.suggest_smem(-1) + ")";
+        d.fix = "give it a positive stride of its own" + c.example_smem(" (a compact layout such as ", -1, ")");
         break;
       }
       d.what = c.piece(i.mode, i.part) + " and " + c.piece(static_cast<std::int32_t>(i.b), static_cast<std::int32_t>(i.c)) +
                " share the shared stride " + num(i.a) + ": two tile elements would land on one place";
-      d.fix = "give every shared mode its own stride (a compact layout such as " + c.suggest_smem(-1) + ")";
+      d.fix = "give every shared mode its own stride" + c.example_smem(" (a compact layout such as ", -1, ")");
       break;
     case PlanRule::smem_no_contiguous:
       d.what = "no shared mode has stride 1 (the smallest is " + num(i.a) +
                "): TMA writes the innermost box dimension contiguously";
-      d.fix = i.mode >= 0 ? "give " + c.name(i.mode) + ", the mode contiguous in global memory, shared stride 1, e.g. smem " +
-                                c.suggest_smem(i.mode)
+      d.fix = i.mode >= 0 ? "give " + c.name(i.mode) + ", the mode contiguous in global memory, shared stride 1" +
+                                c.example_smem(", e.g. smem ", i.mode)
                           : "give the mode contiguous in global memory shared stride 1";
       break;
     case PlanRule::inner_contiguous: {
       d.what = c.piece(i.mode, i.part) + " is contiguous in shared memory but has global stride " + num(i.a) +
                ": TMA's innermost box dimension must be contiguous in global memory";
       if (i.b >= 0)
-        d.fix = "make " + c.name(static_cast<std::int32_t>(i.b)) + " the innermost shared mode (shared stride 1), e.g. smem " +
-                c.suggest_smem(static_cast<std::int32_t>(i.b)) + ", or group (" + c.bare(i.mode) + ", " +
+        d.fix = "make " + c.name(static_cast<std::int32_t>(i.b)) + " the innermost shared mode (shared stride 1)" +
+                c.example_smem(", e.g. smem ", static_cast<std::int32_t>(i.b)) + ", or group (" + c.bare(i.mode) + ", " +
                 c.bare(static_cast<std::int32_t>(i.b)) + ") so that the contiguous global mode comes first";
       else
         d.fix = "tile a global mode of stride 1 (the tile takes one index of every contiguous mode) or copy the tensor "

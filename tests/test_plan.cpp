@@ -497,6 +497,22 @@ TEST(PlanRefusal, SharedModesDoNotMatchTheTile) {
                  {"1 entries", "2 modes"});
 }
 
+// The compact shared layout a fix suggests is computed without wrapping: tile extents of 8 x 2^31 x
+// 2^31 x 2^31 need a stride of 2^65 for the last mode, which once printed as 0 ("(1,8,17179869184,0)");
+// no layout of such a tile can be written in the notation (2^62 at most), so the fix says so.
+TEST(PlanRefusal, SuggestedSharedLayoutDoesNotWrap) {
+  const auto ds = refusals("bf16 (8,1,1,1):(1,8,8,8)", "(8):(1)", "8,2147483648,2147483648,2147483648");
+  expect_refusal(ds, "smem.rank", {"4 global modes", "no shared layout of this tile can be written",
+                                   "use a smaller tile"});
+  const PlanDiagnostic* d = find(ds, "smem.rank");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->fix.find(",0)"), std::string::npos) << d->fix;
+  EXPECT_EQ(d->fix.find("e.g."), std::string::npos) << d->fix;
+  // a tile of 2^62 elements, the most the notation takes, still gets its layout
+  expect_refusal(refusals("bf16 (8,1,1):(1,8,8)", "(8):(1)", "8,268435456,2147483648"), "smem.rank",
+                 {"e.g. (8,268435456,2147483648):(1,8,2147483648)"});
+}
+
 TEST(PlanRefusal, GlobalTensorProblemsAllAtOnce) {
   const auto ds = refusals("bf16 (512,64):(-64,1) align=8", "(64,64):(64,1)", "s=64,d=_");
   expect_refusal(ds, "gmem.negative_stride", {"tile mode 0 (s)", "-64"});
