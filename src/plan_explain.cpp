@@ -16,6 +16,20 @@ namespace {
 
 using S = std::string;
 S num(std::int64_t v) { return std::to_string(v); }
+S unum(std::uint64_t v) { return std::to_string(v); }
+
+constexpr std::uint64_t kU64Max = ~std::uint64_t{0};
+std::uint64_t mul_saturated(std::uint64_t a, std::uint64_t b) { return b != 0 && a > kU64Max / b ? kU64Max : a * b; }
+std::uint64_t gcd(std::uint64_t a, std::uint64_t b) {
+  while (b) {
+    const std::uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+// The largest legal TMA global stride: below 2^40 bytes, a multiple of 16.
+constexpr std::uint64_t kMaxTmaStride = (std::uint64_t{1} << 40) - 16;
 
 // The largest integer the layout notation reads (src/layout_notation.cpp): 2^62.
 constexpr std::int64_t kMaxNotation = std::int64_t{1} << 62;
@@ -121,13 +135,29 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "allocate with at least 16-byte alignment (cudaMalloc gives 256) and say so with align=16 or more";
       break;
     case PlanRule::gmem_stride_align: {
-      const std::int64_t bytes = i.c;
-      std::int64_t pad = i.a;
-      while ((pad * i.b * eb) % 16 != 0) ++pad;
+      // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes.
+      // Strides of m elements make whole 16-byte steps; the padded stride must stay below 2^40 bytes.
+      const std::uint64_t a = static_cast<std::uint64_t>(i.a < 0 ? 0 : i.a);
+      const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(eb));
+      const std::uint64_t m = 16 / gcd(step % 16, 16);
+      const std::uint64_t pad = a / m * m + (a % m != 0 ? m : 0);  // a < 2^63: no wrap
       d.what = c.name(i.mode) + " has global stride " + num(i.a) + " elements" +
-               (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") + num(bytes) +
+               (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") + num(i.c) +
                " bytes): TMA strides must be multiples of 16 bytes";
-      d.fix = "pad " + c.bare(i.mode) + "'s stride to " + num(pad) + " elements (" + num(pad * i.b * eb) + " bytes)";
+      if (pad <= kMaxTmaStride / step) {
+        d.fix = "pad " + c.bare(i.mode) + "'s stride to " + unum(pad) + " elements (" + unum(pad * step) + " bytes)";
+        break;
+      }
+      const std::uint64_t most = kMaxTmaStride / step / m * m;
+      d.fix = "no stride at or above " + num(i.a) + " elements is legal: the next multiple of 16 bytes, " + unum(pad) +
+              " elements, is not below 2^40 bytes, the limit of TMA strides; ";
+      if (most >= 1)
+        d.fix += "give " + c.bare(i.mode) + " a stride of at most " + unum(most) + " elements (" + unum(most * step) +
+                 " bytes; a multiple of " + unum(m) + " elements), e.g. by copying the tensor into a denser layout, "
+                 "or use one tensor map per index of " + c.bare(i.mode) + " (the base address advanced by its stride)";
+      else
+        d.fix += "one step of its TMA dimension is already " + unum(step) + " bytes: use fewer shared pieces for " +
+                 c.bare(i.mode) + " or copy the tensor into a denser layout";
       break;
     }
     case PlanRule::tile_rank:

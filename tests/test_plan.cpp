@@ -474,6 +474,26 @@ TEST(PlanRefusal, GlobalStrideNotSixteenBytes) {
                                            "pad rows's stride to 1032 elements (2064 bytes)"});
 }
 
+// A padded stride must itself be legal: TMA strides are below 2^40 bytes. The padding was computed
+// in int64 without a bound (stride 2^62 - 1 bf16: "pad ... to 4611686018427387904 elements
+// (-9223372036854775808 bytes)"), and a padded stride of 2^41 bytes was offered as the fix.
+TEST(PlanRefusal, StridePaddingStaysBelowTheLargestTmaStride) {
+  for (const char* gmem : {"bf16 (8,2):(1,4611686018427387903)", "bf16 (8,2):(1,1099511627775)"}) {
+    SCOPED_TRACE(gmem);
+    const auto ds = refusals(gmem, "(8):(1)", "8,1");
+    expect_refusal(ds, "gmem.stride_align",
+                   {"TMA strides must be multiples of 16 bytes", "below 2^40 bytes",
+                    "at most 549755813880 elements"});
+    const PlanDiagnostic* d = find(ds, "gmem.stride_align");
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->fix.find("pad "), std::string::npos) << d->fix;
+    EXPECT_EQ(d->message().find('-'), std::string::npos) << d->message();
+  }
+  // the largest legal padded stride is still offered: 2^39 - 9 bf16 -> 2^39 - 8 (2^40 - 16 bytes)
+  expect_refusal(refusals("bf16 (8,2):(1,549755813879)", "(8):(1)", "8,1"), "gmem.stride_align",
+                 {"pad mode 1's stride to 549755813880 elements (1099511627760 bytes)"});
+}
+
 TEST(PlanRefusal, ElementUnitSwizzleIsNamed) {
   const auto ds = refusals("bf16 (512,64):(64,1)", "Sw<3,3,3> o (64,64):(64,1)", "64,_");
   expect_refusal(ds, "smem.swizzle", {"Sw<3,3,3>", "BYTE units", "Sw<3,4,3> in bytes"});
