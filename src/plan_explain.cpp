@@ -28,6 +28,12 @@ std::uint64_t gcd(std::uint64_t a, std::uint64_t b) {
   }
   return a;
 }
+// n elements of eb bytes, in bytes: "more than 9223372036854775807" when that does not fit in int64.
+S bytes_text(std::int64_t n, std::int64_t eb) {
+  if (eb > 0 && n > INT64_MAX / eb) return "more than " + std::to_string(INT64_MAX);
+  if (eb > 0 && n < INT64_MIN / eb) return "less than " + std::to_string(INT64_MIN);
+  return std::to_string(n * eb);
+}
 // The largest legal TMA global stride: below 2^40 bytes, a multiple of 16.
 constexpr std::uint64_t kMaxTmaStride = (std::uint64_t{1} << 40) - 16;
 
@@ -264,13 +270,13 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     }
     case PlanRule::inner_span: {
-      d.what = c.piece(i.mode, i.part) + " is contiguous for " + num(i.a) + " elements (" + num(i.a * eb) +
+      d.what = c.piece(i.mode, i.part) + " is contiguous for " + num(i.a) + " elements (" + bytes_text(i.a, eb) +
                " bytes) in shared memory, wider than the " + num(i.c) + "-byte swizzle span (" + num(i.b) +
                " elements), and " + num(i.a) + " is not a multiple of " + num(i.b) +
                ": under this swizzle TMA writes rows of at most " + num(i.b) + " elements";
       S alt;
       for (std::int64_t sp : {64, 32})
-        if (sp < i.c && (i.a * eb) % sp == 0) {
+        if (sp < i.c && (i.a % sp) * eb % sp == 0) {  // (a * eb) % sp without the product
           alt = sp == 64 ? to_string(swizzle_for(Swizzle::b64)) + " (64B)" : to_string(swizzle_for(Swizzle::b32)) + " (32B)";
           const std::int64_t e = sp / eb;
           alt += " with the contiguous mode cut as (" + num(e) + "," + num(i.a / e) + ")";

@@ -559,6 +559,21 @@ TEST(PlanRefusal, ContiguousRunWithNoDivisor) {
   expect_refusal(ds, "plan.box_split", {"tile mode 1 (c)", "257 elements", "at most 256"});
 }
 
+// A contiguous run of 2^62 - 1 f64 is 2^65 - 8 bytes: the message once printed "(-8 bytes)" (signed
+// overflow in the explanation).
+TEST(PlanRefusal, ContiguousRunBytesDoNotWrap) {
+  const auto ds = refusals("f64 (4611686018427387903):(1)", "Sw<3,4,3> o (4611686018427387903):(1)", "_");
+  expect_refusal(ds, "plan.inner_span",
+                 {"contiguous for 4611686018427387903 elements (more than 9223372036854775807 bytes)",
+                  "make mode 0's extent a multiple of 16"});
+  const PlanDiagnostic* d = find(ds, "plan.inner_span");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->message().find("(-"), std::string::npos) << d->message();  // no negative byte count
+  // a run whose bytes fit is still counted exactly, and the narrower swizzle still found
+  expect_refusal(refusals("bf16 (512,96):(96,1)", "Sw<3,4,3> o (64,96):(96,1)", "64,_"), "plan.inner_span",
+                 {"contiguous for 96 elements (192 bytes)", "Sw<2,4,3> (64B) with the contiguous mode cut as (32,3)"});
+}
+
 TEST(PlanRefusal, BoxSplitNamesTheSixteenByteCondition) {
   // 300 has divisors <= 256 (150, 100, ...), but none whose bf16 rows are a multiple of 16 bytes
   const auto ds = refusals("bf16 (64,300):(304,1)", "(64,300):(300,1)", "r=64,c=_");
