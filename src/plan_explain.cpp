@@ -304,8 +304,21 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.what = "cutting " + c.name(i.mode) + " into one TMA dimension per shared piece needs its global extent " +
                num(i.a) + " to be a multiple of " + num(i.b) + ", and keeping it whole needs more TMA dimensions or "
                "loops than allowed";
-      d.fix = "pad " + c.bare(i.mode) + "'s global extent to " + num((i.a + i.b - 1) / i.b * i.b) +
-              " or use fewer shared pieces for it";
+      if (i.a >= 1 && i.b >= 1) {
+        // the cut's outermost TMA dimension gets ceil(a / b) elements: legal up to 2^32
+        const std::uint64_t a = static_cast<std::uint64_t>(i.a), b = static_cast<std::uint64_t>(i.b);
+        const std::uint64_t outer = a / b + (a % b != 0);
+        if (outer <= (std::uint64_t{1} << 32)) {
+          d.fix = "pad " + c.bare(i.mode) + "'s global extent to " + unum(outer * b) + " or use fewer shared pieces for it";
+          break;
+        }
+        d.fix = "no padding helps: cut this way, " + c.bare(i.mode) + "'s outermost TMA dimension would have " + unum(outer) +
+                " elements, more than 2^32; use fewer shared pieces for it, or cover " + c.bare(i.mode) +
+                " with several tensor maps of at most " + unum(mul_saturated(b, std::uint64_t{1} << 32)) +
+                " elements each";
+        break;
+      }
+      d.fix = "use fewer shared pieces for " + c.bare(i.mode);
       break;
     case PlanRule::rank_exceeded:
       d.what = "the plan needs " + num(i.a) + " TMA dimensions (" + num(i.b) + " in the box, the rest for modes the "

@@ -574,6 +574,33 @@ TEST(PlanRefusal, ContiguousRunBytesDoNotWrap) {
                  {"contiguous for 96 elements (192 bytes)", "Sw<2,4,3> (64B) with the contiguous mode cut as (32,3)"});
 }
 
+// plan.factor_divides pads the global extent to a multiple of the inner pieces only where the cut
+// dimension stays within TMA's 2^32: 2^62 - 1 was "padded to 4611686018427387904" (its outer TMA
+// dimension then 2^59), and a hand-written extent of 2^63 - 1 wrapped the padding negative.
+TEST(PlanRefusal, FactorPaddingIsALegalExtent) {
+  expect_refusal(refusals("bf16 (8589934593):(1)", "((8,2)):((1,16))", "16"), "plan.factor_divides",
+                 {"pad mode 0's global extent to 8589934600"});  // 8589934600 / 8 = 1073741825 <= 2^32
+  const auto ds = refusals("bf16 (4611686018427387903):(1)", "((8,2)):((1,16))", "16");
+  expect_refusal(ds, "plan.factor_divides", {"global extent 4611686018427387903 to be a multiple of 8",
+                                             "576460752303423488 elements, more than 2^32"});
+  const PlanDiagnostic* d = find(ds, "plan.factor_divides");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->fix.find("pad "), std::string::npos) << d->fix;
+
+  const Inputs in = parse("bf16 (1001):(1)", "((8,2)):((1,16))", "16");
+  ProblemResult pr = make_tile_problem(in.g, in.s, in.t);
+  ASSERT_TRUE(pr.ok());
+  pr.problem.extent[0] = INT64_MAX;
+  const PlanResult r = plan_tma(pr.problem);
+  ASSERT_FALSE(r.ok());
+  const auto dh = explain_plan(r.issues, r.problem, in.names);
+  expect_refusal(dh, "plan.factor_divides", {"global extent 9223372036854775807 to be a multiple of 8",
+                                             "1152921504606846976 elements, more than 2^32"});
+  const PlanDiagnostic* h = find(dh, "plan.factor_divides");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->fix.find('-'), std::string::npos) << h->fix;
+}
+
 TEST(PlanRefusal, BoxSplitNamesTheSixteenByteCondition) {
   // 300 has divisors <= 256 (150, 100, ...), but none whose bf16 rows are a multiple of 16 bytes
   const auto ds = refusals("bf16 (64,300):(304,1)", "(64,300):(300,1)", "r=64,c=_");
