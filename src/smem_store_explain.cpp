@@ -18,6 +18,7 @@ namespace tmakit {
 namespace {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
+std::string ustr(std::uint64_t v) { return std::to_string(v); }
 
 std::string elem_text(const TileCoord& c) { return "(" + str(c.row) + "," + str(c.col) + ")"; }
 
@@ -82,9 +83,12 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
     case SmemStoreRule::dest_elem_bytes:
       return m + "elements of " + str(f.n0) + " bytes" +
              (f.n1 ? " do not divide the swizzle's " + str(f.n1) + "-byte chunk" : std::string(" are not 1, 2, 4 or 8 bytes"));
-    case SmemStoreRule::dest_base_alignment:
-      return m + "base offset " + str(f.n0) + " is not a multiple of " + str(f.n1) + " bytes: " +
-             to_string(d.tile.swizzle) +
+    case SmemStoreRule::dest_base_alignment:  // n0: the base offset, an unsigned 64-bit value
+      if (d.tile.swizzle.bits == 0)
+        return m + "base offset " + ustr(static_cast<std::uint64_t>(f.n0)) + " is not a multiple of " + str(f.n1) +
+               " bytes: every " + str(d.elem_bytes) + "-byte element must be aligned to its size";
+      return m + "base offset " + ustr(static_cast<std::uint64_t>(f.n0)) + " is not a multiple of " + str(f.n1) +
+             " bytes: " + to_string(d.tile.swizzle) +
              " is applied to the shared-memory address, so a buffer off its repeat is swizzled differently "
              "from the layout";
     case SmemStoreRule::dest_swizzle_units:
@@ -130,9 +134,29 @@ std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const Stor
     case SmemStoreRule::tile_mismatch:
       return "make the destination " + str(f.n0) + " x " + str(f.n1) + " (or store a sub-tile of matching shape)";
     case SmemStoreRule::dest_elem_bytes: return "use 1-, 2-, 4- or 8-byte elements and a swizzle chunk they divide";
-    case SmemStoreRule::dest_base_alignment:
-      return "align the buffer to " + str(f.n1) + " bytes (alignas(" + str(f.n1) + ")), i.e. base offset " +
-             str(f.n0 - f.n0 % f.n1) + " or " + str(f.n0 - f.n0 % f.n1 + f.n1);
+    case SmemStoreRule::dest_base_alignment: {
+      // Unsigned (--base takes up to 2^64 - 1), and only offsets at which the destination fits in shared
+      // memory: the aligned offsets around the given one when it does there, else 0.
+      constexpr std::uint64_t kLimit = smem_store_detail::kMaxDestBytes;
+      const std::uint64_t base = static_cast<std::uint64_t>(f.n0);
+      const std::uint64_t align = f.n1 > 0 ? static_cast<std::uint64_t>(f.n1) : 1;
+      const std::uint64_t down = base - base % align, up = down < kLimit ? down + align : kLimit;  // no wrap
+      auto fits = [&](std::uint64_t offset) {
+        StoreDestination t = d;
+        t.base_offset = offset;
+        return offset < kLimit && smem_store_detail::dest_extent(t).fits;
+      };
+      std::string offsets = fits(down) ? ustr(down) : "";
+      if (fits(up)) offsets += (offsets.empty() ? "" : " or ") + ustr(up);
+      const std::string r = "align the buffer to " + str(f.n1) + " bytes (alignas(" + str(f.n1) + ")), i.e. base offset ";
+      if (!offsets.empty()) return r + offsets;
+      if (down >= kLimit)
+        return r + "0: " + ustr(base) + " is beyond the " + ustr(kLimit) +
+               " bytes of shared memory one block can have (the base offset is the buffer's shared address, or "
+               "that address modulo the swizzle's repeat)";
+      return r + "0 (at " + ustr(down) + (up != down ? " or " + ustr(up) : std::string()) +
+             " the destination would reach past the " + ustr(kLimit) + " bytes of shared memory one block can have)";
+    }
     case SmemStoreRule::dest_swizzle_units: {
       const SwizzleParams b = byte_swizzle(d.tile.swizzle, static_cast<std::uint64_t>(d.elem_bytes)).value;
       return "give the byte swizzle " + to_string(b) + " (= " + to_string(d.tile.swizzle) + " on " +

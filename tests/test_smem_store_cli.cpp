@@ -64,3 +64,32 @@ TEST(SmemStoreCli, RefusalsAndUsage) {
   EXPECT_EQ(run({"smem-store", "--src", "warp m64", "--dst", "kmajor sw128"}).code, 2);
   EXPECT_EQ(run({"smem-store", "--src", "wgmma m64n128"}).code, 2);
 }
+
+// --base is an unsigned 64-bit byte offset: the refusal names it as given (2^64 - 1 once printed as
+// "base offset -1") and offers only aligned offsets inside shared memory (2^63 - 1 once got
+// "... or -9223372036854775808", signed overflow; 4294967297 got "4294967296 or 4294968320", which
+// dest.size refuses in turn).
+TEST(SmemStoreCli, BaseOffsetFixesAreLegalOffsets) {
+  for (const std::string base : {"9223372036854775807", "18446744073709551615", "4294967297"}) {
+    SCOPED_TRACE(base);
+    const CliRun r = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", base});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("error [smem_store.dest.base_alignment] base offset " + base + " is not a multiple of 1024"),
+              std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("i.e. base offset 0: " + base + " is beyond the 233472 bytes of shared memory"),
+              std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("-9"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("4294967296"), std::string::npos) << r.err;
+  }
+  const CliRun one = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "1"});
+  EXPECT_NE(one.err.find("i.e. base offset 0 or 1024"), std::string::npos) << one.err;
+  // the destination (16384 bytes) must fit after the offered offset: 217088 + 16384 = 233472 does,
+  // 218112 + 16384 does not; near the end of shared memory neither neighbour does
+  const CliRun top = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "217089"});
+  EXPECT_NE(top.err.find("i.e. base offset 217088\n"), std::string::npos) << top.err;
+  const CliRun end = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor none", "--base", "233471"});
+  EXPECT_NE(end.err.find("base offset 233471 is not a multiple of 2 bytes: every 2-byte element must be aligned"),
+            std::string::npos) << end.err;
+  EXPECT_NE(end.err.find("i.e. base offset 0 (at 233470 or 233472 the destination would reach past the 233472 bytes"),
+            std::string::npos) << end.err;
+}
