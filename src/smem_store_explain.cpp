@@ -103,6 +103,9 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
     case SmemStoreRule::dest_not_injective:
       return m + slot_text(f.a) + " and " + slot_text(f.b) + " are written to the same address";
     case SmemStoreRule::dest_size:
+      if (d.base_offset >= static_cast<std::uint64_t>(f.n2))
+        return m + "base offset " + ustr(d.base_offset) + " is at or beyond the " + str(f.n2) +
+               " bytes of shared memory one block can have";
       if (f.n0 < 0)
         return m + "the layout reaches element offset " + str(f.n0) + ", before the buffer's start";
       return m + "the destination " +
@@ -167,6 +170,9 @@ std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const Stor
     case SmemStoreRule::dest_not_injective:
       return "use an injective destination layout (no stride-0 modes, no overlapping modes)";
     case SmemStoreRule::dest_size:
+      if (d.base_offset >= static_cast<std::uint64_t>(f.n2))
+        return "give the buffer's shared address (below " + str(f.n2) + "), or that address modulo the swizzle's "
+               "repeat, as the base offset: 0 for a buffer aligned to " + ustr(d.tile.swizzle.base_alignment()) + " bytes";
       return "use non-negative strides and a destination of at most " + str(f.n2) + " bytes (check the strides' units: elements)";
   }
   return "";

@@ -81,6 +81,13 @@ TEST(SmemStoreCli, BaseOffsetFixesAreLegalOffsets) {
     EXPECT_EQ(r.err.find("-9"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("4294967296"), std::string::npos) << r.err;
   }
+  // aligned but beyond shared memory: dest.size names the base offset, not the layout's span
+  const CliRun far = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "4294967296"});
+  EXPECT_EQ(far.code, 1);
+  EXPECT_NE(far.err.find("error [smem_store.dest.size] base offset 4294967296 is at or beyond the 233472 bytes"),
+            std::string::npos) << far.err;
+  EXPECT_NE(far.err.find("fix: give the buffer's shared address (below 233472)"), std::string::npos) << far.err;
+  EXPECT_NE(far.err.find("0 for a buffer aligned to 1024 bytes"), std::string::npos) << far.err;
   const CliRun one = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "1"});
   EXPECT_NE(one.err.find("i.e. base offset 0 or 1024"), std::string::npos) << one.err;
   // the destination (16384 bytes) must fit after the offered offset: 217088 + 16384 = 233472 does,
