@@ -69,6 +69,12 @@ std::string accepted_types() {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 
+// Bounds on the numbers of a source, far above anything the planner accepts (it refuses tiles over
+// 65536 elements, 1024 threads, .x128) but low enough that the source and operand models' int32
+// arithmetic (32 x warps rows, 8 x rep columns, rows x 128 ...) cannot overflow before it refuses.
+constexpr std::int32_t kMaxSourceNumber = std::int32_t{1} << 20;
+constexpr std::int32_t kMaxSourceWarps = 1024;
+
 }  // namespace
 
 ParsedSource parse_store_source(std::string_view text) {
@@ -96,6 +102,10 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "wgmma: expected a shape m64nN, found '" + w[1] + "'";
       return r;
     }
+    if (n > kMaxSourceNumber) {
+      r.error = "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " here (wgmma takes 8..256)";
+      return r;
+    }
     i = 2;
   } else if (kind == "mma") {
     if (w.size() < 2) {
@@ -105,6 +115,10 @@ ParsedSource parse_store_source(std::string_view text) {
     const std::string sh = lower(w[1]);
     if (!starts_with(sh, "m16n") || !to_int(std::string_view(sh).substr(4), n)) {
       r.error = "mma: expected m16n8 (or m16nN for N/8 repetitions along N), found '" + w[1] + "'";
+      return r;
+    }
+    if (n > kMaxSourceNumber) {
+      r.error = "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
       return r;
     }
     i = 2;
@@ -129,6 +143,10 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "tcgen05: expected a repetition .xR (R = 1, 2, 4, ..., 128), found '" + w[1] + "'";
       return r;
     }
+    if (rep > kMaxSourceNumber) {
+      r.error = "'" + w[1] + "': R is at most " + std::to_string(kMaxSourceNumber) + " here (tcgen05.ld takes 1, 2, 4, ..., 128)";
+      return r;
+    }
     i = 2;
   } else if (kind == "tv") {
     if (w.size() < 3) {
@@ -148,6 +166,11 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "tv: expected the tile as ROWSxCOLS (e.g. 16x8), found '" + w[2] + "'";
       return r;
     }
+    if (tv_rows > kMaxSourceNumber || tv_cols > kMaxSourceNumber) {
+      r.error = "'" + w[2] + "': the tile's extents are at most " + std::to_string(kMaxSourceNumber) +
+                " (tiles hold at most 65536 elements)";
+      return r;
+    }
     i = 3;
   } else {
     r.error = "unknown source kind '" + w[0] + "'; expected wgmma, mma, tcgen05 or tv";
@@ -163,8 +186,16 @@ ParsedSource parse_store_source(std::string_view text) {
     } else if (type_bytes(x) > 0) {
       in_type = out_type = x;
     } else if (starts_with(x, "warps") && to_int(std::string_view(x).substr(x[5] == '=' ? 6 : 5), v)) {
+      if (v > kMaxSourceWarps) {
+        r.error = "'" + w[i] + "': at most " + std::to_string(kMaxSourceWarps) + " warps here (a block has at most 32)";
+        return r;
+      }
       warps = v;
     } else if (starts_with(x, "n") && to_int(std::string_view(x).substr(x[1] == '=' ? 2 : 1), v)) {
+      if (v > kMaxSourceNumber) {
+        r.error = "'" + w[i] + "': n is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
+        return r;
+      }
       n = v;
     } else {
       r.error = "unexpected '" + w[i] + "'; expected a conversion like f32->bf16, nN (tile columns) or warpsK";

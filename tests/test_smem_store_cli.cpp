@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli.hpp"
 
@@ -99,4 +101,32 @@ TEST(SmemStoreCli, BaseOffsetFixesAreLegalOffsets) {
             std::string::npos) << end.err;
   EXPECT_NE(end.err.find("i.e. base offset 0 (at 233470 or 233472 the destination would reach past the 233472 bytes"),
             std::string::npos) << end.err;
+}
+
+// Numbers in --src far beyond any tile are usage errors that name the word: warps999999999 once
+// overflowed 16 * warps (int32, UB) into "the K-major none operand layout of a -1179869200 x 8
+// tile", .x999999999 into "64 x -589934600". Values the planner can judge are still its refusals.
+TEST(SmemStoreCli, HugeSourceNumbersAreUsageErrors) {
+  const std::vector<std::array<std::string, 3>> cases = {
+      {"mma m16n8 warps999999999 f32->bf16", "warps999999999", "at most 1024 warps"},
+      {"tcgen05 16x256b.x999999999 f32->bf16", "16x256b.x999999999", "at most 1048576"},
+      {"wgmma m64n999999992 f32->bf16", "m64n999999992", "at most 1048576"},
+      {"mma m16n8 n999999992 f32->bf16", "n999999992", "at most 1048576"},
+      {"tv ((4,8),(2,2)):((32,1),(16,8)) 999999992x8 f32->bf16", "999999992x8", "at most 1048576"}};
+  for (const auto& [src, word, limit] : cases) {
+    SCOPED_TRACE(src);
+    const CliRun r = run({"smem-store", "--src", src, "--dst", "kmajor none"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("tmakit smem-store: --src: '" + word + "': "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(limit), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("x -"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("a -"), std::string::npos) << r.err;
+  }
+  // within range: the planner's refusals, as before
+  const CliRun w = run({"smem-store", "--src", "mma m16n8 warps33 f32->bf16", "--dst", "kmajor none"});
+  EXPECT_EQ(w.code, 1);
+  EXPECT_NE(w.err.find("smem_store.source.threads] 1056 threads"), std::string::npos) << w.err;
+  const CliRun x = run({"smem-store", "--src", "tcgen05 16x256b.x256 f32->bf16", "--dst", "kmajor none"});
+  EXPECT_EQ(x.code, 1);
+  EXPECT_NE(x.err.find("smem_store.source.shape"), std::string::npos) << x.err;
 }
