@@ -356,8 +356,13 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       const u64 gbits = element_bits(t);
       w.fix = "this type needs --arch sm_100 or later; on " + std::string(arch_name(p.arch)) +
               " describe the packed bytes as UINT8";
-      if (rank >= 1 && p.dims[0] * gbits % 8 == 0)
-        w.fix += " (globalDim[0] = " + num(p.dims[0] * gbits / 8) + " bytes)";
+      // dims[0] * gbits / 8 without the product (dims[0] near 2^64 wrapped it), offered only when it
+      // is a whole number of bytes and a legal dimension
+      const u64 d0 = rank >= 1 ? p.dims[0] : 0, rest_bits = d0 % 8 * gbits;
+      if (d0 >= 1 && rest_bits % 8 == 0) {
+        const u64 bytes = d0 / 8 * gbits + rest_bits / 8;  // < 2^61 * 6 + 6: no wrap
+        if (bytes <= (u64{1} << 32)) w.fix += " (globalDim[0] = " + num(bytes) + " bytes)";
+      }
       w.fix += " and unpack in the kernel";
       break;
     }

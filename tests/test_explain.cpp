@@ -223,6 +223,26 @@ TEST(Explain, ValuesNear2To64GiveFixesWithoutWrapping) {
   EXPECT_TRUE(has(one(p).fix, "use 1099511627760 bytes for the row pitch (1099511627776 would reach 2^40)")) << one(p).fix;
 }
 
+// The UINT8 byte count the fix offers is computed without wrapping (2^62 4-bit values once gave
+// "globalDim[0] = 0 bytes", 2^62 + 2 "= 1 bytes") and offered only when it is a legal dimension.
+TEST(Explain, PackedTypeOnSm90ByteCountDoesNotWrap) {
+  TensorMapParams p = tiled_bf16();
+  p.dtype = DataType::u4x16_align8b;
+  p.box[0] = 128;
+  for (const std::uint64_t dim : {std::uint64_t{1} << 62, (std::uint64_t{1} << 62) + 2, ~std::uint64_t{0} - 1}) {
+    SCOPED_TRACE(dim);
+    p.dims[0] = dim;
+    const Diagnostic d = with_rule(p, "dtype.packed_requires_sm100");
+    EXPECT_TRUE(has(d.fix, "describe the packed bytes as UINT8 and unpack")) << d.fix;
+    EXPECT_FALSE(has(d.fix, "globalDim[0] =")) << d.fix;
+  }
+  p.dims[0] = std::uint64_t{1} << 33;  // 2^32 bytes: still a legal dimension
+  EXPECT_TRUE(has(with_rule(p, "dtype.packed_requires_sm100").fix, "(globalDim[0] = 4294967296 bytes)"));
+  p.dtype = DataType::u6x16_align16b;  // 6-bit: 4 values are 3 bytes
+  p.dims[0] = 4096;
+  EXPECT_TRUE(has(with_rule(p, "dtype.packed_requires_sm100").fix, "(globalDim[0] = 3072 bytes)"));
+}
+
 TEST(Explain, EnumValuesAreNamed) {
   TensorMapParams p = tiled_bf16();
   p.swizzle = Swizzle(9);
