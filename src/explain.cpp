@@ -222,12 +222,22 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       break;
     }
     case Rule::dims_packed_multiple_of_128:
-      w.fix = "pad globalDim[0] to " + num(round_up(p.dims[0], 128)) + " (the next multiple of 128 " +
-              short_dtype_name(t) + " values) and the rows accordingly";
+    case Rule::dims_packed_multiple_of_2: {
+      // validate() reports these only for dimensions 1..2^32, whose next multiple is <= 2^32 too; a
+      // list from elsewhere may hold any dimension, and a padding beyond 2^32 is no legal value.
+      const u64 m = x.rule == Rule::dims_packed_multiple_of_128 ? 128 : 2;
+      const u64 up = round_up(p.dims[0], m);
+      if (up > (u64{1} << 32)) {
+        w.fix = "globalDim[0] = " + num(p.dims[0]) + " is itself above 2^32, the largest dimension (dims.range): "
+                "split it into dimensions of at most 2^32 whose innermost is a multiple of " + num(m);
+      } else if (m == 128) {
+        w.fix = "pad globalDim[0] to " + num(up) + " (the next multiple of 128 " + short_dtype_name(t) +
+                " values) and the rows accordingly";
+      } else {
+        w.fix = "pad globalDim[0] to " + num(up) + " (4-bit values come in pairs of one byte)";
+      }
       break;
-    case Rule::dims_packed_multiple_of_2:
-      w.fix = "pad globalDim[0] to " + num(round_up(p.dims[0], 2)) + " (4-bit values come in pairs of one byte)";
-      break;
+    }
 
     case Rule::strides_align16:
     case Rule::strides_align32: {

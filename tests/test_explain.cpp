@@ -243,6 +243,31 @@ TEST(Explain, PackedTypeOnSm90ByteCountDoesNotWrap) {
   EXPECT_TRUE(has(with_rule(p, "dtype.packed_requires_sm100").fix, "(globalDim[0] = 3072 bytes)"));
 }
 
+// explain() takes any violation list: a packed-dimension violation for a dimension near 2^64 (not
+// one validate() reports: it checks dims.range first) once got "pad globalDim[0] to
+// 18446744073709551615", the saturated round_up, which is no legal dimension.
+TEST(Explain, PackedDimensionFixIsALegalDimension) {
+  TensorMapParams p = tiled_bf16();
+  p.arch = Arch::sm_100;
+  p.dtype = DataType::u4x16_align8b;
+  p.dims[0] = ~std::uint64_t{0};
+  for (const Rule r : {Rule::dims_packed_multiple_of_128, Rule::dims_packed_multiple_of_2}) {
+    Violations v;
+    v.add(r, Field::globalDim, 0, static_cast<std::int64_t>(p.dims[0]));
+    const std::vector<Diagnostic> ds = explain(p, v);
+    ASSERT_EQ(ds.size(), 1u);
+    const Diagnostic& d = ds[0];
+    EXPECT_EQ(d.value, "18446744073709551615");
+    EXPECT_FALSE(has(d.fix, "pad globalDim[0] to")) << d.fix;
+    EXPECT_TRUE(has(d.fix, "above 2^32")) << d.fix;
+  }
+  // a legal dimension is still padded to the next multiple
+  p.dims[0] = 4294967295;
+  Violations v;
+  v.add(Rule::dims_packed_multiple_of_128, Field::globalDim, 0, static_cast<std::int64_t>(p.dims[0]));
+  EXPECT_TRUE(has(explain(p, v)[0].fix, "pad globalDim[0] to 4294967296")) << explain(p, v)[0].fix;
+}
+
 TEST(Explain, EnumValuesAreNamed) {
   TensorMapParams p = tiled_bf16();
   p.swizzle = Swizzle(9);
