@@ -136,8 +136,8 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
               " (reverse that mode and move the base address to its other end)";
       break;
     case PlanRule::gmem_base_align:
-      d.what = "the global base (address " + num(i.a) + ", known alignment " + num(i.b) +
-               " bytes) must be a multiple of 16 bytes for TMA";
+      d.what = "the global base (address " + unum(static_cast<std::uint64_t>(i.a)) + ", known alignment " +
+               unum(static_cast<std::uint64_t>(i.b)) + " bytes) must be a multiple of 16 bytes for TMA";  // uint64s
       d.fix = "allocate with at least 16-byte alignment (cudaMalloc gives 256) and say so with align=16 or more";
       break;
     case PlanRule::gmem_stride_align: {
@@ -364,8 +364,11 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     case PlanRule::descriptor_invalid: {
       const auto r = static_cast<Rule>(i.a);
+      // b = the Field; as in explain(), only the im2col corners are signed (values above 2^63 arrive wrapped)
+      const auto f = static_cast<Field>(i.b);
+      const bool is_signed = f == Field::pixelBoxLowerCorner || f == Field::pixelBoxUpperCorner;
       d.what = "the planned descriptor breaks [" + S(rule_id(r)) + "]: " + S(rule_text(r)) + " (index " + num(i.part) +
-               ", value " + num(i.c) + ")";
+               ", value " + (is_signed ? num(i.c) : unum(static_cast<std::uint64_t>(i.c))) + ")";
       d.fix = "check the tile extents against the rule above (e.g. box dimensions 1..256, box within shared memory)";
       break;
     }

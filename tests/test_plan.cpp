@@ -539,6 +539,18 @@ TEST(PlanRefusal, GlobalTensorProblemsAllAtOnce) {
   expect_refusal(ds, "gmem.base_align", {"alignment 8 bytes"});
 }
 
+// Addresses and alignments are unsigned: addr=align=2^64 - 1 was reported as "address -1, known
+// alignment -1 bytes", and the descriptor's address.below_2_57 as "value -1".
+TEST(PlanRefusal, AddressesAreShownUnsigned) {
+  const auto ds = refusals("bf16 (512,64):(64,1) align=18446744073709551615 addr=18446744073709551615",
+                           "(64,64):(64,1)", "s=64,d=_");
+  expect_refusal(ds, "gmem.base_align", {"address 18446744073709551615, known alignment 18446744073709551615 bytes"});
+  expect_refusal(ds, "plan.descriptor", {"[address.below_2_57]", "value 18446744073709551615"});
+  for (const auto& d : ds)
+    for (const char* wrapped : {"address -1", "alignment -1", "value -1"})
+      EXPECT_EQ(d.message().find(wrapped), std::string::npos) << d.message();
+}
+
 TEST(PlanRefusal, TileExtentAndTooManyModes) {
   const Inputs in = parse("bf16 (512,64):(64,1)", "(64,64):(64,1)", "64,64");
   TileExtents t = in.t;
