@@ -75,8 +75,10 @@ std::string check_one(const TensorMapParams& p, Tally& t) {
     if (!(avx == fast)) return "AVX-512 and portable forms write different bytes";
   }
 #endif
-  TensorMapBytes into{};
+  TensorMapBytes into = untouched;
   if (encode_into(p, into) != valid) return "encode_into disagrees with is_valid";
+  if (valid && !(into == encode_unchecked(p))) return "encode_into's bytes differ from encode_unchecked's";
+  if (!valid && !(into == untouched)) return "encode_into wrote the output on a refusal";
   return "";
 }
 

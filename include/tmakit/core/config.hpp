@@ -6,3 +6,11 @@
 #else
 #define TMAKIT_HD
 #endif
+
+// Keeps a host function out of its callers (g++, clang): for slow paths whose registers would
+// otherwise make every call of the fast path save and restore them. No effect in device code.
+#if !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
+#define TMAKIT_HOST_NOINLINE __attribute__((noinline))
+#else
+#define TMAKIT_HOST_NOINLINE
+#endif

@@ -105,6 +105,14 @@ TMAKIT_HD constexpr bool encode_general(const TensorMapParams& p, TensorMapBytes
   out = valid ? encode_unchecked(p) : TensorMapBytes{};
   return valid;
 }
+// encode_into's general path: writes `out` only when the parameters are valid. Out of line on the
+// host: inlined, its registers made every encode_into call save and restore six of them (about 5%
+// of a fast-path call on the GPU host's CPU, docs/results.md, session 9).
+TMAKIT_HD TMAKIT_HOST_NOINLINE constexpr bool encode_into_general(const TensorMapParams& p, TensorMapBytes& out) {
+  if (!is_valid(p)) return false;
+  out = encode_unchecked(p);
+  return true;
+}
 }  // namespace encode_detail
 
 struct EncodeResult {
@@ -127,10 +135,7 @@ TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
 // when the parameters are valid; returns false and leaves `out` untouched otherwise (call
 // validate() for the reasons).
 TMAKIT_HD constexpr bool encode_into(const TensorMapParams& p, TensorMapBytes& out) {
-  if (encode_fast(p, out)) return true;
-  if (!is_valid(p)) return false;
-  out = encode_unchecked(p);
-  return true;
+  return encode_fast(p, out) || encode_detail::encode_into_general(p, out);
 }
 
 }  // namespace tmakit

@@ -1,11 +1,12 @@
 // The fast path 16 descriptors at a time (host x86-64 with AVX-512 VBMI; encode_many() uses it).
 //
-// encode_fast_avx512 spends about two thirds of its time on the rules that need table lookups or
-// products (element type, swizzle per architecture, the row and the shared-memory footprint), one
-// map at a time. Here those rules run once per block, in 16 lanes:
-//   pass 1, per map: the range rules (the parameters' three cache lines as three vectors; the
-//     bits that must be zero ORed into one vector for the whole block, tested once) and words
-//     0..7 with one byte permutation, kept in a register. The bytes pass 3 writes (word 1's mode
+// encode_fast_avx512 checks the rules that need table lookups or products (element type, swizzle
+// per architecture, the row and the shared-memory footprint) one map at a time, in scalar code.
+// Here those rules run once per block, in 16 lanes:
+//   pass 1, per map: the range rules as encode_fast_avx512 checks them (encode_fast_avx512.hpp: the
+//     parameters' three cache lines as three vectors; the bits that must be zero ORed into one
+//     vector, here for the whole block, tested once) and words 0..7 with one byte permutation,
+//     kept in a register. The bytes pass 3 writes (word 1's mode
 //     bits, word 3's stride nibbles, word 6's bytes 4..6) carry the fields pass 2 needs
 //     meanwhile, so that four 32-bit words (those and the box) are all pass 2 reads: one dword
 //     permutation per map gathers them;
@@ -20,7 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tmakit/tensor_map/encode_fast.hpp"
+#include "tmakit/tensor_map/encode_fast_avx512.hpp"
 
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 
@@ -85,76 +86,40 @@ constexpr bool no_entry_below_bit_4() {
 }
 static_assert(no_entry_below_bit_4(), "pass 2 tests a table reject and row % 16 as one mask: no entry may have bits 0..3");
 
-// Pass 1 permutes two vectors: `a` = parameter bytes 0..63 less (90 << 32, 1 << 32, 0, 1, 1, 1, 1,
-// 1) as 64-bit lanes (kind, arch - 90, dataType, rank - 1, address, dims - 1), and `units` = bytes
-// 64..127 with strides >> 4 (qwords 0..3) and box - 1 (dwords 8..12), and swizzle, l2Promotion,
-// oobFill (bytes 140..151) in dwords 13..15. Descriptor words 0..7 come from the same bytes as
-// encode_fast_avx512's (fast_detail::kWordBytes, whose indices mean the same here), except the
+// Pass 1 permutes a and `units` (fast_detail::ParamVectors, encode_fast_avx512.hpp), where units
+// also carries swizzle, l2Promotion and oobFill (c's dwords 3..5) in dwords 13..15. Descriptor
+// words 0..7 come from the same bytes as encode_fast_avx512's (fast_detail::kWordBytes), except the
 // bytes pass 3 writes, which carry pass 2's fields meanwhile: word 1's mode bits (dtype, swizzle,
-// rank - 1, arch - 90) and word 6's bytes 4..5 (l2, oob). Bytes the rank does not use, and
-// kWordBytes' zero bytes, take byte 0 of a (kind), zero whenever the map is valid.
-inline constexpr int kUnits = 64;
-inline constexpr int kZeroSource = 0;
+// rank - 1, arch - 90) and word 6's bytes 4..5 (l2, oob).
 // The 32-bit words of words 0..7 that pass 2 reads (mode, nibbles, word 6 high, box 1..4).
 inline constexpr int kCarrierDword[4] = {2, 7, 13, 14};
 constexpr int word_source(int i) {
-  constexpr int mode[4] = {8, kUnits + 52, 12, 4};  // dword 2: dtype, swizzle, rank - 1, arch - 90
+  constexpr int mode[4] = {8, F::kUnits + 52, 12, 4};  // dword 2: dtype, swizzle, rank - 1, arch - 90
   if (i / 4 == kCarrierDword[0]) return mode[i % 4];
-  if (i == 4 * kCarrierDword[2]) return kUnits + 56;      // l2
-  if (i == 4 * kCarrierDword[2] + 1) return kUnits + 60;  // oob
-  return F::kWordBytes[i] == F::kZeroByte ? kZeroSource : F::kWordBytes[i];
+  if (i == 4 * kCarrierDword[2]) return F::kUnits + 56;      // l2
+  if (i == 4 * kCarrierDword[2] + 1) return F::kUnits + 60;  // oob
+  return F::kWordBytes[i];
 }
-// The least rank that uses a source byte: dims[k] - 1 rank k + 1, strides[k] rank k + 2, box[k] - 1
-// rank k + 1; the address and the carried fields every rank.
-constexpr std::uint32_t min_rank(int source) {
-  if (source >= 24 && source < 64) return static_cast<std::uint32_t>((source - 24) / 8 + 1);
-  if (source >= kUnits && source < kUnits + 32) return static_cast<std::uint32_t>((source - kUnits) / 8 + 2);
-  if (source >= kUnits + 32 && source < kUnits + 52) return static_cast<std::uint32_t>((source - kUnits - 32) / 4 + 1);
-  return 0;
-}
-static_assert(F::kWordBytes[4 * kCarrierDword[2] + 3] == kUnits + 32 && F::kWordBytes[4 * kCarrierDword[3]] == kUnits + 36 &&
-                  F::kWordBytes[4 * kCarrierDword[1]] == kUnits + 4 && F::kWordBytes[4 * kCarrierDword[2] + 2] == F::kZeroByte,
+static_assert(F::kWordBytes[4 * kCarrierDword[2] + 3] == F::kUnits + 32 && F::kWordBytes[4 * kCarrierDword[3]] == F::kUnits + 36 &&
+                  F::kWordBytes[4 * kCarrierDword[1]] == F::kUnits + 4 && F::kWordBytes[4 * kCarrierDword[2] + 2] == F::kZeroByte,
               "the carried dwords: box[0] - 1 in the top byte of dword 13 (bytes 0..2 zero in encode_fast_avx512's "
               "words), box[1..4] - 1 in dword 14, the strides' byte 4 in dword 7");
 
-// Per rank & 7: the bits of (a, b, c) that must be zero (b = bytes 64..127 less 1 in the lanes of
-// box and elementStrides[0..2], c = bytes 128..191 less 1 in the lanes of elementStrides[3..4]),
-// and the byte permutation. Ranks 0, 6 and 7 make rank - 1 itself a bit that must be zero. Bytes
-// 152..191 (the im2col fields) take no part in a tiled map.
-struct alignas(64) RankTables {
-  std::uint64_t bad_a[8][8];
-  std::uint32_t bad_b[8][16];
-  std::uint32_t bad_c[8][16];
+// Per rank & 7: pass 1's byte permutation (sources the rank does not use, and kZeroByte, replaced
+// by fast_detail::kZeroSource).
+struct alignas(64) BlockWords {
   char words[8][64];
 };
-constexpr RankTables make_rank_tables() {
-  RankTables t{};
-  for (std::uint32_t r = 0; r < 8; ++r) {
-    const bool valid = r >= 1 && r <= kMaxRank;
-    t.bad_a[r][0] = ~std::uint64_t{F::kArchOffsetMask} << 32 | F::kLow32;                       // kind, arch - 90
-    t.bad_a[r][1] = (valid ? std::uint64_t{~F::kRankMask} : F::kLow32) << 32 | std::uint32_t{~F::kTypeMask};
-    t.bad_a[r][2] = F::kAddressBadBits;
-    for (std::uint32_t i = 0; i < kMaxRank; ++i) t.bad_a[r][3 + i] = i < r ? ~F::kLow32 : 0;  // dims - 1
-    for (std::uint32_t i = 0; i + 1 < kMaxRank; ++i) {                                        // strides
-      t.bad_b[r][2 * i] = i + 1 < r ? static_cast<std::uint32_t>(F::kStrideBadLo) : 0;
-      t.bad_b[r][2 * i + 1] = i + 1 < r ? static_cast<std::uint32_t>(F::kStrideBadHi) : 0;
-    }
-    for (std::uint32_t i = 0; i < kMaxRank; ++i) {
-      t.bad_b[r][8 + i] = i < r ? ~0xffu : 0;                       // box - 1
-      (i < 3 ? t.bad_b[r][13 + i] : t.bad_c[r][i - 3]) = i < r ? ~0u : 0;  // elementStrides - 1
-    }
-    t.bad_c[r][2] = ~0u;  // interleave
-    t.bad_c[r][3] = ~F::kSwizzleMask;
-    t.bad_c[r][4] = ~F::kL2Mask;
-    t.bad_c[r][5] = ~F::kOobMask;
+constexpr BlockWords make_block_words() {
+  BlockWords t{};
+  for (std::uint32_t r = 0; r < 8; ++r)
     for (int i = 0; i < 64; ++i) {
       const int source = word_source(i);
-      t.words[r][i] = static_cast<char>(r >= min_rank(source) ? source : kZeroSource);
+      t.words[r][i] = static_cast<char>(source == F::kZeroByte || r < F::min_rank(source) ? F::kZeroSource : source);
     }
-  }
   return t;
 }
-alignas(64) inline constexpr RankTables kRankTables = make_rank_tables();
+alignas(64) inline constexpr BlockWords kBlockWords = make_block_words();
 
 // Pass 2's lanes: lane 4k + q holds map 4q + k (the order the transposes leave).
 constexpr int lane_of(int map) { return 4 * (map % 4) + map / 4; }
@@ -191,44 +156,20 @@ constexpr LaneTables make_lane_tables() {
 }
 alignas(64) inline constexpr LaneTables kLaneTables = make_lane_tables();
 
-// The unmasked forms of several intrinsics start from _mm512_undefined_*(), which g++ 12 reports
-// as uninitialized under -Werror: the code uses their all-lanes maskz forms (same instruction).
-#define TMAKIT_FAST_BLOCK_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi,avx512dq")))
-
-TMAKIT_FAST_BLOCK_TARGET inline __m512i load(const void* a) { return _mm512_load_si512(a); }
-TMAKIT_FAST_BLOCK_TARGET inline __m512i loadu(const void* a) { return _mm512_loadu_si512(a); }
-TMAKIT_FAST_BLOCK_TARGET inline __m512i lookup(const std::uint32_t* table, __m512i index) {
+using F::load;
+using F::loadu;
+TMAKIT_ENCODE_AVX512_TARGET inline __m512i lookup(const std::uint32_t* table, __m512i index) {
   return _mm512_permutex2var_epi32(_mm512_load_si512(table), index, _mm512_load_si512(table + 16));
 }
-TMAKIT_FAST_BLOCK_TARGET inline __m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
-TMAKIT_FAST_BLOCK_TARGET inline __m512i srli(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
-TMAKIT_FAST_BLOCK_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
+TMAKIT_ENCODE_AVX512_TARGET inline __m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+TMAKIT_ENCODE_AVX512_TARGET inline __m512i srli(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
+TMAKIT_ENCODE_AVX512_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
 
-// Pass 1's vectors of one map: a, b, c as above, loads of 64 bytes at offsets 0, 64 and 128 (one
-// cache line each when the parameters are 64-byte aligned). The previous form loaded bytes 88..151
-// (across a line) and bytes 140..151 again for `units`: 3-18% more time per map with 8 or 256 maps
-// on the GPU host's CPU (docs/results.md, session 8).
-struct Pass1 {
-  __m512i a, b, c;
-};
-TMAKIT_FAST_BLOCK_TARGET inline Pass1 pass1_vectors(const TensorMapParams& p) {
-  const auto* bytes = reinterpret_cast<const char*>(&p);
-  return {_mm512_sub_epi64(loadu(bytes), _mm512_setr_epi64(90ll << 32, 1ll << 32, 0, 1, 1, 1, 1, 1)),
-          _mm512_sub_epi32(loadu(bytes + 64), _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)),
-          _mm512_sub_epi32(loadu(bytes + 128), _mm512_setr_epi32(1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))};
-}
-// bad | the bits of v that must be zero, for rank & 7 == r.
-TMAKIT_FAST_BLOCK_TARGET inline __m512i or_bad_bits(__m512i bad, const Pass1& v, std::uint32_t r) {
-  const RankTables& t = kRankTables;
-  bad = _mm512_ternarylogic_epi32(bad, v.c, load(t.bad_c[r]), 0xf8);  // A | B & C
-  bad = _mm512_ternarylogic_epi32(bad, v.b, load(t.bad_b[r]), 0xf8);
-  return _mm512_ternarylogic_epi32(bad, v.a, load(t.bad_a[r]), 0xf8);
-}
 // Which of p[0..n) the range rules refuse, map by map (for blocks where some map fails them).
-TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t range_refusals(const TensorMapParams* p, int n) {
+TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t range_refusals(const TensorMapParams* p, int n) {
   std::uint32_t refused = 0;
   for (int j = 0; j < n; ++j) {
-    const __m512i bad = or_bad_bits(_mm512_setzero_si512(), pass1_vectors(p[j]), p[j].rank & F::kRankMask);
+    const __m512i bad = F::or_bad_bits(_mm512_setzero_si512(), F::param_vectors(p[j]), p[j].rank & F::kRankMask);
     if (_mm512_test_epi64_mask(bad, bad)) refused |= 1u << j;
   }
   return refused;
@@ -245,18 +186,8 @@ TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t range_refusals(const TensorMapPara
 
 // encode_fast_block16's body, always inlined: g++ kept it a call in encode_many's loop, which took
 // 4-11% longer with 8 maps on the GPU host's CPU (docs/results.md, session 8).
-TMAKIT_FAST_BLOCK_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
+TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
                                                                                            TensorMapBytes* out, int n) {
-  static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) >= 192 &&
-                    offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, arch) == 4 &&
-                    offsetof(TensorMapParams, dtype) == 8 && offsetof(TensorMapParams, rank) == 12 &&
-                    offsetof(TensorMapParams, address) == 16 && offsetof(TensorMapParams, dims) == 24 &&
-                    offsetof(TensorMapParams, strides) == 64 && offsetof(TensorMapParams, box) == 96 &&
-                    offsetof(TensorMapParams, elem_strides) == 116 && offsetof(TensorMapParams, interleave) == 136 &&
-                    offsetof(TensorMapParams, swizzle) == 140 && offsetof(TensorMapParams, l2) == 144 &&
-                    offsetof(TensorMapParams, oob) == 148,
-                "the parameters load as bytes 0..63, 64..127 and 128..191 (see fast_block_detail::word_source)");
-  static_assert(alignof(TensorMapBytes) >= 64, "maps are written with aligned 64-byte stores");
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i bad = _mm512_setzero_si512();
   __m512i carriers[4] = {bad, bad, bad, bad};  // maps 4q..4q+3: dwords 2, 7, 13, 14 of words 0..7
@@ -270,13 +201,11 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
     if (j >= n) break;
     const std::uint32_t r = p[j].rank & F::kRankMask;
-    const Pass1 v = pass1_vectors(p[j]);
-    bad = or_bad_bits(bad, v, r);
-    // units: strides >> 4, box - 1, and swizzle, l2, oob (c's dwords 3..5, rotated by 6) in dwords
-    // 13..15.
-    const __m512i units = _mm512_mask_alignr_epi32(_mm512_maskz_srlv_epi64(0xff, v.b, _mm512_setr_epi64(4, 4, 4, 4, 0, 0, 0, 0)),
-                                                   0xe000, v.c, v.c, 6);
-    words[j] = _mm512_permutex2var_epi8(v.a, load(kRankTables.words[r]), units);
+    const F::ParamVectors v = F::param_vectors(p[j]);
+    bad = F::or_bad_bits(bad, v, r);
+    // units, with swizzle, l2, oob (c's dwords 3..5, rotated by 6) in dwords 13..15.
+    const __m512i units = _mm512_mask_alignr_epi32(F::stride_units(v.b), 0xe000, v.c, v.c, 6);
+    words[j] = _mm512_permutex2var_epi8(v.a, load(kBlockWords.words[r]), units);
     carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words[j])
                                  : _mm512_mask_permutexvar_epi32(carriers[j / 4], static_cast<__mmask16>(0xf << 4 * (j % 4)),
                                                                  carrier_index, words[j]);
@@ -361,7 +290,7 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
 // Encodes p[0..n) (n <= 16) where encode_fast would and returns the bit mask of those it wrote
 // (bit i: out[i]); writes zeros to the others, which the caller gives to the general path.
 // Needs AVX-512 F/VL/BW/VBMI/DQ (fast_detail::kCpuRunsAvx512Form).
-TMAKIT_FAST_BLOCK_TARGET inline std::uint32_t encode_fast_block16(const TensorMapParams* p, TensorMapBytes* out,
+TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t encode_fast_block16(const TensorMapParams* p, TensorMapBytes* out,
                                                                   int n) {
   return fast_block_detail::encode_block16(p, out, n);
 }

@@ -16,7 +16,7 @@ namespace many_detail {
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 // encode_many's loop on CPUs that run encode_fast_block16: blocks of 16, the ok flags of a block
 // in one store, the maps the block form leaves to the general path one by one.
-TMAKIT_FAST_BLOCK_TARGET inline std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,
+TMAKIT_ENCODE_AVX512_TARGET inline std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,
                                                                std::size_t n) {
   std::size_t encoded = 0;
   for (std::size_t first = 0; first < n; first += 16) {
