@@ -53,6 +53,9 @@ std::string message(const LayoutDiagnostic& d) {
     case LayoutRule::not_linear:
       return head + "two input bits land on offset bit " + n(d.a) + " (leaf " + n(d.mode) +
              "): the strides add with carries, so the layout is not linear over GF(2)";
+    case LayoutRule::size_range:
+      return head + "shape leaf " + n(d.mode) + " (extent " + n(d.a) + ") after leaves of " + n(d.b) +
+             " elements makes more than 2^62 = " + n(kMaxLayoutSize) + " elements, the most a layout may have";
   }
   return head + "unknown rule";
 }
@@ -83,6 +86,11 @@ std::string fix(const LayoutDiagnostic& d) {
     case LayoutRule::dims_mismatch:
       return "compose maps whose bit dimensions agree; give linear_from_layout exactly one name per top-level mode";
     case LayoutRule::not_linear: return "give every mode its own power-of-two stride range (no two modes overlapping)";
+    case LayoutRule::size_range:
+      return d.b >= 1 && d.b <= kMaxLayoutSize
+                 ? "make shape leaf " + n(d.mode) + " at most " + n(kMaxLayoutSize / d.b) +
+                       " (or the leaves before it smaller): at most 2^62 elements in all"
+                 : "use at most 2^62 elements in all";
   }
   return "";
 }

@@ -139,6 +139,10 @@ class Parser {
       case LayoutRule::bad_shape:
         return fail_semantic(at, "shape leaf " + std::to_string(d.mode) + " is " + std::to_string(d.a) +
                                      "; every extent must be >= 1");
+      case LayoutRule::size_range:
+        return fail_semantic(at, "shape " + to_string(l.shape) + " has more than 2^62 = " + std::to_string(kMaxLayoutSize) +
+                                     " elements (leaf " + std::to_string(d.mode) + ", " + std::to_string(d.a) +
+                                     ", after leaves of " + std::to_string(d.b) + " elements); " + fix(d));
       case LayoutRule::not_congruent:
         return fail_semantic(at, "stride " + to_string(l.stride) + " does not have the structure of shape " +
                                      to_string(l.shape) + " (they must be congruent)");

@@ -132,6 +132,54 @@ TEST(Notation, IntegersUpTo2To62) {
   EXPECT_EQ(to_string(SwizzleParams{}), "Sw<0,4,3>");
 }
 
+// A shape's extents may each be up to 2^62, but their product is the layout's size: the compact
+// strides of a bare shape multiplied past 2^63 (signed overflow: (4096,2^62) had size 0, and
+// (4096,2^62,2) the stride 0 for its last leaf). A layout of more than 2^62 elements is refused
+// (layout.size_range) with the leaf where the product passes 2^62 and a bound for it.
+TEST(Notation, ShapeOfMoreThan2To62ElementsIsRefused) {
+  for (const char* text : {"(4096,4611686018427387904)", "(4611686018427387904,4611686018427387904):(1,1)",
+                           "(3037000500,3037000500)", "(4096,4611686018427387904,2):(1,0,0)"}) {
+    const auto p = parse_layout(text);
+    EXPECT_FALSE(p.ok) << text << " parsed as " << to_string(p.value) << ", size " << p.value.size();
+    EXPECT_EQ(p.error.position, 0u) << text;
+    EXPECT_NE(p.error.message.find("more than 2^62"), std::string::npos) << p.error.message;
+  }
+  const auto p = parse_layout("(4096,4611686018427387904)");
+  EXPECT_NE(p.error.message.find("shape (4096,4611686018427387904) has more than 2^62"), std::string::npos)
+      << p.error.message;
+  EXPECT_NE(p.error.message.find("make shape leaf 1 at most 1125899906842624"), std::string::npos) << p.error.message;
+  // the suggested bound is itself accepted
+  EXPECT_EQ(L("(4096,1125899906842624)").size(), std::int64_t{1} << 62);
+  EXPECT_EQ(L("(2147483648,2147483648)").size(), std::int64_t{1} << 62);
+  EXPECT_EQ(to_string(L("(2,2305843009213693952)")), "(2,2305843009213693952):(1,2)");
+
+  const Layout big{IntTuple::make(4096, std::int64_t{1} << 62), IntTuple::make(1, 4096)};
+  const LayoutDiagnostic d = check_layout(big);
+  EXPECT_EQ(d.rule, LayoutRule::size_range);
+  EXPECT_EQ(d.mode, 1);
+  EXPECT_EQ(d.a, std::int64_t{1} << 62);
+  EXPECT_EQ(d.b, 4096);
+  EXPECT_STREQ(rule_id(d.rule), "layout.size_range");
+  EXPECT_NE(message(d).find("layout.size_range"), std::string::npos) << message(d);
+  EXPECT_EQ(fix(d), "make shape leaf 1 at most 1125899906842624 (or the leaves before it smaller): at most 2^62 "
+                    "elements in all");
+
+  // make_layout's compact strides saturate instead of wrapping (4096 * 2^62 wrapped to 0), also for
+  // the negative extents check_layout refuses as layout.bad_shape
+  const auto shape = parse_int_tuple("(4096,4611686018427387904,2)");
+  ASSERT_TRUE(shape.ok);
+  EXPECT_EQ(to_string(make_layout(shape.value).stride), "(1,4096,9223372036854775807)");
+  const auto negative = parse_int_tuple("(-4611686018427387904,4,2)");
+  ASSERT_TRUE(negative.ok);
+  EXPECT_EQ(to_string(make_layout(negative.value).stride), "(1,-4611686018427387904,-9223372036854775808)");
+  EXPECT_FALSE(parse_layout("(-4611686018427387904,4,2)").ok);
+  static_assert(mul_saturated(-(std::int64_t{1} << 62), 2) == INT64_MIN);
+  static_assert(mul_saturated(std::int64_t{1} << 62, 2) == INT64_MAX);
+  static_assert(mul_saturated(INT64_MIN, -1) == INT64_MAX);
+  static_assert(mul_saturated(INT64_MIN, 1) == INT64_MIN);
+  static_assert(mul_saturated(-3, 5) == -15 && mul_saturated(-3, -5) == 15 && mul_saturated(0, INT64_MIN) == 0);
+}
+
 TEST(Notation, RoundTripRandom) {
   std::mt19937_64 rng(1234);
   int checked = 0;

@@ -110,7 +110,25 @@ TMAKIT_HD constexpr LayoutResult accept(const Layout& l) {
   return {l, {}};
 }
 
-// The compact column-major (CuTe's default, LayoutLeft) strides for a shape: prefix products.
+// The most elements a layout from outside may have (check_layout, layout.size_range): 2^62, the
+// largest integer the notation reads. Below it size() and the compact strides stay in int64.
+inline constexpr std::int64_t kMaxLayoutSize = std::int64_t{1} << 62;
+
+// a * b, or INT64_MAX / INT64_MIN (the sign of the exact product) where that does not fit in int64.
+TMAKIT_HD constexpr std::int64_t mul_saturated(std::int64_t a, std::int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  const bool neg = (a < 0) != (b < 0);
+  const std::uint64_t ua = a < 0 ? 0 - static_cast<std::uint64_t>(a) : static_cast<std::uint64_t>(a);
+  const std::uint64_t ub = b < 0 ? 0 - static_cast<std::uint64_t>(b) : static_cast<std::uint64_t>(b);
+  const std::uint64_t limit = (std::uint64_t{1} << 63) - (neg ? 0 : 1);
+  if (ua > limit / ub) return neg ? static_cast<std::int64_t>(std::uint64_t{1} << 63) : static_cast<std::int64_t>(limit);
+  const std::uint64_t m = ua * ub;
+  return neg ? static_cast<std::int64_t>(0 - m) : static_cast<std::int64_t>(m);
+}
+
+// The compact column-major (CuTe's default, LayoutLeft) strides for a shape: prefix products. For a
+// shape of more than 2^63 elements (check_layout refuses it: layout.size_range) the products
+// saturate at INT64_MAX instead of overflowing.
 TMAKIT_HD constexpr IntTuple compact_col_major(const IntTuple& shape, std::int64_t start = 1) {
   IntTuple d = shape;
   std::int64_t p = start;
@@ -118,7 +136,7 @@ TMAKIT_HD constexpr IntTuple compact_col_major(const IntTuple& shape, std::int64
     if (d.nodes[i].rank < 0) {
       const std::int64_t s = d.nodes[i].value;
       d.nodes[i].value = p;
-      p *= s;
+      p = mul_saturated(p, s);
     }
   return d;
 }
@@ -133,12 +151,20 @@ TMAKIT_HD constexpr Layout make_layout_of(const Ls&... ls) {
   return {IntTuple::make(ls.shape...), IntTuple::make(ls.stride...)};
 }
 
-// Checks a layout from outside (user input): congruent, every shape leaf >= 1.
+// Checks a layout from outside (user input): congruent, every shape leaf >= 1, at most
+// kMaxLayoutSize (2^62) elements in all (layout.size_range: the first leaf k at which the product
+// passes it, a = its extent, b = the product of the leaves before it).
 TMAKIT_HD constexpr LayoutDiagnostic check_layout(const Layout& l) {
   if (l.overflow()) return make_diagnostic(LayoutRule::capacity, -1, IntTuple::kMaxNodes);
   if (!l.congruent()) return make_diagnostic(LayoutRule::not_congruent);
   for (int k = 0; k < l.num_leaves(); ++k)
     if (l.shape_at(k) < 1) return make_diagnostic(LayoutRule::bad_shape, k, l.shape_at(k));
+  std::int64_t size = 1;
+  for (int k = 0; k < l.num_leaves(); ++k) {
+    const std::int64_t s = l.shape_at(k);
+    if (s > kMaxLayoutSize / size) return make_diagnostic(LayoutRule::size_range, k, s, size);
+    size *= s;
+  }
   return {};
 }
 

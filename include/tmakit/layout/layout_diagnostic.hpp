@@ -26,6 +26,7 @@ enum class LayoutRule : std::uint16_t {
   not_bijective,               // F2 linear layout inverse of a non-bijective map
   dims_mismatch,               // F2 linear layouts: the two maps do not share the named dimension
   not_linear,                  // F2 linear layouts: two input bits land on output bit a (carries)
+  size_range,                  // the shape has more than 2^62 elements: leaf `mode` (extent a) after b
 };
 
 TMAKIT_HD constexpr const char* rule_id(LayoutRule r) {
@@ -46,6 +47,7 @@ TMAKIT_HD constexpr const char* rule_id(LayoutRule r) {
     case LayoutRule::not_bijective: return "layout.linear.not_bijective";
     case LayoutRule::dims_mismatch: return "layout.linear.dims_mismatch";
     case LayoutRule::not_linear: return "layout.linear.not_linear";
+    case LayoutRule::size_range: return "layout.size_range";
   }
   return "layout.unknown";
 }
