@@ -141,15 +141,16 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "allocate with at least 16-byte alignment (cudaMalloc gives 256) and say so with align=16 or more";
       break;
     case PlanRule::gmem_stride_align: {
-      // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes.
-      // Strides of m elements make whole 16-byte steps; the padded stride must stay below 2^40 bytes.
+      // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes
+      // (-1: more than fit in int64). Strides of m elements make whole 16-byte steps; the padded stride
+      // must stay below 2^40 bytes.
       const std::uint64_t a = static_cast<std::uint64_t>(i.a < 0 ? 0 : i.a);
       const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(eb));
       const std::uint64_t m = 16 / gcd(step % 16, 16);
       const std::uint64_t pad = a / m * m + (a % m != 0 ? m : 0);  // a < 2^63: no wrap
       d.what = c.name(i.mode) + " has global stride " + num(i.a) + " elements" +
-               (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") + num(i.c) +
-               " bytes): TMA strides must be multiples of 16 bytes";
+               (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") +
+               (i.c < 0 ? "more than " + num(INT64_MAX) : num(i.c)) + " bytes): TMA strides must be multiples of 16 bytes";
       if (pad <= kMaxTmaStride / step) {
         d.fix = "pad " + c.bare(i.mode) + "'s stride to " + unum(pad) + " elements (" + unum(pad * step) + " bytes)";
         break;
@@ -164,6 +165,25 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       else
         d.fix += "one step of its TMA dimension is already " + unum(step) + " bytes: use fewer shared pieces for " +
                  c.bare(i.mode) + " or copy the tensor into a denser layout";
+      break;
+    }
+    case PlanRule::gmem_stride_range: {
+      // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes
+      // (-1: more than fit in int64), a multiple of 16. The largest legal stride: below 2^40 bytes, whole
+      // 16-byte steps.
+      const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(eb));
+      const std::uint64_t m = 16 / gcd(step % 16, 16);
+      const std::uint64_t most = kMaxTmaStride / step / m * m;
+      d.what = c.name(i.mode) + " has global stride " + num(i.a) + " elements" +
+               (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") +
+               (i.c < 0 ? "more than " + num(INT64_MAX) : num(i.c)) + " bytes): TMA strides must be below 2^40 bytes";
+      if (most >= 1)
+        d.fix = "give " + c.bare(i.mode) + " a stride of at most " + unum(most) + " elements (" + unum(most * step) +
+                " bytes; a multiple of " + unum(m) + " elements), e.g. by copying the tensor into a denser layout, "
+                "or use one tensor map per index of " + c.bare(i.mode) + " (the base address advanced by its stride)";
+      else
+        d.fix = "one step of its TMA dimension is already " + unum(step) + " bytes: use fewer shared pieces for " +
+                c.bare(i.mode) + " or copy the tensor into a denser layout";
       break;
     }
     case PlanRule::tile_rank:

@@ -494,6 +494,31 @@ TEST(PlanRefusal, StridePaddingStaysBelowTheLargestTmaStride) {
                  {"pad mode 1's stride to 549755813880 elements (1099511627760 bytes)"});
 }
 
+// A TMA dimension's stride in bytes (stride x element size, x the coordinates a cut dimension steps)
+// was computed in int64 without a bound: f64 stride 2^61 + 2 wrapped to a 16-byte stride and was
+// planned (a descriptor reading the wrong rows), f32 stride 2^62 - 1 was shown as "-4 bytes". A
+// stride that is a multiple of 16 bytes but at or above 2^40 bytes is gmem.stride_range (it was
+// plan.descriptor's strides.below_2_40, which cannot show a byte count past int64), with the largest
+// legal stride as the fix.
+TEST(PlanRefusal, GlobalStrideBytesDoNotWrap) {
+  expect_refusal(refusals("f64 (2,2):(1,2305843009213693954)", "(2,2):(1,2)", "_,_"), "gmem.stride_range",
+                 {"tile mode 1 has global stride 2305843009213693954 elements (more than 9223372036854775807 bytes)",
+                  "TMA strides must be below 2^40 bytes", "at most 137438953470 elements (1099511627760 bytes"});
+  // a cut mode: the outer piece's dimension steps 2 coordinates of stride 2^62
+  expect_refusal(refusals("bf16 (8,16):(1,4611686018427387904)", "(8,(2,8)):(1,(8,16))", "_,_"), "gmem.stride_range",
+                 {"stride 4611686018427387904 elements", "more than 9223372036854775807 bytes", "at most "});
+  const auto ds = refusals("f32 (8,2):(1,4611686018427387903)", "(8):(1)", "_,1");
+  expect_refusal(ds, "gmem.stride_align", {"(more than 9223372036854775807 bytes)", "at most 274877906940 elements"});
+  for (const auto& d : ds) EXPECT_EQ(d.message().find("-4 bytes"), std::string::npos) << d.message();
+  expect_refusal(refusals("f32 (8,2):(1,1099511627776)", "(8,2):(1,8)", "_,_"), "gmem.stride_range",
+                 {"(4398046511104 bytes)", "at most 274877906940 elements (1099511627760 bytes; a multiple of 4 elements)"});
+  // the largest legal stride is planned (2^40 - 16 bytes)
+  const Inputs in = parse("f32 (8,2):(1,274877906940)", "(8,2):(1,8)", "_,_");
+  const PlanResult r = plan_tile(in.g, in.s, in.t);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.plan.params.strides[0], (std::uint64_t{1} << 40) - 16);
+}
+
 TEST(PlanRefusal, ElementUnitSwizzleIsNamed) {
   const auto ds = refusals("bf16 (512,64):(64,1)", "Sw<3,3,3> o (64,64):(64,1)", "64,_");
   expect_refusal(ds, "smem.swizzle", {"Sw<3,3,3>", "BYTE units", "Sw<3,4,3> in bytes"});
@@ -728,7 +753,8 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   for (std::uint32_t i = 0; i < kPlanRuleCount; ++i) ids.push_back(plan_rule_id(static_cast<PlanRule>(i)));
   EXPECT_EQ(ids[0], "gmem.dtype");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::inner_contiguous)], "plan.inner_contiguous");
-  EXPECT_EQ(ids.back(), "plan.capacity");  // the last rule (plan.smem_mismatch, never reported, is gone)
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::leaf_capacity)], "plan.capacity");
+  EXPECT_EQ(ids.back(), "gmem.stride_range");  // the last rule (plan.smem_mismatch, never reported, is gone)
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
 }

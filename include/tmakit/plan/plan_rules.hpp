@@ -41,9 +41,10 @@ enum class PlanRule : std::uint32_t {
   multicast_cluster,     // plan.cluster: invalid cluster shape / multicast dimension
   descriptor_invalid,    // plan.descriptor: validate() refused the planned descriptor
   leaf_capacity,         // plan.capacity: more tile pieces than kMaxTileLeaves
+  gmem_stride_range,     // gmem.stride_range: a stride TMA needs is at or above 2^40 bytes
 };
 
-inline constexpr std::uint32_t kPlanRuleCount = static_cast<std::uint32_t>(PlanRule::leaf_capacity) + 1;
+inline constexpr std::uint32_t kPlanRuleCount = static_cast<std::uint32_t>(PlanRule::gmem_stride_range) + 1;
 
 TMAKIT_HD constexpr const char* plan_rule_id(PlanRule r) {
   switch (r) {
@@ -75,6 +76,7 @@ TMAKIT_HD constexpr const char* plan_rule_id(PlanRule r) {
     case PlanRule::multicast_cluster: return "plan.cluster";
     case PlanRule::descriptor_invalid: return "plan.descriptor";
     case PlanRule::leaf_capacity: return "plan.capacity";
+    case PlanRule::gmem_stride_range: return "gmem.stride_range";
   }
   return "plan.unknown";
 }

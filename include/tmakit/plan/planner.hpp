@@ -105,6 +105,12 @@ TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return element_bits(t)
 // Shared strides (elements) above this are refused outright (plan.smem_capacity).
 inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
 
+// a * b for a, b >= 0, or INT64_MAX where that does not fit (global strides times coordinate steps,
+// extents times strides: far past any legal TMA stride or extent there).
+TMAKIT_HD constexpr std::int64_t mul_capped(std::int64_t a, std::int64_t b) {
+  return b != 0 && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
 // Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
 TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
                                     const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
@@ -140,7 +146,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
         const TileLeaf& L = w.leaf[idx[k]];
         const bool last = k + 1 == np;
         leaf_dim[idx[k]] = nd;
-        dims[nd++] = DescDim{g, L.offset, last ? pb.extent[g] / L.offset : L.extent, pb.stride[g] * L.offset,
+        dims[nd++] = DescDim{g, L.offset, last ? pb.extent[g] / L.offset : L.extent, mul_capped(pb.stride[g], L.offset),
                              last ? pb.tile[g] / L.offset : 0, idx[k], 1, 0, false, 0, {}, {}};
       }
     } else {
@@ -163,15 +169,15 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
         DescDim& X = dims[x];
         const DescDim& Y = dims[y];
         if (x == y || X.box_leaf >= 0 || Y.box_leaf >= 0 || X.offset != 1 || Y.offset != 1) continue;
-        if (X.extent * X.stride != Y.stride) continue;
+        if (mul_capped(X.extent, X.stride) != Y.stride || Y.stride == INT64_MAX) continue;
         const std::int64_t scale = X.extent;
         X.merged_mode[X.merged] = Y.mode;
-        X.merged_coef[X.merged++] = Y.coef * scale;
+        X.merged_coef[X.merged++] = mul_capped(Y.coef, scale);
         for (std::int32_t k = 0; k < Y.merged; ++k) {
           X.merged_mode[X.merged] = Y.merged_mode[k];
-          X.merged_coef[X.merged++] = Y.merged_coef[k] * scale;
+          X.merged_coef[X.merged++] = mul_capped(Y.merged_coef[k], scale);
         }
-        X.extent *= Y.extent;
+        X.extent = mul_capped(X.extent, Y.extent);
         for (std::int32_t k = y; k + 1 < nd; ++k) dims[k] = dims[k + 1];
         --nd;
         for (std::int32_t i = 0; i < w.n; ++i)
@@ -252,7 +258,10 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   for (std::int32_t k = 0; k < rank; ++k) {
     const DescDim& D = dims[perm[k]];
     p.dims[k] = static_cast<std::uint64_t>(D.extent);
-    if (k > 0) p.strides[k - 1] = static_cast<std::uint64_t>(D.stride * eb);
+    // the stride in bytes (D.stride = pb.stride[D.mode] * D.offset, capped); -1 where that does not
+    // fit in int64 (far past TMA's 2^40 either way)
+    const std::int64_t stride_bytes = D.stride == INT64_MAX || D.stride > INT64_MAX / eb ? -1 : D.stride * eb;
+    if (k > 0) p.strides[k - 1] = stride_bytes < 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(stride_bytes);
     p.box[k] = static_cast<std::uint32_t>(D.box);
     p.elem_strides[k] = 1;
     P.dim[k] = PlanDim{D.mode, D.offset, D.in_box ? D.pitch : 0};
@@ -261,8 +270,13 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       P.coef[k][D.merged_mode[m]] = static_cast<std::int32_t>(D.merged_coef[m]);
       P.dim[k].folded |= 1u << D.merged_mode[m];
     }
-    if (k > 0 && (D.stride * eb) % 16 != 0)
-      c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, D.stride * eb);
+    // not a multiple of 16 bytes: gmem.stride_align (its fix also keeps the padded stride below 2^40
+    // bytes); a multiple of 16 bytes at or above 2^40: gmem.stride_range (before the descriptor's
+    // strides.below_2_40, which could not show a byte count past int64)
+    if (k > 0 && pb.stride[D.mode] % 16 * (D.offset % 16) % 16 * eb % 16 != 0)  // D.stride may be capped
+      c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
+    else if (k > 0 && (stride_bytes < 0 || static_cast<std::uint64_t>(stride_bytes) >= validate_detail::kStrideLimit))
+      c.issues.add(PlanRule::gmem_stride_range, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
   }
   // (The innermost start coordinates move by multiples of 16 bytes by construction: the tile extent
   // and every loop's coordinate step along dim 0 are multiples of the inner box, which
@@ -389,7 +403,7 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
       continue;
     }
     if (L.offset != run[L.mode]) is.add(PlanRule::smem_mode_size, L.mode, L.part, L.offset, run[L.mode], -2);
-    run[L.mode] *= L.extent;
+    run[L.mode] = D::mul_capped(run[L.mode], L.extent);  // a hand-written problem may multiply past int64
     // a step far beyond any shared memory (below this bound the byte arithmetic stays in int64)
     if (L.extent > 1 && L.smem_stride > kMaxSmemStride)
       is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 59 ? L.smem_stride : L.smem_stride * eb,
@@ -438,7 +452,7 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     return r;
   }
   const TileLeaf& L0 = w.leaf[c0];
-  const std::int64_t gs0 = pb.stride[L0.mode] * L0.offset;
+  const std::int64_t gs0 = D::mul_capped(pb.stride[L0.mode], L0.offset);
   if (gs0 != 1) {
     is.add(PlanRule::inner_contiguous, L0.mode, L0.part, gs0, gcontig, L0.extent);
     return r;
