@@ -4,7 +4,7 @@
 # then the encode benchmark. Expects the binaries in $BIN (default .probe): driver_sweep, tmakit,
 # bench_encode. Logs go to $OUT (default ./gpu-out). SEED (default 1001) is the first of the six
 # seeds: give a new one for a sweep no earlier run has seen (used so far, all on 2026-11-22 and
-# recorded in docs/results.md: 1001, 2001, 3001, 4001, 5001, 6001, 7001, 8001, 9001).
+# recorded in docs/results.md: 1001, 2001, 3001, 4001, 5001, 6001, 7001, 8001, 9001, 10001).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BIN=${BIN:-.probe}
