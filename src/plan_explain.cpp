@@ -367,7 +367,8 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
         d.what = "one step of " + c.piece(i.mode, i.part) + " moves at least " + num(i.a) +
                  " bytes in shared memory; the architecture has " + num(i.b) + " per block";
       else
-        d.what = "the tile spans " + num(i.a) + " bytes of shared memory; the architecture has " + num(i.b) + " per block";
+        d.what = "the tile spans " + (i.a < 0 ? "more than " + num(INT64_MAX) : num(i.a)) +  // -1: past int64
+                 " bytes of shared memory; the architecture has " + num(i.b) + " per block";
       d.fix = "use a smaller tile, or smaller shared strides (the span from the first to the last element counts)";
       break;
     case PlanRule::multicast_split:

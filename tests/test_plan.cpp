@@ -519,6 +519,28 @@ TEST(PlanRefusal, GlobalStrideBytesDoNotWrap) {
   EXPECT_EQ(r.plan.params.strides[0], (std::uint64_t{1} << 40) - 16);
 }
 
+// Pieces longer than 256 are cut, and each cut piece steps by the extents below it: a contiguous
+// bf16 run of 2^62 elements became loops whose shared steps (up to 2^57 bytes) overflowed the running
+// total of covered bytes in build() (signed overflow, UBSan at planner.hpp:288), and a piece of 2^30
+// at shared stride 2^40 was cut into a piece of stride 2^64 (wrapped to 0 in split_leaf). Such a tile
+// spans more than any shared memory: plan.smem_capacity, with the span (here past int64), before
+// any byte arithmetic. The first was reported as plan.rank (the 8 dimensions of the cut) instead, the
+// second as smem.overlap of "tile mode 1 (shared stride 0)".
+TEST(PlanRefusal, SharedSpanOfCutPiecesDoesNotWrap) {
+  struct Case {
+    const char *gmem, *smem, *tile;
+  };
+  for (const Case& c : {Case{"bf16 (4611686018427387904,1):(1,4611686018427387904)", "(4611686018427387904):(1)", "_,1"},
+                        Case{"bf16 (8,1073741824):(1,8)", "(8,1073741824):(1,1099511627776)", "_,_"}}) {
+    SCOPED_TRACE(c.smem);
+    const auto ds = refusals(c.gmem, c.smem, c.tile);
+    expect_refusal(ds, "plan.smem_capacity", {"the tile spans more than 9223372036854775807 bytes", "233472 per block"});
+    for (const auto& d : ds) EXPECT_EQ(d.message().find('-'), std::string::npos) << d.message();
+  }
+  expect_refusal(refusals("bf16 (1099511627776,1):(1,1099511627776)", "(1099511627776):(1)", "_,1"),
+                 "plan.smem_capacity", {"the tile spans 2199023255552 bytes"});
+}
+
 TEST(PlanRefusal, ElementUnitSwizzleIsNamed) {
   const auto ds = refusals("bf16 (512,64):(64,1)", "Sw<3,3,3> o (64,64):(64,1)", "64,_");
   expect_refusal(ds, "smem.swizzle", {"Sw<3,3,3>", "BYTE units", "Sw<3,4,3> in bytes"});

@@ -42,13 +42,20 @@ TMAKIT_HD constexpr std::int64_t largest_divisor_at_most(std::int64_t e, std::in
   return 1;
 }
 
+// a * b for a, b >= 0, or INT64_MAX where that does not fit (global strides times coordinate steps,
+// extents times strides: far past any legal TMA stride, extent or
+// shared span there).
+TMAKIT_HD constexpr std::int64_t mul_capped(std::int64_t a, std::int64_t b) {
+  return b != 0 && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
 // Splits leaf i into (d, e/d): the outer piece is inserted right after it.
 TMAKIT_HD constexpr bool split_leaf(Work& w, std::int32_t i, std::int64_t d) {
   if (w.n >= kMaxTileLeaves) return false;
   for (std::int32_t k = w.n; k > i + 1; --k) w.leaf[k] = w.leaf[k - 1];
   TileLeaf outer = w.leaf[i];
   outer.extent = w.leaf[i].extent / d;
-  outer.smem_stride = w.leaf[i].smem_stride * d;
+  outer.smem_stride = mul_capped(w.leaf[i].smem_stride, d);  // plan_core refuses it past kMaxSmemStride
   outer.offset = w.leaf[i].offset * d;
   w.leaf[i].extent = d;
   w.leaf[i + 1] = outer;
@@ -104,12 +111,6 @@ TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return element_bits(t)
 
 // Shared strides (elements) above this are refused outright (plan.smem_capacity).
 inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
-
-// a * b for a, b >= 0, or INT64_MAX where that does not fit (global strides times coordinate steps,
-// extents times strides: far past any legal TMA stride or extent there).
-TMAKIT_HD constexpr std::int64_t mul_capped(std::int64_t a, std::int64_t b) {
-  return b != 0 && a > INT64_MAX / b ? INT64_MAX : a * b;
-}
 
 // Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
 TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
@@ -490,6 +491,19 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     }
   }
   if (!is.empty()) return r;
+  // A piece cut from a longer one steps by the extents below it: past kMaxSmemStride the tile spans
+  // more than any shared memory (and build()'s byte steps and running totals would leave int64).
+  for (std::int32_t i = 0; i < w.n; ++i)
+    if (w.leaf[i].smem_stride > D::kMaxSmemStride) {
+      std::int64_t span = 1;  // elements from the first to the last, capped at INT64_MAX
+      for (std::int32_t k = 0; k < pb.leaves; ++k) {
+        const std::int64_t reach = D::mul_capped(pb.leaf[k].extent - 1, pb.leaf[k].smem_stride);
+        span = reach > INT64_MAX - span ? INT64_MAX : span + reach;
+      }
+      const std::int64_t bytes = span > INT64_MAX / eb ? -1 : span * eb;  // -1: more than fit in int64
+      is.add(PlanRule::smem_capacity, -1, -1, bytes, static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
+      return r;
+    }
 
   // --- the search: which multi-piece modes become several TMA dimensions
   std::int32_t multi[kMaxTileModes] = {};
