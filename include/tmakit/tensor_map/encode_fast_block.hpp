@@ -121,11 +121,13 @@ constexpr BlockWords make_block_words() {
 }
 alignas(64) inline constexpr BlockWords kBlockWords = make_block_words();
 
-// Pass 2's lanes: lane 4k + q holds map 4q + k (the order the transposes leave).
-constexpr int lane_of(int map) { return 4 * (map % 4) + map / 4; }
+// Pass 1 puts map 4k + q in carriers[q], lanes 4k..4k + 3, so that pass 2's transposes leave
+// map j in lane j: pass 2's reject mask is already in map order. (Maps in carriers[j / 4] gave
+// lane 4k + q to map 4q + k, which took a table and three more instructions to turn the mask back,
+// and with 8 maps four merges in a row into one carrier instead of two; 0.91-1.0 of that form's
+// time with 8 maps on the GPU host's CPU, docs/results.md, session 10.)
 struct alignas(64) LaneTables {
   std::uint32_t carriers[16];       // pass 1: dword kCarrierDword[i % 4] of a map into lane i
-  std::uint32_t map_lane[16];       // lane_of(map)
   std::uint32_t words89[4][16];     // maps 4q..4q+3: (footprint, 0, alignment, 0) each
   std::uint32_t mode_nibbles[4][16];  // maps 4q + k: mode and nibbles into lanes 4k, 4k + 1
   std::uint32_t word6[4][16];       // ... and word 6's high half into lane 4k + 2
@@ -136,10 +138,9 @@ inline constexpr __mmask16 kWord6Lanes = 0x4444;
 constexpr LaneTables make_lane_tables() {
   LaneTables t{};
   for (int i = 0; i < 16; ++i) t.carriers[i] = kCarrierDword[i % 4];
-  for (int m = 0; m < 16; ++m) t.map_lane[m] = lane_of(m);
   for (int q = 0; q < 4; ++q)
     for (int k = 0; k < 4; ++k) {
-      const std::uint32_t lane = lane_of(4 * q + k);
+      const std::uint32_t lane = 4 * q + k;  // map 4q + k's lane
       t.words89[q][4 * k] = lane;
       t.words89[q][4 * k + 2] = 16 + lane;
       t.mode_nibbles[q][4 * k] = lane;
@@ -190,7 +191,7 @@ TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t 
                                                                                            TensorMapBytes* out, int n) {
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i bad = _mm512_setzero_si512();
-  __m512i carriers[4] = {bad, bad, bad, bad};  // maps 4q..4q+3: dwords 2, 7, 13, 14 of words 0..7
+  __m512i carriers[4] = {bad, bad, bad, bad};  // maps q, q+4, q+8, q+12: dwords 2, 7, 13, 14 of words 0..7
   const __m512i carrier_index = load(kLaneTables.carriers);
   // Words 0..7 stay in registers until pass 3 completes them, so each half of a map is stored
   // once: storing them in pass 1 and fixing three dwords in pass 3 took 1.5-2x the time past the
@@ -206,13 +207,13 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
     // units, with swizzle, l2, oob (c's dwords 3..5, rotated by 6) in dwords 13..15.
     const __m512i units = _mm512_mask_alignr_epi32(F::stride_units(v.b), 0xe000, v.c, v.c, 6);
     words[j] = _mm512_permutex2var_epi8(v.a, load(kBlockWords.words[r]), units);
-    carriers[j / 4] = j % 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words[j])
-                                 : _mm512_mask_permutexvar_epi32(carriers[j / 4], static_cast<__mmask16>(0xf << 4 * (j % 4)),
+    carriers[j % 4] = j / 4 == 0 ? _mm512_maskz_permutexvar_epi32(0xffff, carrier_index, words[j])
+                                 : _mm512_mask_permutexvar_epi32(carriers[j % 4], static_cast<__mmask16>(0xf << 4 * (j / 4)),
                                                                  carrier_index, words[j]);
   }
   if (_mm512_test_epi64_mask(bad, bad)) refused |= range_refusals(p, n);  // rare: find which
 
-  // Pass 2. Each carried dword of the 16 maps in one vector (lane 4k + q: map 4q + k):
+  // Pass 2. Each carried dword of the 16 maps in one vector (lane j: map j):
   //   mode_in  = dtype | swizzle << 8 | (rank - 1) << 16 | (arch - 90) << 24
   //   nibble_in = bytes 4 of strides[0..3] >> 4; word6_in = l2 | oob << 8 | (box[0] - 1) << 24;
   //   box_in = box[1..4] - 1, one per byte.
@@ -250,7 +251,7 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(type, swizzle, row, 0xfe), splat(kRejectBit | 15));
   reject |= _mm512_cmpgt_epu32_mask(row, max_row);
   reject |= _mm512_cmp_ps_mask(footprint_f, smem_limit, _CMP_GT_OQ);
-  refused |= _mm512_movepi32_mask(_mm512_maskz_permutexvar_epi32(0xffff, load(kLaneTables.map_lane), _mm512_movm_epi32(reject)));
+  refused |= reject;
   __m512i mode = _mm512_ternarylogic_epi32(type, swizzle, splat(kModeBits), 0xa8);  // (A | B) & C
   mode = _mm512_ternarylogic_epi32(mode, srli(mode_in, 16 - F::kRankShift), splat(F::kRankMask << F::kRankShift), 0xf8);
   mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), splat(F::kL2Mask << F::kL2Shift), 0xf8);

@@ -14,23 +14,33 @@ namespace tmakit {
 namespace many_detail {
 
 #if TMAKIT_ENCODE_FAST_USES_AVX512
-// encode_many's loop on CPUs that run encode_fast_block16: blocks of 16, the ok flags of a block
-// in one store, the maps the block form leaves to the general path one by one.
+// One block of count <= 16 maps: encode_fast_block16, the block's ok flags in one store, the maps
+// it leaves to the general path one by one. Returns how many were encoded.
+TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::size_t encode_one_block(const TensorMapParams* params,
+                                                                                            TensorMapBytes* out, bool* ok,
+                                                                                            int count) {
+  const std::uint32_t done = fast_block_detail::encode_block16(params, out, count);
+  const auto all = static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1);
+  _mm_mask_storeu_epi8(ok, all, _mm_maskz_set1_epi8(static_cast<__mmask16>(done), 1));
+  auto encoded = static_cast<std::size_t>(__builtin_popcount(done));
+  for (std::uint32_t rest = ~done & all; rest != 0; rest &= rest - 1) {  // outside the domain, or refused
+    const auto i = static_cast<std::size_t>(__builtin_ctz(rest));
+    ok[i] = encode_detail::encode_general(params[i], out[i]);
+    encoded += ok[i];
+  }
+  return encoded;
+}
+
+// encode_many's loop on CPUs that run encode_fast_block16: blocks of 16. Up to 16 maps take a path
+// of their own, without the loop: in the loop g++ broadcasts pass 2's constants before the first
+// block and keeps them on the stack, which a single block pays for in full (a launch's few maps took
+// 0.87-0.92 of the time with 8 maps on the GPU host's CPU, docs/results.md, session 10).
 TMAKIT_ENCODE_AVX512_TARGET inline std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,
                                                                std::size_t n) {
+  if (n <= 16) return encode_one_block(params, out, ok, static_cast<int>(n));
   std::size_t encoded = 0;
-  for (std::size_t first = 0; first < n; first += 16) {
-    const int count = n - first < 16 ? static_cast<int>(n - first) : 16;
-    const std::uint32_t done = fast_block_detail::encode_block16(params + first, out + first, count);
-    const auto all = static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1);
-    _mm_mask_storeu_epi8(ok + first, all, _mm_maskz_set1_epi8(static_cast<__mmask16>(done), 1));
-    encoded += static_cast<std::size_t>(__builtin_popcount(done));
-    for (std::uint32_t rest = ~done & all; rest != 0; rest &= rest - 1) {  // outside the domain, or refused
-      const std::size_t i = first + static_cast<std::size_t>(__builtin_ctz(rest));
-      ok[i] = encode_detail::encode_general(params[i], out[i]);
-      encoded += ok[i];
-    }
-  }
+  for (std::size_t first = 0; first < n; first += 16)
+    encoded += encode_one_block(params + first, out + first, ok + first, n - first < 16 ? static_cast<int>(n - first) : 16);
   return encoded;
 }
 
