@@ -31,12 +31,22 @@ TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::size_t en
   return encoded;
 }
 
-// encode_many's loop on CPUs that run encode_fast_block16: blocks of 16. Up to 16 maps take a path
-// of their own, without the loop: in the loop g++ broadcasts pass 2's constants before the first
-// block and keeps them on the stack, which a single block pays for in full (a launch's few maps took
-// 0.87-0.92 of the time with 8 maps on the GPU host's CPU, docs/results.md, session 10).
+// encode_many's loop on CPUs that run encode_fast_block16: blocks of 16. Up to 3 maps go one at a
+// time through encode_fast_avx512: a block's pass 2 costs the same for 1 map as for 16 (on the GPU
+// host's CPU 1, 2 and 3 maps took 0.40-0.50, 0.61-0.76 and 0.80-0.96 of the block form's time; 4
+// and more, about the same or more; docs/results.md, session 10). Up to 16 take a path of their own,
+// without the loop: in the loop g++ broadcasts pass 2's constants before the first block and keeps
+// them on the stack, which a single block pays for in full (0.87-0.92 of the time with 8 maps).
 TMAKIT_ENCODE_AVX512_TARGET inline std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,
                                                                std::size_t n) {
+  if (n <= 3) {
+    std::size_t encoded = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ok[i] = encode_fast_avx512(params[i], out[i]) || encode_detail::encode_general(params[i], out[i]);
+      encoded += ok[i];
+    }
+    return encoded;
+  }
   if (n <= 16) return encode_one_block(params, out, ok, static_cast<int>(n));
   std::size_t encoded = 0;
   for (std::size_t first = 0; first < n; first += 16)
@@ -53,8 +63,9 @@ TMAKIT_ENCODE_AVX512_TARGET inline std::size_t encode_many_avx512(const TensorMa
 //
 // Same results as calling encode() on each. On x86-64 hosts with AVX-512 VBMI, maps go 16 at a
 // time through encode_fast_block16 (encode_fast_block.hpp), which checks the rules that need
-// tables and products once per 16 maps instead of once per map (bench/bench_encode.cpp times it);
-// elsewhere, and at compile time, it is a loop over the fast path and the general path.
+// tables and products once per 16 maps instead of once per map (bench/bench_encode.cpp times it),
+// and 1 to 3 maps one at a time through the fast path; elsewhere, and at compile time, it is a loop
+// over the fast path and the general path.
 TMAKIT_HD constexpr std::size_t encode_many(const TensorMapParams* params, TensorMapBytes* out, bool* ok, std::size_t n) {
 #if TMAKIT_ENCODE_FAST_USES_AVX512
   if (!std::is_constant_evaluated() && fast_detail::kCpuRunsAvx512Form)
