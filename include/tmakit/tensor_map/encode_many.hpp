@@ -34,7 +34,9 @@ TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::size_t en
 // encode_many's loop on CPUs that run encode_fast_block16: blocks of 16. Up to 3 maps go one at a
 // time through encode_fast_avx512: a block's pass 2 costs the same for 1 map as for 16 (on the GPU
 // host's CPU 1, 2 and 3 maps took 0.40-0.50, 0.61-0.76 and 0.80-0.96 of the block form's time; 4
-// and more, about the same or more; docs/results.md, session 10). Up to 16 take a path of their own,
+// and more, about the same or more). The loop is encode_many's own fallback loop with the AVX-512
+// form inlined: leaving 1 to 3 maps to that loop (a call through encode_fast per map) took 1.08-1.18
+// times as long with 2 or 3 maps (docs/results.md, session 10). Up to 16 take a path of their own,
 // without the loop: in the loop g++ broadcasts pass 2's constants before the first block and keeps
 // them on the stack, which a single block pays for in full (0.87-0.92 of the time with 8 maps).
 TMAKIT_ENCODE_AVX512_TARGET inline std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,
