@@ -183,8 +183,12 @@ TMAKIT_ENCODE_AVX512_TARGET inline bool encode_fast_avx512(const TensorMapParams
   const std::uint64_t ebytes = (te >> 32) & 15;
   const std::uint64_t row = std::uint64_t{p.box[0]} * ebytes;
   const std::uint64_t footprint = static_cast<std::uint64_t>(_mm_cvtsi128_si64(quad)) * row;
-  const std::uint64_t reject = (flags & F::kReject) | (row & 15) | (row > se.max_row_bytes) | (footprint > se.smem_limit);
-  if (reject | _mm512_test_epi64_mask(bad, bad)) return false;
+  // kReject is bit 63, and a row or footprint over its limit makes the difference negative (both
+  // are below 2^44 when the range rules hold, and when they do not `bad` refuses anyway): one sign
+  // test instead of two compares.
+  static_assert(F::kReject == std::uint64_t{1} << 63);
+  const std::uint64_t over = flags | (se.max_row_bytes - row) | (se.smem_limit - footprint);
+  if ((over >> 63) | (row & 15) | _mm512_test_epi64_mask(bad, bad)) return false;
 
   const auto mode = static_cast<int>((flags & F::kLow32) | static_cast<std::uint32_t>(p.l2) << F::kL2Shift |
                                      (r - 1) << F::kRankShift);

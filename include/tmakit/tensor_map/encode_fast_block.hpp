@@ -133,7 +133,6 @@ struct alignas(64) LaneTables {
   std::uint32_t word6[4][16];       // ... and word 6's high half into lane 4k + 2
   std::uint32_t written[4][16];     // pass 3, map 4q + k: dwords 2, 7, 13 from lanes 4k..4k + 2
 };
-inline constexpr __mmask16 kWrittenDwords = 1 << kCarrierDword[0] | 1 << kCarrierDword[1] | 1 << kCarrierDword[2];
 inline constexpr __mmask16 kWord6Lanes = 0x4444;
 constexpr LaneTables make_lane_tables() {
   LaneTables t{};
@@ -149,7 +148,7 @@ constexpr LaneTables make_lane_tables() {
     }
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 16; ++i) {
-      t.written[k][i] = i;  // the map's own dword (not written: the mask leaves it)
+      t.written[k][i] = i;  // the map's own dword
       for (int c = 0; c < 3; ++c)
         if (i == kCarrierDword[c]) t.written[k][i] = 16 + 4 * k + c;
     }
@@ -162,7 +161,23 @@ using F::loadu;
 TMAKIT_ENCODE_AVX512_TARGET inline __m512i lookup(const std::uint32_t* table, __m512i index) {
   return _mm512_permutex2var_epi32(_mm512_load_si512(table), index, _mm512_load_si512(table + 16));
 }
-TMAKIT_ENCODE_AVX512_TARGET inline __m512i splat(std::uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+// Pass 2's constants as 64-byte vectors in memory, read through a pointer g++ cannot see into, so
+// that each is a memory operand of the instruction that uses it: as values, g++ built each with a
+// move and a broadcast per block (two instructions each).
+struct alignas(64) Splats {
+  std::uint32_t v[11][16];
+};
+enum SplatIndex { kSeven, kFifteen, kThree, kOne, kByte, kRejectOrRow, kModeMask, kRankBits, kL2Bits, kHighByte, kNibbleWeights };
+constexpr Splats make_splats() {
+  const std::uint32_t values[11] = {7, 15, 3, 1, 0xff, kRejectBit | 15, kModeBits, F::kRankMask << F::kRankShift,
+                                    F::kL2Mask << F::kL2Shift, 0xff000000u, 1 | 256 << 16};
+  Splats t{};
+  for (int i = 0; i < 11; ++i)
+    for (int l = 0; l < 16; ++l) t.v[i][l] = values[i];
+  return t;
+}
+alignas(64) inline constexpr Splats kSplats = make_splats();
+TMAKIT_ENCODE_AVX512_TARGET inline __m512i splat(const Splats* splats, SplatIndex i) { return load(splats->v[i]); }
 TMAKIT_ENCODE_AVX512_TARGET inline __m512i srli(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
 TMAKIT_ENCODE_AVX512_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
 
@@ -224,17 +239,19 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   const __m512i mode_in = _mm512_maskz_unpacklo_epi64(0xff, lo01, lo23), nibble_in = _mm512_maskz_unpackhi_epi64(0xff, lo01, lo23);
   const __m512i word6_in = _mm512_maskz_unpacklo_epi64(0xff, hi01, hi23), box_in = _mm512_maskz_unpackhi_epi64(0xff, hi01, hi23);
 
+  const Splats* splats = &kSplats;
+  asm("" : "+r"(splats));  // not constants to g++: see Splats
   const __m512i arch_row8 = lookup(kBlockTables.arch_row8, srli(mode_in, 24));
-  const __m512i swizzle_index = _mm512_ternarylogic_epi32(arch_row8, srli(mode_in, 8), splat(7), 0xd8);  // C ? B : A
-  const __m512i type_index = _mm512_ternarylogic_epi32(srli(word6_in, 4), mode_in, splat(15), 0xd8);    // oob << 4 | dtype
+  const __m512i swizzle_index = _mm512_ternarylogic_epi32(arch_row8, srli(mode_in, 8), splat(splats, kSeven), 0xd8);  // C ? B : A
+  const __m512i type_index = _mm512_ternarylogic_epi32(srli(word6_in, 4), mode_in, splat(splats, kFifteen), 0xd8);    // oob << 4 | dtype
   const __m512i type = lookup(kBlockTables.type, type_index);
   const __m512i swizzle = lookup(kBlockTables.swizzle, swizzle_index);
   const __m512 smem_limit = _mm512_permutex2var_ps(_mm512_load_ps(kBlockTables.smem_limit), swizzle_index,
                                                    _mm512_load_ps(kBlockTables.smem_limit + 16));
   const __m512i max_row = lookup(kBlockTables.max_row, swizzle_index);
   const __m512i alignment = lookup(kBlockTables.alignment, swizzle_index);
-  const __m512i log2_bytes = _mm512_and_si512(srli(type, kLog2BytesShift), splat(3));
-  const __m512i one = splat(1), byte = splat(0xff);
+  const __m512i log2_bytes = _mm512_and_si512(srli(type, kLog2BytesShift), splat(splats, kThree));
+  const __m512i one = splat(splats, kOne), byte = splat(splats, kByte);
   const __m512i row = _mm512_maskz_sllv_epi32(0xffff, _mm512_add_epi32(srli(word6_in, 24), one), log2_bytes);
   const __m512i box1 = _mm512_add_epi32(_mm512_and_si512(box_in, byte), one);
   const __m512i box2 = _mm512_add_epi32(_mm512_and_si512(srli(box_in, 8), byte), one);
@@ -248,18 +265,18 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   const __m512i footprint = _mm512_maskz_cvttps_epi32(0xffff, footprint_f);
   // A table reject, or row % 16: (type | swizzle | row) & (kRejectBit | 15) (no table entry has
   // bits 0..3, no row bit 31).
-  __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(type, swizzle, row, 0xfe), splat(kRejectBit | 15));
+  __mmask16 reject = _mm512_test_epi32_mask(_mm512_ternarylogic_epi32(type, swizzle, row, 0xfe), splat(splats, kRejectOrRow));
   reject |= _mm512_cmpgt_epu32_mask(row, max_row);
   reject |= _mm512_cmp_ps_mask(footprint_f, smem_limit, _CMP_GT_OQ);
   refused |= reject;
-  __m512i mode = _mm512_ternarylogic_epi32(type, swizzle, splat(kModeBits), 0xa8);  // (A | B) & C
-  mode = _mm512_ternarylogic_epi32(mode, srli(mode_in, 16 - F::kRankShift), splat(F::kRankMask << F::kRankShift), 0xf8);
-  mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), splat(F::kL2Mask << F::kL2Shift), 0xf8);
+  __m512i mode = _mm512_ternarylogic_epi32(type, swizzle, splat(splats, kModeMask), 0xa8);  // (A | B) & C
+  mode = _mm512_ternarylogic_epi32(mode, srli(mode_in, 16 - F::kRankShift), splat(splats, kRankBits), 0xf8);
+  mode = _mm512_ternarylogic_epi32(mode, _mm512_maskz_slli_epi32(0xffff, word6_in, F::kL2Shift), splat(splats, kL2Bits), 0xf8);
   // Stride bits 36..39 (byte 4 of strides >> 4, each below 16 when valid): h0 | h1 << 4 | h2 << 8 | h3 << 12.
-  const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(nibble_in, _mm512_set1_epi16(1 | 16 << 8)), splat(1 | 256 << 16));
+  const __m512i nibbles = _mm512_madd_epi16(_mm512_maddubs_epi16(nibble_in, _mm512_set1_epi16(1 | 16 << 8)), splat(splats, kNibbleWeights));
   // Per 4 maps: mode, nibbles and word 6's high half (box[0] - 1 alone) of map 4q + k in lanes
   // 4k..4k + 2, for pass 3's one permutation per map.
-  const __m512i word6 = _mm512_and_si512(word6_in, splat(0xff000000u));
+  const __m512i word6 = _mm512_and_si512(word6_in, splat(splats, kHighByte));
   __m512i written[4];
 TMAKIT_FAST_BLOCK_UNROLL(4)
   for (int q = 0; q < 4; ++q)
@@ -279,8 +296,7 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
       _mm512_store_si512(&out[j].words[8], _mm512_setzero_si512());
       continue;
     }
-    _mm512_store_si512(&out[j].words[0], _mm512_mask_permutex2var_epi32(words[j], kWrittenDwords,
-                                                                        load(kLaneTables.written[j % 4]), written[j / 4]));
+    _mm512_store_si512(&out[j].words[0], _mm512_permutex2var_epi32(words[j], load(kLaneTables.written[j % 4]), written[j / 4]));
     _mm512_store_si512(&out[j].words[8], _mm512_zextsi128_si512(_mm_load_si128(reinterpret_cast<const __m128i*>(words89[j]))));
   }
   return ~refused & ((1u << n) - 1);
