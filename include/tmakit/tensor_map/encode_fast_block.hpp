@@ -161,9 +161,11 @@ using F::loadu;
 TMAKIT_ENCODE_AVX512_TARGET inline __m512i lookup(const std::uint32_t* table, __m512i index) {
   return _mm512_permutex2var_epi32(_mm512_load_si512(table), index, _mm512_load_si512(table + 16));
 }
-// Pass 2's constants as 64-byte vectors in memory, read through a pointer g++ cannot see into, so
-// that each is a memory operand of the instruction that uses it: as values, g++ built each with a
-// move and a broadcast per block (two instructions each).
+// Pass 2's constants as 64-byte vectors in memory. encode_block16 reads them through the pointer it
+// is given: kSplats itself, and g++ treats them as values (in a loop of blocks it builds them once,
+// before the loop); or opaque_splats(), a pointer g++ cannot see into, and each is a memory operand
+// of the instruction that uses it (for a single block: as values, g++ built each with a move and a
+// broadcast, two instructions).
 struct alignas(64) Splats {
   std::uint32_t v[11][16];
 };
@@ -177,6 +179,11 @@ constexpr Splats make_splats() {
   return t;
 }
 alignas(64) inline constexpr Splats kSplats = make_splats();
+inline const Splats* opaque_splats() {
+  const Splats* splats = &kSplats;
+  asm("" : "+r"(splats));
+  return splats;
+}
 TMAKIT_ENCODE_AVX512_TARGET inline __m512i splat(const Splats* splats, SplatIndex i) { return load(splats->v[i]); }
 TMAKIT_ENCODE_AVX512_TARGET inline __m512i srli(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
 TMAKIT_ENCODE_AVX512_TARGET inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
@@ -203,7 +210,8 @@ TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t range_refusals(const TensorMapP
 // encode_fast_block16's body, always inlined: g++ kept it a call in encode_many's loop, which took
 // 4-11% longer with 8 maps on the GPU host's CPU (docs/results.md, session 8).
 TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
-                                                                                           TensorMapBytes* out, int n) {
+                                                                                           TensorMapBytes* out, int n,
+                                                                                           const Splats* splats) {
   std::uint32_t refused = n >= 16 ? 0u : ~((1u << n) - 1) & 0xffffu;
   __m512i bad = _mm512_setzero_si512();
   __m512i carriers[4] = {bad, bad, bad, bad};  // maps q, q+4, q+8, q+12: dwords 2, 7, 13, 14 of words 0..7
@@ -239,8 +247,6 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
   const __m512i mode_in = _mm512_maskz_unpacklo_epi64(0xff, lo01, lo23), nibble_in = _mm512_maskz_unpackhi_epi64(0xff, lo01, lo23);
   const __m512i word6_in = _mm512_maskz_unpacklo_epi64(0xff, hi01, hi23), box_in = _mm512_maskz_unpackhi_epi64(0xff, hi01, hi23);
 
-  const Splats* splats = &kSplats;
-  asm("" : "+r"(splats));  // not constants to g++: see Splats
   const __m512i arch_row8 = lookup(kBlockTables.arch_row8, srli(mode_in, 24));
   const __m512i swizzle_index = _mm512_ternarylogic_epi32(arch_row8, srli(mode_in, 8), splat(splats, kSeven), 0xd8);  // C ? B : A
   const __m512i type_index = _mm512_ternarylogic_epi32(srli(word6_in, 4), mode_in, splat(splats, kFifteen), 0xd8);    // oob << 4 | dtype
@@ -309,7 +315,7 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
 // Needs AVX-512 F/VL/BW/VBMI/DQ (fast_detail::kCpuRunsAvx512Form).
 TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t encode_fast_block16(const TensorMapParams* p, TensorMapBytes* out,
                                                                   int n) {
-  return fast_block_detail::encode_block16(p, out, n);
+  return fast_block_detail::encode_block16(p, out, n, fast_block_detail::opaque_splats());
 }
 
 }  // namespace tmakit

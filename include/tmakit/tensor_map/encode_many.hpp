@@ -18,8 +18,9 @@ namespace many_detail {
 // it leaves to the general path one by one. Returns how many were encoded.
 TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::size_t encode_one_block(const TensorMapParams* params,
                                                                                             TensorMapBytes* out, bool* ok,
-                                                                                            int count) {
-  const std::uint32_t done = fast_block_detail::encode_block16(params, out, count);
+                                                                                            int count,
+                                                                                            const fast_block_detail::Splats* splats) {
+  const std::uint32_t done = fast_block_detail::encode_block16(params, out, count, splats);
   const auto all = static_cast<__mmask16>(count >= 16 ? 0xffffu : (1u << count) - 1);
   _mm_mask_storeu_epi8(ok, all, _mm_maskz_set1_epi8(static_cast<__mmask16>(done), 1));
   auto encoded = static_cast<std::size_t>(__builtin_popcount(done));
@@ -51,10 +52,11 @@ TMAKIT_ENCODE_AVX512_TARGET inline std::size_t encode_many_avx512(const TensorMa
     }
     return encoded;
   }
-  if (n <= 16) return encode_one_block(params, out, ok, static_cast<int>(n));
+  if (n <= 16) return encode_one_block(params, out, ok, static_cast<int>(n), fast_block_detail::opaque_splats());
   std::size_t encoded = 0;
   for (std::size_t first = 0; first < n; first += 16)
-    encoded += encode_one_block(params + first, out + first, ok + first, n - first < 16 ? static_cast<int>(n - first) : 16);
+    encoded += encode_one_block(params + first, out + first, ok + first, n - first < 16 ? static_cast<int>(n - first) : 16,
+                                &fast_block_detail::kSplats);
   return encoded;
 }
 
