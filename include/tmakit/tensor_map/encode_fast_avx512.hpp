@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "tmakit/tensor_map/bytes.hpp"
@@ -194,11 +193,12 @@ TMAKIT_ENCODE_AVX512_TARGET inline bool encode_fast_avx512(const TensorMapParams
   const auto mode = static_cast<int>((flags & F::kLow32) | static_cast<std::uint32_t>(p.l2) << F::kL2Shift |
                                      (r - 1) << F::kRankShift);
   const __m512i words = _mm512_permutex2var_epi8(v.a, F::load(F::kRangeTables.words[r]), F::stride_units(v.b));
-  // Word 1's low half (the mode bits) by a scalar store over the vector's: a masked broadcast took
-  // a move and a mask register more per call (0.98-0.99 of the time without it on the GPU host's
-  // CPU, docs/results.md, session 11).
-  _mm512_store_si512(&out.words[0], F::with_packed_nibbles(words));
-  std::memcpy(reinterpret_cast<char*>(&out.words[1]), &mode, sizeof mode);
+  // Word 1's low half (the mode bits) goes into the vector before its one store. A scalar store over
+  // the vector's saved a move and a mask register (0.98-0.99 of a loop's time on the GPU host's
+  // CPU), but a caller that reads the map right after (encode() returning it, a copy into kernel
+  // arguments) then loads bytes of two stores at once, which the CPU cannot forward: encode() took
+  // 1.18-1.39 times encode_into's time instead of 1.08-1.16 (docs/results.md, session 11).
+  _mm512_store_si512(&out.words[0], _mm512_mask_set1_epi32(F::with_packed_nibbles(words), 1 << 2, mode));
   _mm512_store_si512(&out.words[8], _mm512_zextsi128_si512(_mm_insert_epi64(_mm_cvtsi64_si128(static_cast<long long>(footprint)),
                                                                              static_cast<long long>(se.alignment), 1)));
   return true;
