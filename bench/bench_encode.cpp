@@ -28,7 +28,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <random>
 #include <vector>
 
 #include "tmakit/tensor_map/encode.hpp"
