@@ -13,7 +13,8 @@
 // All of them take encode's fast path (tiled, no interleave, elementStrides 1): its AVX-512 form on
 // CPUs that have AVX-512 VBMI, else its SSE2 form (both timed where both run); encode_unchecked and
 // is_valid are the general path. encode_many encodes the whole array in one call (16 maps at a
-// time on AVX-512 CPUs).
+// time on AVX-512 CPUs). A last table times encode_many alone against the driver for batches of 1 to
+// 256 mixed maps hot in cache: where its fixed cost per call stops mattering.
 // Needs a GPU for the driver part (the driver wants a current context).
 #include <cuda.h>
 
@@ -258,6 +259,35 @@ int main() {
     if (avx512 && TMAKIT_ENCODE_FAST_USES_SSE2) row("tmakit::encode_fast_sse2 (the fast path's SSE2 form)", t_sse2);
     row("floor: copy 128 bytes, no encoding", t_floor);
     row("floor: read 152 input bytes, write 128 (the limit)", t_floor152);
+  }
+  // encode_many by batch size, mixed maps hot in cache, the driver timed alongside: a call's fixed
+  // cost (pass 2 runs once per block of up to 16 maps, whatever the count; 1 to 3 maps go one at a
+  // time) spread over n maps. The first n of the same configurations as "few" and "mixed".
+  std::printf("%-9s %-55s %10s %10s\n", "batch", "encode_many over n mixed maps, hot (n)", "ns/desc", "vs driver");
+  for (const int n : {1, 2, 4, 8, 12, 16, 32, 64, 128, 256}) {
+    const auto cfgs = make_configs(n, false);
+    std::vector<CUtensorMap> drv_out(n);
+    std::vector<TensorMapBytes> out(n);
+    auto ok = std::make_unique<bool[]>(n);
+    if (encode_many(cfgs.data(), out.data(), ok.get(), n) != std::size_t(n)) ++mismatches;
+    for (int i = 0; i < n && have_driver; ++i)
+      if (driver_encode(cfgs[i], &drv_out[i]) != CUDA_SUCCESS || std::memcmp(&drv_out[i], &out[i], 128) != 0) ++mismatches;
+    std::vector<std::function<void()>> bodies = {[&] {
+      const std::size_t encoded = encode_many(cfgs.data(), out.data(), ok.get(), n);
+      keep(encoded);
+    }};
+    if (have_driver)
+      bodies.push_back([&] {
+        for (int i = 0; i < n; ++i) {
+          driver_encode(cfgs[i], &drv_out[i]);
+          keep(drv_out[i]);
+        }
+      });
+    const std::vector<double> t = median_ns_per_item(n, bodies);
+    char what[64];
+    std::snprintf(what, sizeof what, "%d", n);
+    if (have_driver) std::printf("%-9s %-55s %10.1f %9.2fx   (driver %.1f)\n", "batch", what, t[0], t[1] / t[0], t[1]);
+    else std::printf("%-9s %-55s %10.1f %10s\n", "batch", what, t[0], "-");
   }
   std::printf("%d descriptors differ from the driver's%s\n", mismatches, have_driver ? "" : " (driver not compared)");
   return mismatches ? 1 : 0;

@@ -4,7 +4,7 @@
 # then the encode benchmark. Expects the binaries in $BIN (default .probe): driver_sweep, tmakit,
 # bench_encode. Logs go to $OUT (default ./gpu-out). SEED (default 1001) is the first of the six
 # seeds: give a new one for a sweep no earlier run has seen (used so far, all recorded in
-# docs/results.md: 1001 to 10001 in steps of 1000 on 2026-11-22; 11001 to 16001 in steps of 1000
+# docs/results.md: 1001 to 10001 in steps of 1000 on 2026-11-22; 11001 to 17001 in steps of 1000
 # on 2026-11-26).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
