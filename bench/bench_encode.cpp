@@ -58,6 +58,16 @@ CUresult driver_encode(const TensorMapParams& p, CUtensorMap* m) {
                                 CUtensorMapL2promotion(p.l2), CUtensorMapFloatOOBfill(p.oob));
 }
 
+// The driver's timed body: maps 0..n-1 through cuTensorMapEncodeTiled.
+std::function<void()> driver_body(const TensorMapParams* cfgs, CUtensorMap* out, int n) {
+  return [=] {
+    for (int i = 0; i < n; ++i) {
+      driver_encode(cfgs[i], &out[i]);
+      keep(out[i]);
+    }
+  };
+}
+
 // The second floor: reads bytes 0..151 of each parameter set (everything a tiled map depends on)
 // and writes 128 bytes, with the widest loads and stores the CPU has: on AVX-512 CPUs three
 // 64-byte loads (bytes 0..191) and two 64-byte stores per map, the memory operations encode_many's
@@ -234,13 +244,7 @@ int main() {
           }
         },
         [&] { read_inputs_write_maps(cfgs.data(), our_out.data(), n); }};
-    if (have_driver)
-      bodies.push_back([&] {
-        for (int i = 0; i < n; ++i) {
-          driver_encode(cfgs[i], &drv_out[i]);
-          keep(drv_out[i]);
-        }
-      });
+    if (have_driver) bodies.push_back(driver_body(cfgs.data(), drv_out.data(), n));
     const std::vector<double> t = median_ns_per_item(n, bodies);
     const double t_into = t[0], t_enc = t[1], t_raw = t[2], t_val = t[3], t_sse2 = t[4], t_many = t[5], t_floor = t[6];
     const double t_floor152 = t[7];
@@ -276,13 +280,7 @@ int main() {
       const std::size_t encoded = encode_many(cfgs.data(), out.data(), ok.get(), n);
       keep(encoded);
     }};
-    if (have_driver)
-      bodies.push_back([&] {
-        for (int i = 0; i < n; ++i) {
-          driver_encode(cfgs[i], &drv_out[i]);
-          keep(drv_out[i]);
-        }
-      });
+    if (have_driver) bodies.push_back(driver_body(cfgs.data(), drv_out.data(), n));
     const std::vector<double> t = median_ns_per_item(n, bodies);
     char what[64];
     std::snprintf(what, sizeof what, "%d", n);
