@@ -22,7 +22,7 @@ inline void keep(T const& v) {
 // mixed: rank, type, swizzle and L2 vary from one map to the next. uniform: one rank (3), type
 // (bf16) and swizzle (128B), with shapes and addresses varying, as in a grouped GEMM or a
 // mixture-of-experts layer that encodes a map per expert.
-std::vector<TensorMapParams> make_configs(int n, bool uniform) {
+inline std::vector<TensorMapParams> make_configs(int n, bool uniform) {
   std::mt19937_64 rng(uniform ? 11 : 7);
   const DataType types[] = {DataType::bfloat16, DataType::float16, DataType::float32, DataType::uint8, DataType::float64};
   std::vector<TensorMapParams> out;
