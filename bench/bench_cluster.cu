@@ -39,8 +39,8 @@
 
 #include "tmakit/device/dsmem.cuh"
 #include "tmakit/device/multicast.cuh"
-#include "tmakit/plan/cluster_multicast.hpp"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/multicast.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "../tests/gpu/cluster_test_util.cuh"  // launch_cluster, max_active_clusters, make_map, align_smem (no gtest)
 

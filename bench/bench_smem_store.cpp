@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "tmakit/plan/smem_store_plan.hpp"
+#include "tmakit/smem_store/plan.hpp"
 
 using namespace tmakit;
 

@@ -2,9 +2,9 @@
 // copy plans, printed. Exit status 1 if a plan is not what the docs say.
 #include <cstdio>
 
-#include "tmakit/plan/cluster_explain.hpp"
-#include "tmakit/plan/cluster_multicast.hpp"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/explain.hpp"
+#include "tmakit/cluster/multicast.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 
 using namespace tmakit;
 

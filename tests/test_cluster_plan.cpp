@@ -7,10 +7,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "tmakit/plan/cluster_explain.hpp"
-#include "tmakit/plan/cluster_handoff.hpp"
-#include "tmakit/plan/cluster_multicast.hpp"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/explain.hpp"
+#include "tmakit/cluster/handoff.hpp"
+#include "tmakit/cluster/multicast.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/tensor_map/smem_model.hpp"
 
 using namespace tmakit;

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "tmakit/layout/notation.hpp"
-#include "tmakit/plan/cluster_explain.hpp"
-#include "tmakit/plan/dsmem_layout.hpp"
+#include "tmakit/cluster/explain.hpp"
+#include "tmakit/cluster/dsmem_layout.hpp"
 
 using namespace tmakit;
 

@@ -10,11 +10,11 @@
 
 #include "plan_test_util.hpp"
 #include "tmakit/layout/notation.hpp"
-#include "tmakit/plan/describe_plan.hpp"
+#include "tmakit/plan/describe.hpp"
 #include "tmakit/plan/dlpack.hpp"
-#include "tmakit/plan/explain_plan.hpp"
+#include "tmakit/plan/explain.hpp"
 #include "tmakit/plan/make_problem.hpp"
-#include "tmakit/plan/plan_notation.hpp"
+#include "tmakit/plan/notation.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 
 using namespace tmakit;

@@ -8,10 +8,10 @@
 
 #include "tmakit/layout/linear_layout.hpp"
 #include "tmakit/layout/notation.hpp"
-#include "tmakit/plan/gmma_descriptor.hpp"
-#include "tmakit/plan/smem_store_explain.hpp"
-#include "tmakit/plan/smem_store_plan.hpp"
-#include "tmakit/plan/smem_store_spec.hpp"
+#include "tmakit/smem_store/gmma_descriptor.hpp"
+#include "tmakit/smem_store/explain.hpp"
+#include "tmakit/smem_store/plan.hpp"
+#include "tmakit/smem_store/spec.hpp"
 
 using namespace tmakit;
 
@@ -349,7 +349,7 @@ TEST(SmemStorePlan, StmatrixNeverJoinsTwoTcgen05Loads) {
 }
 
 TEST(SmemStorePlan, PairCheckFollowsTheRowRule) {
-  // pass 1's pair check (smem_store_plan.hpp) writes stmatrix_row_source inverted: lane l's va/vb lie
+  // pass 1's pair check (smem_store/plan.hpp) writes stmatrix_row_source inverted: lane l's va/vb lie
   // in row l/4 started by lane 4 (l/4)'s va (plain), rows 2 (l%4) and 2 (l%4) + 1 started by lane
   // l%4's va and vb (.trans)
   for (int l = 0; l < 32; ++l) {

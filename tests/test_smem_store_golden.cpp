@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "tmakit/plan/smem_store_explain.hpp"
-#include "tmakit/plan/smem_store_plan.hpp"
-#include "tmakit/plan/smem_store_spec.hpp"
+#include "tmakit/smem_store/explain.hpp"
+#include "tmakit/smem_store/plan.hpp"
+#include "tmakit/smem_store/spec.hpp"
 
 using namespace tmakit;
 

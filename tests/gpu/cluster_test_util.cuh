@@ -11,7 +11,7 @@
 #include <cstring>
 #include <utility>
 
-#include "tmakit/plan/cluster_shape.hpp"
+#include "tmakit/cluster/shape.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 
 namespace tmakit_test {

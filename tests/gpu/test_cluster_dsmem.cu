@@ -9,7 +9,7 @@
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device/dsmem.cuh"
 #include "tmakit/device/tma.cuh"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 
 #include <cstdint>
 #include <vector>

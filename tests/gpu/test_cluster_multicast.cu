@@ -1,5 +1,5 @@
 // TMA multicast through tmakit's pipeline (device/multicast.cuh) driven by host plans
-// (plan/cluster_multicast.hpp): leader broadcast and sliced modes for clusters of 2, 4, 8 and 16
+// (cluster/multicast.hpp): leader broadcast and sliced modes for clusters of 2, 4, 8 and 16
 // CTAs, sparse active masks, a 2x2 GEMM-style cluster where A and B complete on one barrier, a
 // 3-D cluster, and the grouped-GEMM straddle (unicast fallback). Every CTA bit-checks every byte
 // of every round against global memory. 2 stages, 6 rounds: buffers are reused three times, so the
@@ -8,7 +8,7 @@
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/layout/swizzle.hpp"
-#include "tmakit/plan/cluster_multicast.hpp"
+#include "tmakit/cluster/multicast.hpp"
 
 #include <cuda.h>
 

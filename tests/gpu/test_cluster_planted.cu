@@ -18,8 +18,8 @@
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device/dsmem.cuh"
 #include "tmakit/device/multicast.cuh"
-#include "tmakit/plan/cluster_multicast.hpp"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/multicast.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 
 #include <cuda.h>
 #include <unistd.h>

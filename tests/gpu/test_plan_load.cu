@@ -19,10 +19,10 @@
 #include "gpu_test_util.cuh"
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/layout/notation.hpp"
-#include "tmakit/plan/describe_plan.hpp"
-#include "tmakit/plan/explain_plan.hpp"
+#include "tmakit/plan/describe.hpp"
+#include "tmakit/plan/explain.hpp"
 #include "tmakit/plan/make_problem.hpp"
-#include "tmakit/plan/plan_notation.hpp"
+#include "tmakit/plan/notation.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 
 namespace td = tmakit::device;

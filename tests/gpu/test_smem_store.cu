@@ -1,4 +1,4 @@
-// GPU verification of the register -> shared-memory store planner (tmakit/plan/smem_store_plan.hpp)
+// GPU verification of the register -> shared-memory store planner (tmakit/smem_store/plan.hpp)
 // and its executor (tmakit/device/smem_store.cuh) on sm_90a:
 //   - WGMMA m64n128k16 f32 accumulators -> planned store into bf16 (K-major and MN-major; SW128, SW64,
 //     SW32, no swizzle), f32 and plain row-major tiles: every element checked bit-exact;
@@ -25,8 +25,8 @@
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/tma.cuh"
-#include "tmakit/plan/gmma_descriptor.hpp"
-#include "tmakit/plan/smem_store_plan.hpp"
+#include "tmakit/smem_store/gmma_descriptor.hpp"
+#include "tmakit/smem_store/plan.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 
 namespace td = tmakit::device;

@@ -13,10 +13,10 @@
 
 #include "json_text.hpp"
 #include "tmakit/layout/notation.hpp"
-#include "tmakit/plan/describe_plan.hpp"
-#include "tmakit/plan/explain_plan.hpp"
+#include "tmakit/plan/describe.hpp"
+#include "tmakit/plan/explain.hpp"
 #include "tmakit/plan/make_problem.hpp"
-#include "tmakit/plan/plan_notation.hpp"
+#include "tmakit/plan/notation.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"

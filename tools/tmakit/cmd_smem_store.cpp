@@ -10,9 +10,9 @@
 #include <istream>
 #include <ostream>
 
-#include "tmakit/plan/smem_store_explain.hpp"
-#include "tmakit/plan/smem_store_plan.hpp"
-#include "tmakit/plan/smem_store_spec.hpp"
+#include "tmakit/smem_store/explain.hpp"
+#include "tmakit/smem_store/plan.hpp"
+#include "tmakit/smem_store/spec.hpp"
 
 namespace tmakit::cli {
 

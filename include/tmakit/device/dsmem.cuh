@@ -28,7 +28,7 @@
 #include "tmakit/device/cluster_watchdog.cuh"
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/ptx_raw.cuh"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 
 namespace tmakit::device {
 

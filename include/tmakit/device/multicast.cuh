@@ -59,7 +59,7 @@
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/device/watchdog.cuh"
-#include "tmakit/plan/cluster_multicast.hpp"
+#include "tmakit/cluster/multicast.hpp"
 
 namespace tmakit::device {
 

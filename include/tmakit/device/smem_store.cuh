@@ -1,4 +1,4 @@
-// Executes a register -> shared-memory store plan (tmakit/plan/smem_store_plan.hpp) computed at
+// Executes a register -> shared-memory store plan (tmakit/smem_store/plan.hpp) computed at
 // compile time:
 //
 //   constexpr tmakit::StoreSource      kSrc  = tmakit::wgmma_accumulator(128);
@@ -25,7 +25,7 @@
 
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/device/tma.cuh"
-#include "tmakit/plan/smem_store_plan.hpp"
+#include "tmakit/smem_store/plan.hpp"
 
 namespace tmakit::device {
 

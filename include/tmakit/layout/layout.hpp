@@ -12,7 +12,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/layout/int_tuple.hpp"
-#include "tmakit/layout/layout_diagnostic.hpp"
+#include "tmakit/layout/diagnostic.hpp"
 
 namespace tmakit {
 

@@ -23,7 +23,7 @@
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/smem_banks.hpp"
 #include "tmakit/layout/layout.hpp"
-#include "tmakit/layout/layout_diagnostic.hpp"
+#include "tmakit/layout/diagnostic.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
 

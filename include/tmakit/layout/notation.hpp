@@ -52,7 +52,7 @@ std::string to_string(const SwizzledLayout& l);  // "Sw<B,M,S> o L", or just L f
 // "lane[5]: 8,16,32,64,128; register[3]: 1,2,4 -> offset[8]"
 std::string to_string(const LinearLayout& l);
 
-// Words for a refusal: what failed and a concrete fix (src/layout_diagnostic.cpp).
+// Words for a refusal: what failed and a concrete fix (src/layout/diagnostic.cpp).
 std::string message(const LayoutDiagnostic& d);
 std::string fix(const LayoutDiagnostic& d);
 

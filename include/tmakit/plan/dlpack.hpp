@@ -10,7 +10,7 @@
 
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/plan/global_tensor.hpp"
-#include "tmakit/plan/plan_rules.hpp"
+#include "tmakit/plan/rules.hpp"
 
 namespace tmakit::dlpack {
 

@@ -17,9 +17,9 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
-#include "tmakit/plan/box_slices.hpp"
-#include "tmakit/plan/cluster_shape.hpp"
-#include "tmakit/plan/plan_rules.hpp"
+#include "tmakit/tensor_map/box_slices.hpp"
+#include "tmakit/cluster/shape.hpp"
+#include "tmakit/plan/rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
 #include "tmakit/plan/tma_plan.hpp"
 #include "tmakit/tensor_map/derived.hpp"

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
-#include "tmakit/plan/cluster_shape.hpp"
-#include "tmakit/plan/plan_rules.hpp"
+#include "tmakit/cluster/shape.hpp"
+#include "tmakit/plan/rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
 #include "tmakit/tensor_map/params.hpp"
 

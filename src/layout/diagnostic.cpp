@@ -1,4 +1,4 @@
-// Words and fixes for layout refusals (see layout_diagnostic.hpp for the rule ids).
+// Words and fixes for layout refusals (see tmakit/layout/diagnostic.hpp for the rule ids).
 #include <string>
 
 #include "tmakit/layout/notation.hpp"

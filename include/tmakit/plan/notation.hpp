@@ -1,4 +1,4 @@
-// Text forms of the planner's inputs (host only; src/plan_notation.cpp).
+// Text forms of the planner's inputs (host only; src/plan/notation.cpp).
 //
 //   global tensor: `<dtype> <layout> [align=<bytes>] [addr=<address>]`, e.g.
 //                  `bf16 (4096,4096):(4096,1)`, `f16 (64,8,1024,128):(128,8192,65536*,1) align=256`

@@ -18,7 +18,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
-#include "tmakit/plan/smem_store_destination.hpp"
+#include "tmakit/smem_store/destination.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit {

@@ -1,5 +1,5 @@
-// Words, JSON and a picture for a store plan (see tmakit/plan/smem_store_explain.hpp).
-#include "tmakit/plan/smem_store_explain.hpp"
+// Words, JSON and a picture for a store plan (see tmakit/smem_store/explain.hpp).
+#include "tmakit/smem_store/explain.hpp"
 
 #include <nlohmann/json.hpp>
 

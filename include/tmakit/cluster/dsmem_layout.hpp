@@ -11,8 +11,8 @@
 #include "tmakit/layout/coalesce.hpp"
 #include "tmakit/layout/layout.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
-#include "tmakit/plan/cluster_rules.hpp"
-#include "tmakit/plan/dsmem_copy.hpp"
+#include "tmakit/cluster/rules.hpp"
+#include "tmakit/cluster/dsmem_copy.hpp"
 
 namespace tmakit {
 

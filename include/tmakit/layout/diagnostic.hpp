@@ -1,5 +1,5 @@
 // Why a layout operation refused, as plain data (usable in constexpr and device code). The words
-// and the fix are produced on the host by message() / fix() (src/layout_diagnostic.cpp).
+// and the fix are produced on the host by message() / fix() (src/layout/diagnostic.cpp).
 #pragma once
 
 #include <cstdint>

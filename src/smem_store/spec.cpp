@@ -1,5 +1,5 @@
-// Text forms of store sources and destinations (see tmakit/plan/smem_store_spec.hpp).
-#include "tmakit/plan/smem_store_spec.hpp"
+// Text forms of store sources and destinations (see tmakit/smem_store/spec.hpp).
+#include "tmakit/smem_store/spec.hpp"
 
 #include <cctype>
 #include <string>

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "tmakit/plan/cluster_rules.hpp"
+#include "tmakit/cluster/rules.hpp"
 
 namespace tmakit {
 

@@ -1,6 +1,6 @@
 // The rules the TMA planner enforces, each with a stable id, and the fixed-capacity list of
 // refusals it returns (plain data: usable in constexpr and device code). Words and fixes, in the
-// user's own mode names, come from explain_plan() (tmakit/plan/explain_plan.hpp, host only).
+// user's own mode names, come from explain_plan() (tmakit/plan/explain.hpp, host only).
 //
 // Ids are stable: tests, the CLI's JSON and users' scripts match on them. Never renumber or rename;
 // add new rules at the end.
@@ -83,7 +83,7 @@ TMAKIT_HD constexpr const char* plan_rule_id(PlanRule r) {
 
 // One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
 // shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in
-// explain_plan.cpp (e.g. inner_contiguous: a = global stride, b = the mode that IS contiguous).
+// src/plan/explain.cpp (e.g. inner_contiguous: a = global stride, b = the mode that IS contiguous).
 struct PlanIssue {
   PlanRule rule = PlanRule::gmem_dtype;
   std::int32_t mode = -1;

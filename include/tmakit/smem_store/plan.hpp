@@ -24,9 +24,9 @@
 
 #include "tmakit/core/bits.hpp"
 #include "tmakit/core/config.hpp"
-#include "tmakit/plan/smem_store_destination.hpp"
-#include "tmakit/plan/smem_store_source.hpp"
-#include "tmakit/plan/smem_store_wavefronts.hpp"
+#include "tmakit/smem_store/destination.hpp"
+#include "tmakit/smem_store/source.hpp"
+#include "tmakit/smem_store/wavefronts.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
 namespace tmakit {

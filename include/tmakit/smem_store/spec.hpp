@@ -1,5 +1,5 @@
 // Text forms of store sources and destinations, as the CLI takes them (host only;
-// src/smem_store_spec.cpp).
+// src/smem_store/spec.cpp).
 //
 // Source:  KIND SHAPE [OPTIONS] [CONVERSION]
 //   wgmma m64n128 f32->bf16           Hopper WGMMA accumulator (f32 or f16), N in 8..256
@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "tmakit/plan/smem_store_destination.hpp"
-#include "tmakit/plan/smem_store_source.hpp"
+#include "tmakit/smem_store/destination.hpp"
+#include "tmakit/smem_store/source.hpp"
 
 namespace tmakit {
 

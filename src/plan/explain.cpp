@@ -1,5 +1,5 @@
-// Planner refusals in the user's terms: see tmakit/plan/explain_plan.hpp.
-#include "tmakit/plan/explain_plan.hpp"
+// Planner refusals in the user's terms: see tmakit/plan/explain.hpp.
+#include "tmakit/plan/explain.hpp"
 
 #include <cstdint>
 #include <string>
@@ -37,7 +37,7 @@ S bytes_text(std::int64_t n, std::int64_t eb) {
 // The largest legal TMA global stride: below 2^40 bytes, a multiple of 16.
 constexpr std::uint64_t kMaxTmaStride = (std::uint64_t{1} << 40) - 16;
 
-// The largest integer the layout notation reads (src/layout_notation.cpp): 2^62.
+// The largest integer the layout notation reads (src/layout/notation.cpp): 2^62.
 constexpr std::int64_t kMaxNotation = std::int64_t{1} << 62;
 
 struct Ctx {

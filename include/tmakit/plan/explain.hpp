@@ -1,4 +1,4 @@
-// Refusals in words (host only; src/plan_explain.cpp): every PlanIssue becomes one line naming the
+// Refusals in words (host only; src/plan/explain.cpp): every PlanIssue becomes one line naming the
 // rule id, the user's mode (index and name), the numbers and a concrete fix, e.g.
 //   error [plan.inner_contiguous] tile mode 0 (M) is contiguous in shared memory but has global
 //   stride 4096: TMA's innermost box dimension must be contiguous in global memory; fix: make tile
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tmakit/plan/plan_rules.hpp"
+#include "tmakit/plan/rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
 
 namespace tmakit {

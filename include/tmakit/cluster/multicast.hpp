@@ -27,9 +27,9 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
-#include "tmakit/plan/box_slices.hpp"
-#include "tmakit/plan/cluster_rules.hpp"
-#include "tmakit/plan/cluster_shape.hpp"
+#include "tmakit/tensor_map/box_slices.hpp"
+#include "tmakit/cluster/rules.hpp"
+#include "tmakit/cluster/shape.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/params.hpp"
 

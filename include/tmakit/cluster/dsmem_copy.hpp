@@ -29,7 +29,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/layout/swizzle.hpp"
-#include "tmakit/plan/cluster_rules.hpp"
+#include "tmakit/cluster/rules.hpp"
 
 namespace tmakit {
 

@@ -1,4 +1,4 @@
-// A plan in words and as JSON (host only; src/plan_describe.cpp). Used by `tmakit plan`.
+// A plan in words and as JSON (host only; src/plan/describe.cpp). Used by `tmakit plan`.
 #pragma once
 
 #include <string>

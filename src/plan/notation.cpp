@@ -1,5 +1,5 @@
-// Text forms of the planner's inputs: see tmakit/plan/plan_notation.hpp.
-#include "tmakit/plan/plan_notation.hpp"
+// Text forms of the planner's inputs: see tmakit/plan/notation.hpp.
+#include "tmakit/plan/notation.hpp"
 
 #include <cstdint>
 #include <cstdio>

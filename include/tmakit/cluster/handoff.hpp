@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
-#include "tmakit/plan/cluster_rules.hpp"
+#include "tmakit/cluster/rules.hpp"
 
 namespace tmakit {
 

@@ -1,5 +1,5 @@
-// A plan in words and as JSON: see tmakit/plan/describe_plan.hpp.
-#include "tmakit/plan/describe_plan.hpp"
+// A plan in words and as JSON: see tmakit/plan/describe.hpp.
+#include "tmakit/plan/describe.hpp"
 
 #include <nlohmann/json.hpp>
 

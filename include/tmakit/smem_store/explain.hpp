@@ -1,9 +1,9 @@
-// Words, JSON and a picture for a store plan (host only; src/smem_store_explain.cpp).
+// Words, JSON and a picture for a store plan (host only; src/smem_store/explain.cpp).
 #pragma once
 
 #include <string>
 
-#include "tmakit/plan/smem_store_plan.hpp"
+#include "tmakit/smem_store/plan.hpp"
 
 namespace tmakit {
 
