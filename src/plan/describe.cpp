@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "json_text.hpp"
+#include "../json_text.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "json_text.hpp"
+#include "../json_text.hpp"
 #include "tmakit/layout/notation.hpp"
 
 namespace tmakit {

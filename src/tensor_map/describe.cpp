@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "json_text.hpp"
+#include "../json_text.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/names.hpp"
