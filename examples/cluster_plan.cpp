@@ -45,7 +45,7 @@ int main() {
   strided.dst = compact_region(4, 64, 32);
   const DsmemPlan p = plan_dsmem_copy(strided);
   std::printf("DSMEM 32 rows x 256 B, source pitch 272 B -> compact: %s, %u pieces, tx %u B, %u issuing thread(s): %s\n",
-              dsmem_path_name(p.path), p.piece_count, p.tx_bytes, p.issuing_threads, dsmem_reason_text(p.reason));
+              dsmem_path_name(p.path), p.piece_count, p.tx_bytes, p.issuing_threads, rule_text(p.reason));
   DsmemSpec swz;
   swz.elem_bytes = 2;
   swz.src = compact_region(2, 64, 16);
@@ -53,7 +53,7 @@ int main() {
   swz.dst.swizzle = swizzle_for(Swizzle::b128);
   const DsmemPlan q = plan_dsmem_copy(swz);
   std::printf("DSMEM 16 rows x 128 B plain -> 128B-swizzled: %s, %u B units, %u minimal pieces, tx %u B: %s\n",
-              dsmem_path_name(q.path), q.unit_bytes, q.min_pieces, q.tx_bytes, dsmem_reason_text(q.reason));
+              dsmem_path_name(q.path), q.unit_bytes, q.min_pieces, q.tx_bytes, rule_text(q.reason));
   const bool ok = g.a.ok() && g.b.ok() && stage_expect_bytes(plans, 2, 0) == 32768 && p.path == DsmemPath::bulk_multi &&
                   q.path == DsmemPath::st_async;
   return ok ? 0 : 1;

@@ -160,8 +160,8 @@ TEST(ClusterPlan, ElementStridesCountLikeTheHardware) {
 }
 
 // ClusterDiagnostics is core's ViolationList (one list type for every module), with notes that
-// do not fail ok() and a zeroed, constexpr-usable empty state.
-static_assert(std::is_base_of_v<ViolationList<ClusterRule, 32, ClusterViolation>, ClusterDiagnostics>);
+// do not fail ok() and a fully initialized, constexpr-usable empty state.
+static_assert(std::is_same_v<ViolationList<ClusterRule, 32, ClusterViolation>, ClusterDiagnostics>);
 static_assert(ClusterDiagnostics{}.empty() && ClusterDiagnostics{}.ok() && ClusterDiagnostics::kCapacity == 32);
 TEST(ClusterPlan, DiagnosticsKeepTheFirstCapacityAndFlagTheRest) {
   ClusterDiagnostics d;

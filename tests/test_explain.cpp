@@ -350,7 +350,7 @@ TEST(Explain, EveryRuleHasWordsAndAFix) {
       seen.insert(x.rule_id);
     }
   }
-  for (std::uint32_t r = 0; r < kRuleCount; ++r) EXPECT_TRUE(seen.count(rule_id(Rule(r)))) << rule_id(Rule(r));
+  for (int r = 0; r < rule_count<Rule>; ++r) EXPECT_TRUE(seen.count(rule_id(Rule(r)))) << rule_id(Rule(r));
 }
 
 }  // namespace

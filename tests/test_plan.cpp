@@ -772,7 +772,7 @@ TEST(PlanRefusal, MulticastThatCannotBeSplitAndBadClusters) {
 
 TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   std::vector<std::string> ids;
-  for (std::uint32_t i = 0; i < kPlanRuleCount; ++i) ids.push_back(plan_rule_id(static_cast<PlanRule>(i)));
+  for (int i = 0; i < rule_count<PlanRule>; ++i) ids.push_back(rule_id(static_cast<PlanRule>(i)));
   EXPECT_EQ(ids[0], "gmem.dtype");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::inner_contiguous)], "plan.inner_contiguous");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::leaf_capacity)], "plan.capacity");

@@ -104,7 +104,7 @@ void dump_width(std::ostream& o, const WidthFinding& f) {
 std::string dump(const SmemStorePlan& p) {
   std::ostringstream o;
   const SmemStoreRefusal& r = p.refusal;
-  o << "ok=" << p.ok << " rule=" << smem_store_rule_id(r.rule) << " n=" << r.n0 << ',' << r.n1 << ',' << r.n2 << ','
+  o << "ok=" << p.ok << " rule=" << rule_id(r.rule) << " n=" << r.n0 << ',' << r.n1 << ',' << r.n2 << ','
     << r.n3;
   dump_slot(o, "ra", r.a);
   dump_slot(o, "rb", r.b);

@@ -87,14 +87,14 @@ TEST(Validate, BaselinesAreValid) {
 
 TEST(Validate, RuleIdsAreUniqueAndEveryRuleHasWords) {
   std::set<std::string> seen;
-  for (std::uint32_t r = 0; r < kRuleCount; ++r) {
+  for (int r = 0; r < rule_count<Rule>; ++r) {
     const std::string id = rule_id(Rule(r));
     EXPECT_NE(id, "unknown") << r;
     EXPECT_TRUE(seen.insert(id).second) << "duplicate id " << id;
     EXPECT_NE(id.find('.'), std::string::npos) << id;
     EXPECT_STRNE(rule_text(Rule(r)), "unknown rule") << id;
   }
-  EXPECT_EQ(seen.size(), kRuleCount);
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(rule_count<Rule>));
 }
 
 // ---------------------------------------------------------------- enum values and the target

@@ -110,7 +110,7 @@ struct Ctx {
 
 PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
   PlanDiagnostic d;
-  d.rule_id = plan_rule_id(i.rule);
+  d.rule_id = rule_id(i.rule);
   d.where = i.mode >= 0 ? c.piece(i.mode, i.part) : "";
   const std::int64_t eb = c.eb();
   switch (i.rule) {
@@ -312,7 +312,7 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
                (i.d != 0 ? " whose rows are a multiple of 16 bytes" : "") + " to cut it by";
       d.fix = "use a tile extent for " + c.bare(i.mode) + " with a divisor of at most " + num(i.b) + " (e.g. a multiple of 64)";
       break;
-    case PlanRule::inner_start: {  // retired: the planner no longer reports it (plan_rules.hpp)
+    case PlanRule::inner_start: {  // retired: the planner no longer reports it (plan/rules.hpp)
       const std::int64_t q = 16 / eb > 0 ? 16 / eb : 1;
       d.what = "the innermost TMA coordinate (" + c.name(i.mode) + ") moves by " + num(i.a) + " elements = " + num(i.b) +
                " bytes between tiles or instructions: the hardware faults (illegal instruction, measured on the H200) "

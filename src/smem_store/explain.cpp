@@ -59,7 +59,7 @@ std::string dest_name(const StoreDestination& d) {
 
 std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d) {
   const SmemStoreRefusal& f = p.refusal;
-  std::string m = "error [" + std::string(smem_store_rule_id(f.rule)) + "] ";
+  std::string m = "error [" + std::string(rule_id(f.rule)) + "] ";
   switch (f.rule) {
     case SmemStoreRule::ok: return "";
     case SmemStoreRule::source_not_tv_map:
@@ -305,7 +305,7 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
   j["elem_bytes"] = d.elem_bytes;
   j["ok"] = p.ok;
   if (!p.ok) {
-    j["errors"] = nlohmann::json::array({{{"rule", smem_store_rule_id(p.refusal.rule)},
+    j["errors"] = nlohmann::json::array({{{"rule", rule_id(p.refusal.rule)},
                                           {"message", refusal_message(p, s, d)},
                                           {"fix", refusal_fix(p, s, d)},
                                           {"slot_a", {{"thread", p.refusal.a.thread}, {"value", p.refusal.a.value}}},

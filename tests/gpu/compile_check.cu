@@ -4,6 +4,12 @@
 // (its larger form); test_mbarrier.cu covers the watchdog-off form for sm_90a.
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device.cuh"
+#include "tmakit/cluster/dsmem_copy.hpp"
+#include "tmakit/cluster/rules.hpp"
+#include "tmakit/layout/diagnostic.hpp"
+#include "tmakit/plan/rules.hpp"
+#include "tmakit/smem_store/rules.hpp"
+#include "tmakit/tensor_map/rules.hpp"
 
 namespace td = tmakit::device;
 
@@ -103,6 +109,20 @@ __global__ void __cluster_dims__(2, 1, 1)
   td::Phase ph;
   td::wait(bar, ph);
   cooperative_groups::this_cluster().sync();
+}
+
+// Rule tables (core/diagnostics.hpp) read in device code with a rule known only at run time, and a
+// list whose ok() / errors() follow the table's severities.
+__global__ void tmakit_compile_check_rule_tables_kernel(int r, const char** text, int* out) {
+  text[0] = tmakit::rule_id(static_cast<tmakit::Rule>(r));
+  text[1] = tmakit::rule_text(static_cast<tmakit::PlanRule>(r));
+  text[2] = tmakit::rule_fix(static_cast<tmakit::ClusterRule>(r));
+  text[3] = tmakit::rule_id(static_cast<tmakit::LayoutRule>(r));
+  text[4] = tmakit::rule_id(static_cast<tmakit::SmemStoreRule>(r));
+  text[5] = tmakit::rule_text(static_cast<tmakit::DsmemReason>(r));
+  tmakit::ClusterDiagnostics d;
+  d.add(static_cast<tmakit::ClusterRule>(r), 0, r);
+  out[0] = d.ok() + d.errors() + tmakit::is_note(static_cast<tmakit::ClusterRule>(r + 1));
 }
 
 // Host side of the watchdog API.

@@ -98,18 +98,30 @@ TMAKIT_HD constexpr const char* dsmem_path_name(DsmemPath p) {
   }
   return "?";
 }
-TMAKIT_HD constexpr const char* dsmem_reason_text(DsmemReason r) {
-  switch (r) {
-    case DsmemReason::contiguous: return "source and destination are one contiguous range each: one bulk copy";
-    case DsmemReason::pieces: return "the region splits into contiguous pieces, each 16 B aligned and sized: one bulk copy per piece";
-    case DsmemReason::bulk_misaligned: return "a contiguous piece is not 16 B aligned or not a multiple of 16 B: element-wise";
-    case DsmemReason::too_many_pieces: return "more contiguous pieces than kMaxBulkPieces (a reshape / swizzle change): element-wise";
-    case DsmemReason::asked: return "an element-wise path was asked for";
-    case DsmemReason::narrow_units: return "element-wise units below 4 B (st.async stores b32/b64/v4.b32 only): mapa + st.shared::cluster";
-    case DsmemReason::invalid: return "invalid spec (see diagnostics)";
-  }
-  return "?";
+
+// Why plan_dsmem_copy chose its path, as a rule family (the reason is a note; `invalid` is the error
+// the plan's diagnostics detail): rule_text(reason) says it in one line.
+TMAKIT_HD constexpr RuleTable<DsmemReason, 7> rule_table(DsmemReason) {
+  return {{
+      {DsmemReason::contiguous, "dsmem.reason.contiguous", "DSMEM regions",
+       "source and destination are one contiguous range each: one bulk copy", Severity::note},
+      {DsmemReason::pieces, "dsmem.reason.pieces", "DSMEM regions",
+       "the region splits into contiguous pieces, each 16 B aligned and sized: one bulk copy per piece",
+       Severity::note},
+      {DsmemReason::bulk_misaligned, "dsmem.reason.bulk_misaligned", "DSMEM regions",
+       "a contiguous piece is not 16 B aligned or not a multiple of 16 B: element-wise", Severity::note},
+      {DsmemReason::too_many_pieces, "dsmem.reason.too_many_pieces", "DSMEM regions",
+       "more contiguous pieces than kMaxBulkPieces (a reshape / swizzle change): element-wise", Severity::note},
+      {DsmemReason::asked, "dsmem.reason.asked", "DSMEM regions", "an element-wise path was asked for", Severity::note},
+      {DsmemReason::narrow_units, "dsmem.reason.narrow_units", "DSMEM regions",
+       "element-wise units below 4 B (st.async stores b32/b64/v4.b32 only): mapa + st.shared::cluster",
+       Severity::note},
+      {DsmemReason::invalid, "dsmem.reason.invalid", "DSMEM regions",
+       "invalid spec (see diagnostics)", Severity::error},
+  }};
 }
+static_assert(rule_table_well_formed(rule_table(DsmemReason{})), "one row per reason in enum order, with unique ids");
+static_assert(rule_count<DsmemReason> == static_cast<int>(DsmemReason::invalid) + 1, "a row for every enum value");
 
 struct DsmemSpec {
   std::uint32_t elem_bytes = 4;

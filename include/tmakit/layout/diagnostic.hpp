@@ -5,10 +5,12 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/core/diagnostics.hpp"
 
 namespace tmakit {
 
-// Stable rule ids; rule_id() gives the string form used in JSON and messages. Append only.
+// Stable rules; rule_id() gives the string form used in JSON and messages (the table below). Append
+// only.
 enum class LayoutRule : std::uint16_t {
   ok = 0,
   capacity,                    // the result needs more than IntTuple::kMaxNodes nodes
@@ -29,28 +31,45 @@ enum class LayoutRule : std::uint16_t {
   size_range,                  // the shape has more than 2^62 elements: leaf `mode` (extent a) after b
 };
 
-TMAKIT_HD constexpr const char* rule_id(LayoutRule r) {
-  switch (r) {
-    case LayoutRule::ok: return "layout.ok";
-    case LayoutRule::capacity: return "layout.capacity";
-    case LayoutRule::not_congruent: return "layout.not_congruent";
-    case LayoutRule::bad_shape: return "layout.bad_shape";
-    case LayoutRule::negative_stride: return "layout.negative_stride";
-    case LayoutRule::composition_stride: return "layout.composition.stride_divisibility";
-    case LayoutRule::composition_shape: return "layout.composition.shape_divisibility";
-    case LayoutRule::complement_not_injective: return "layout.complement.not_injective";
-    case LayoutRule::complement_not_divisible: return "layout.complement.stride_divisibility";
-    case LayoutRule::tiler_rank: return "layout.tiler.rank";
-    case LayoutRule::not_injective: return "layout.inverse.not_injective";
-    case LayoutRule::swizzle_elem_bytes: return "layout.swizzle.elem_bytes";
-    case LayoutRule::not_power_of_two: return "layout.linear.not_power_of_two";
-    case LayoutRule::not_bijective: return "layout.linear.not_bijective";
-    case LayoutRule::dims_mismatch: return "layout.linear.dims_mismatch";
-    case LayoutRule::not_linear: return "layout.linear.not_linear";
-    case LayoutRule::size_range: return "layout.size_range";
-  }
-  return "layout.unknown";
+// `text` says in one line what the input does wrong (`ok`: a note, no refusal); the words with the
+// numbers, and the fixes, come from message() / fix() (host only).
+TMAKIT_HD constexpr RuleTable<LayoutRule, 17> rule_table(LayoutRule) {
+  return {{
+      {LayoutRule::ok, "layout.ok", "", "no refusal", Severity::note},
+      {LayoutRule::capacity, "layout.capacity", "result",
+       "the result needs more than tmakit's fixed capacity (IntTuple nodes; F2 linear layouts: bits, dimensions, "
+       "name characters)"},
+      {LayoutRule::not_congruent, "layout.not_congruent", "shape, stride",
+       "shape and stride (or coordinate and shape) differ in structure"},
+      {LayoutRule::bad_shape, "layout.bad_shape", "shape", "a shape leaf (or size) below 1"},
+      {LayoutRule::negative_stride, "layout.negative_stride", "stride",
+       "a negative stride where the operation needs non-negative ones"},
+      {LayoutRule::composition_stride, "layout.composition.stride_divisibility", "right-hand layout",
+       "composition: a right-hand stride neither divides nor is a multiple of the left-hand extent"},
+      {LayoutRule::composition_shape, "layout.composition.shape_divisibility", "right-hand layout",
+       "composition: a right-hand extent does not split the left-hand extent"},
+      {LayoutRule::complement_not_injective, "layout.complement.not_injective", "layout",
+       "complement: two modes overlap (the layout is not injective)"},
+      {LayoutRule::complement_not_divisible, "layout.complement.stride_divisibility", "layout",
+       "complement: a stride is not a multiple of the extent spanned below it"},
+      {LayoutRule::tiler_rank, "layout.tiler.rank", "tiler", "a by-mode tiler with more modes than the layout"},
+      {LayoutRule::not_injective, "layout.inverse.not_injective", "layout",
+       "left inverse of a layout that is not injective"},
+      {LayoutRule::swizzle_elem_bytes, "layout.swizzle.elem_bytes", "element size",
+       "an element size that does not divide the swizzle chunk (2^M bytes)"},
+      {LayoutRule::not_power_of_two, "layout.linear.not_power_of_two", "layout",
+       "F2 linear layouts: an extent or stride that is not a power of two"},
+      {LayoutRule::not_bijective, "layout.linear.not_bijective", "linear layout",
+       "F2 linear layouts: inverse of a map that is not bijective"},
+      {LayoutRule::dims_mismatch, "layout.linear.dims_mismatch", "linear layout",
+       "F2 linear layouts: the two maps do not share the named dimension"},
+      {LayoutRule::not_linear, "layout.linear.not_linear", "layout",
+       "F2 linear layouts: two input bits land on one output bit (carries)"},
+      {LayoutRule::size_range, "layout.size_range", "shape", "a shape of more than 2^62 elements"},
+  }};
 }
+static_assert(rule_table_well_formed(rule_table(LayoutRule{})), "one row per rule in enum order, with unique ids");
+static_assert(rule_count<LayoutRule> == static_cast<int>(LayoutRule::size_range) + 1, "a row for every enum value");
 
 struct LayoutDiagnostic {
   LayoutRule rule = LayoutRule::ok;

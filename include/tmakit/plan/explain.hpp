@@ -14,7 +14,7 @@
 namespace tmakit {
 
 struct PlanDiagnostic {
-  std::string rule_id;  // stable: plan_rule_id()
+  std::string rule_id;  // stable: rule_id(PlanRule)
   std::string where;    // "tile mode 0 (M)", "tile mode 1 (d), piece 1", or "" for the whole plan
   std::string what;     // the violated rule with the numbers
   std::string fix;      // a concrete fix

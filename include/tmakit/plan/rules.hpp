@@ -1,6 +1,7 @@
-// The rules the TMA planner enforces, each with a stable id, and the fixed-capacity list of
-// refusals it returns (plain data: usable in constexpr and device code). Words and fixes, in the
-// user's own mode names, come from explain_plan() (tmakit/plan/explain.hpp, host only).
+// The rules the TMA planner enforces (one table row each, with its stable id), and the
+// fixed-capacity list of refusals it returns (plain data: usable in constexpr and device code).
+// Words and fixes, in the user's own mode names, come from explain_plan() (tmakit/plan/explain.hpp,
+// host only).
 //
 // Ids are stable: tests, the CLI's JSON and users' scripts match on them. Never renumber or rename;
 // add new rules at the end.
@@ -9,6 +10,7 @@
 #include <cstdint>
 
 #include "tmakit/core/config.hpp"
+#include "tmakit/core/diagnostics.hpp"
 
 namespace tmakit {
 
@@ -44,42 +46,58 @@ enum class PlanRule : std::uint32_t {
   gmem_stride_range,     // gmem.stride_range: a stride TMA needs is at or above 2^40 bytes
 };
 
-inline constexpr std::uint32_t kPlanRuleCount = static_cast<std::uint32_t>(PlanRule::gmem_stride_range) + 1;
-
-TMAKIT_HD constexpr const char* plan_rule_id(PlanRule r) {
-  switch (r) {
-    case PlanRule::gmem_dtype: return "gmem.dtype";
-    case PlanRule::gmem_rank: return "gmem.rank";
-    case PlanRule::gmem_extent: return "gmem.extent";
-    case PlanRule::gmem_negative_stride: return "gmem.negative_stride";
-    case PlanRule::gmem_base_align: return "gmem.base_align";
-    case PlanRule::gmem_stride_align: return "gmem.stride_align";
-    case PlanRule::tile_rank: return "tile.rank";
-    case PlanRule::tile_extent: return "tile.extent";
-    case PlanRule::smem_rank: return "smem.rank";
-    case PlanRule::smem_mode_size: return "smem.mode_size";
-    case PlanRule::smem_swizzle: return "smem.swizzle";
-    case PlanRule::smem_overlap: return "smem.overlap";
-    case PlanRule::smem_no_contiguous: return "smem.no_contiguous";
-    case PlanRule::inner_contiguous: return "plan.inner_contiguous";
-    case PlanRule::inner_bytes: return "plan.inner_bytes";
-    case PlanRule::inner_span: return "plan.inner_span";
-    case PlanRule::box_split: return "plan.box_split";
-    case PlanRule::inner_start: return "plan.inner_start";
-    case PlanRule::factor_divides: return "plan.factor_divides";
-    case PlanRule::rank_exceeded: return "plan.rank";
-    case PlanRule::smem_offset_align: return "plan.smem_offset_align";
-    case PlanRule::too_many_loops: return "plan.loops";
-    case PlanRule::expect_tx_limit: return "plan.expect_tx";
-    case PlanRule::smem_capacity: return "plan.smem_capacity";
-    case PlanRule::multicast_split: return "plan.multicast";
-    case PlanRule::multicast_cluster: return "plan.cluster";
-    case PlanRule::descriptor_invalid: return "plan.descriptor";
-    case PlanRule::leaf_capacity: return "plan.capacity";
-    case PlanRule::gmem_stride_range: return "gmem.stride_range";
-  }
-  return "plan.unknown";
+// `text` says what the input does wrong in one line; `part` names the input the rule concerns. The
+// words with the user's numbers and mode names, and the fixes, come from explain_plan().
+TMAKIT_HD constexpr RuleTable<PlanRule, 29> rule_table(PlanRule) {
+  return {{
+      {PlanRule::gmem_dtype, "gmem.dtype", "global tensor",
+       "an element type the planner cannot place (invalid, or packed sub-byte)"},
+      {PlanRule::gmem_rank, "gmem.rank", "global tensor", "more global modes than kMaxTileModes"},
+      {PlanRule::gmem_extent, "gmem.extent", "global tensor", "a global extent below 1"},
+      {PlanRule::gmem_negative_stride, "gmem.negative_stride", "global tensor",
+       "a negative global stride (TMA strides are unsigned)"},
+      {PlanRule::gmem_base_align, "gmem.base_align", "global tensor",
+       "a base address or known alignment that is not a multiple of 16 bytes"},
+      {PlanRule::gmem_stride_align, "gmem.stride_align", "global tensor",
+       "a stride TMA needs that is not a multiple of 16 bytes"},
+      {PlanRule::tile_rank, "tile.rank", "tiler", "a tiler whose entries do not match the global modes one to one"},
+      {PlanRule::tile_extent, "tile.extent", "tiler", "a tile extent below 1"},
+      {PlanRule::smem_rank, "smem.rank", "shared layout", "a shared layout whose modes do not match the tiled modes"},
+      {PlanRule::smem_mode_size, "smem.mode_size", "shared layout",
+       "a shared mode whose size differs from its tile extent"},
+      {PlanRule::smem_swizzle, "smem.swizzle", "shared layout", "a shared swizzle that is not a pattern TMA writes"},
+      {PlanRule::smem_overlap, "smem.overlap", "shared layout",
+       "two tile elements would share a place (equal strides, or overlapping instructions)"},
+      {PlanRule::smem_no_contiguous, "smem.no_contiguous", "shared layout", "no shared mode of stride 1"},
+      {PlanRule::inner_contiguous, "plan.inner_contiguous", "shared layout",
+       "the mode contiguous in shared memory is strided in global memory"},
+      {PlanRule::inner_bytes, "plan.inner_bytes", "tiler", "inner box bytes that are not a multiple of 16"},
+      {PlanRule::inner_span, "plan.inner_span", "shared layout",
+       "a contiguous run that cannot be cut into rows of the swizzle span"},
+      {PlanRule::box_split, "plan.box_split", "tiler",
+       "an extent above 256 with no divisor of at most 256 to cut it by"},
+      {PlanRule::inner_start, "plan.inner_start", "tiler",
+       "the innermost coordinate moves by a non-multiple of 16 bytes (retired: implied by plan.inner_bytes, "
+       "never reported; the id is kept)"},
+      {PlanRule::factor_divides, "plan.factor_divides", "global tensor",
+       "a global extent that is not a multiple of a tile piece"},
+      {PlanRule::rank_exceeded, "plan.rank", "plan", "more than 5 TMA dimensions needed"},
+      {PlanRule::smem_offset_align, "plan.smem_offset_align", "shared layout",
+       "an instruction's shared-memory offset breaks the destination alignment"},
+      {PlanRule::too_many_loops, "plan.loops", "plan", "more instruction loops than kMaxPlanLoops"},
+      {PlanRule::expect_tx_limit, "plan.expect_tx", "plan",
+       "more bytes per stage than an mbarrier transaction count holds (2^20 - 1)"},
+      {PlanRule::smem_capacity, "plan.smem_capacity", "shared layout", "a tile that does not fit in shared memory"},
+      {PlanRule::multicast_split, "plan.multicast", "cluster",
+       "instructions that cannot be split over the multicast CTAs"},
+      {PlanRule::multicast_cluster, "plan.cluster", "cluster", "an invalid cluster shape or multicast dimension"},
+      {PlanRule::descriptor_invalid, "plan.descriptor", "plan", "validate() refused the planned descriptor"},
+      {PlanRule::leaf_capacity, "plan.capacity", "shared layout", "more tile pieces than kMaxTileLeaves"},
+      {PlanRule::gmem_stride_range, "gmem.stride_range", "global tensor", "a stride TMA needs at or above 2^40 bytes"},
+  }};
 }
+static_assert(rule_table_well_formed(rule_table(PlanRule{})), "one row per rule in enum order, with unique ids");
+static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::gmem_stride_range) + 1, "a row for every enum value");
 
 // One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
 // shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in
@@ -91,27 +109,7 @@ struct PlanIssue {
   std::int64_t a = 0, b = 0, c = 0, d = 0;
 };
 
-struct PlanIssues {
-  static constexpr int kCapacity = 16;
-  PlanIssue items[kCapacity] = {};
-  int count = 0;
-  bool truncated = false;
-  TMAKIT_HD constexpr void add(const PlanIssue& i) {
-    if (count < kCapacity) items[count++] = i;
-    else truncated = true;
-  }
-  TMAKIT_HD constexpr void add(PlanRule r, std::int32_t mode, std::int32_t part, std::int64_t a = 0,
-                               std::int64_t b = 0, std::int64_t c = 0, std::int64_t d = 0) {
-    add(PlanIssue{r, mode, part, a, b, c, d});
-  }
-  TMAKIT_HD constexpr bool empty() const { return count == 0 && !truncated; }
-  TMAKIT_HD constexpr bool contains(PlanRule r) const {
-    for (int i = 0; i < count; ++i)
-      if (items[i].rule == r) return true;
-    return false;
-  }
-  TMAKIT_HD constexpr const PlanIssue* begin() const { return items; }
-  TMAKIT_HD constexpr const PlanIssue* end() const { return items + count; }
-};
+// Every refusal of one planning call: core's list (add(rule, mode, part, a, b, c, d)).
+using PlanIssues = ViolationList<PlanRule, 16, PlanIssue>;
 
 }  // namespace tmakit

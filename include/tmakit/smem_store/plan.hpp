@@ -25,6 +25,7 @@
 #include "tmakit/core/bits.hpp"
 #include "tmakit/core/config.hpp"
 #include "tmakit/smem_store/destination.hpp"
+#include "tmakit/smem_store/rules.hpp"
 #include "tmakit/smem_store/source.hpp"
 #include "tmakit/smem_store/wavefronts.hpp"
 #include "tmakit/tensor_map/rules.hpp"
@@ -77,45 +78,6 @@ struct StmatrixRow {
 };
 TMAKIT_HD constexpr StmatrixRow stmatrix_row_source(int r, bool trans) {
   return trans ? StmatrixRow{r / 2, r % 2 != 0} : StmatrixRow{4 * r, false};
-}
-
-// Why a store request is refused. Stable ids: smem_store_rule_id(). Append only.
-enum class SmemStoreRule : std::uint16_t {
-  ok = 0,
-  source_not_tv_map,     // tv layout is not rank 2 (thread, value): n0 = its rank
-  source_threads,        // thread count not a multiple of 32 in 32..1024: n0 = threads
-  source_shape,          // a fragment model's parameters are invalid: n0 = n, n1 = rep
-  source_out_of_tile,    // slot a maps outside the rows x cols tile: n0 = rows, n1 = cols
-  source_not_injective,  // slots a and b hold the same element
-  tile_mismatch,         // source tile n0 x n1 != destination tile n2 x n3
-  dest_elem_bytes,       // element bytes n0 not in {1,2,4,8} or not dividing the swizzle chunk n1
-  dest_base_alignment,   // base offset n0 not a multiple of the swizzle repeat n1 (or of the element size)
-  dest_swizzle_units,    // swizzle chunk n0 B < the n1-byte runs each thread holds: element-unit swizzle?
-  dest_swizzle_unsupported,  // a swizzle mode without a model (128B_ATOM_32B_FLIP_8B)
-  capacity,              // more than kMaxValues values, 1024 threads, or a tile over 65536 elements
-  dest_not_injective,    // slots a and b are written to the same byte address
-  dest_size,             // the destination reaches byte n1 (base offset included; n0 < 0: a negative
-                         // element offset), beyond the n2 bytes of shared memory
-};
-
-TMAKIT_HD constexpr const char* smem_store_rule_id(SmemStoreRule r) {
-  switch (r) {
-    case SmemStoreRule::ok: return "smem_store.ok";
-    case SmemStoreRule::source_not_tv_map: return "smem_store.source.not_tv_map";
-    case SmemStoreRule::source_threads: return "smem_store.source.threads";
-    case SmemStoreRule::source_shape: return "smem_store.source.shape";
-    case SmemStoreRule::source_out_of_tile: return "smem_store.source.out_of_tile";
-    case SmemStoreRule::source_not_injective: return "smem_store.source.not_injective";
-    case SmemStoreRule::tile_mismatch: return "smem_store.tile_mismatch";
-    case SmemStoreRule::dest_elem_bytes: return "smem_store.dest.elem_bytes";
-    case SmemStoreRule::dest_base_alignment: return "smem_store.dest.base_alignment";
-    case SmemStoreRule::dest_swizzle_units: return "smem_store.dest.swizzle_units";
-    case SmemStoreRule::dest_swizzle_unsupported: return "smem_store.dest.swizzle_unsupported";
-    case SmemStoreRule::capacity: return "smem_store.capacity";
-    case SmemStoreRule::dest_not_injective: return "smem_store.dest.not_injective";
-    case SmemStoreRule::dest_size: return "smem_store.dest.size";
-  }
-  return "smem_store.unknown";
 }
 
 // One register slot: thread, value, the tile element it holds and its byte address.

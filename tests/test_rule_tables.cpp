@@ -1,0 +1,186 @@
+// Every rule family's table (core/diagnostics.hpp): one row per rule in enum order, ids unique
+// within the family and across families, every text non-empty, every error rule with a fix, and
+// the lists' ok() / errors() driven by the table's severities.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "tmakit/cluster/dsmem_copy.hpp"
+#include "tmakit/cluster/explain.hpp"
+#include "tmakit/cluster/rules.hpp"
+#include "tmakit/core/diagnostics.hpp"
+#include "tmakit/layout/diagnostic.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/explain.hpp"
+#include "tmakit/plan/rules.hpp"
+#include "tmakit/smem_store/explain.hpp"
+#include "tmakit/smem_store/rules.hpp"
+#include "tmakit/tensor_map/rules.hpp"
+
+namespace {
+
+using namespace tmakit;
+
+// The tensor-map violation stays four plain words wide and trivially constructible: validate()
+// returns 24 of them per call without initialising the unused ones.
+static_assert(sizeof(Violation<Rule>) == 24);
+static_assert(std::is_trivially_default_constructible_v<Violation<Rule>>);
+static_assert(std::is_trivially_copyable_v<Violation<Rule>>);
+
+// The lookups are constant expressions.
+static_assert(std::string_view(rule_id(Rule::strides_align16)) == "strides.align16");
+static_assert(std::string_view(rule_id(PlanRule::gmem_stride_range)) == "gmem.stride_range");
+static_assert(std::string_view(rule_id(ClusterRule::fan_in)) == "expect.fan_in");
+static_assert(std::string_view(rule_id(LayoutRule::size_range)) == "layout.size_range");
+static_assert(std::string_view(rule_id(SmemStoreRule::dest_size)) == "smem_store.dest.size");
+static_assert(is_note(ClusterRule::straddle) && !is_note(ClusterRule::fan_in));
+static_assert(std::string_view(rule_id(static_cast<PlanRule>(rule_count<PlanRule>))) == "unknown");
+
+struct Family {
+  std::string name;
+  std::vector<std::string> ids, parts, texts, fixes;
+  std::vector<bool> notes;
+};
+
+template <class R>
+Family family(const char* name) {
+  Family f{name, {}, {}, {}, {}, {}};
+  for (int i = 0; i < rule_count<R>; ++i) {
+    const RuleInfo<R> row = rule_info(static_cast<R>(i));
+    EXPECT_EQ(static_cast<int>(row.rule), i) << name;
+    f.ids.push_back(row.id);
+    f.parts.push_back(row.part);
+    f.texts.push_back(row.text);
+    f.fixes.push_back(row.fix);
+    f.notes.push_back(row.severity == Severity::note);
+  }
+  return f;
+}
+
+std::vector<Family> families() {
+  return {family<Rule>("tensor map"),         family<PlanRule>("plan"),
+          family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
+          family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason")};
+}
+
+TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {
+  std::map<std::string, std::string> owner;
+  for (const Family& f : families()) {
+    ASSERT_FALSE(f.ids.empty()) << f.name;
+    for (const std::string& id : f.ids) {
+      EXPECT_FALSE(id.empty()) << f.name;
+      EXPECT_NE(id.find('.'), std::string::npos) << f.name << ": " << id;
+      const auto [it, fresh] = owner.emplace(id, f.name);
+      EXPECT_TRUE(fresh) << id << " in " << f.name << " and " << it->second;
+    }
+  }
+}
+
+TEST(RuleTables, EveryRuleHasText) {
+  for (const Family& f : families())
+    for (std::size_t i = 0; i < f.ids.size(); ++i) EXPECT_FALSE(f.texts[i].empty()) << f.ids[i];
+}
+
+// A family that keeps its fixes in the table gives every error rule one.
+TEST(RuleTables, TableFixesCoverEveryErrorRule) {
+  for (const Family& f : families()) {
+    bool has_fixes = false;
+    for (const std::string& x : f.fixes) has_fixes = has_fixes || !x.empty();
+    if (!has_fixes) continue;
+    for (std::size_t i = 0; i < f.ids.size(); ++i) {
+      if (!f.notes[i]) {
+        EXPECT_FALSE(f.fixes[i].empty()) << f.ids[i];
+      }
+    }
+  }
+}
+
+TEST(RuleTables, OnlyTheDecisionsAreNotes) {
+  std::set<std::string> notes;
+  for (const Family& f : families())
+    for (std::size_t i = 0; i < f.ids.size(); ++i) {
+      if (f.notes[i] && f.name != "dsmem reason") notes.insert(f.ids[i]);
+    }
+  EXPECT_EQ(notes, (std::set<std::string>{"cluster.nonportable", "group.straddle", "dsmem.bulk_alignment", "layout.ok",
+                                          "smem_store.ok"}));
+}
+
+// Families whose fixes are computed from the numbers: every error rule gets a non-empty fix and a
+// message naming its id, even with neutral numbers.
+TEST(RuleTables, ComputedFixesCoverEveryErrorRule) {
+  for (int i = 0; i < rule_count<LayoutRule>; ++i) {
+    const auto r = static_cast<LayoutRule>(i);
+    if (is_note(r)) continue;
+    const LayoutDiagnostic d = make_diagnostic(r, 0, 1, 1);
+    EXPECT_FALSE(fix(d).empty()) << rule_id(r);
+    EXPECT_EQ(message(d).rfind(std::string(rule_id(r)) + ": ", 0), 0u) << message(d);
+  }
+  PlanIssues issues;
+  for (int i = 0; i < rule_count<PlanRule>; ++i) issues.add(static_cast<PlanRule>(i), -1, -1, 1, 1, 1, 1);
+  ASSERT_TRUE(issues.truncated);  // more rules than one list holds: explain the rest separately
+  for (int i = 0; i < rule_count<PlanRule>; ++i) {
+    PlanIssues one;
+    one.add(static_cast<PlanRule>(i), -1, -1, 1, 1, 1, 1);
+    const std::vector<PlanDiagnostic> d = explain_plan(one, TileProblem{});
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].rule_id, rule_id(static_cast<PlanRule>(i)));
+    EXPECT_FALSE(d[0].what.empty()) << d[0].rule_id;
+    EXPECT_FALSE(d[0].fix.empty()) << d[0].rule_id;
+  }
+  const auto plan = std::make_unique<SmemStorePlan>();
+  for (int i = 0; i < rule_count<SmemStoreRule>; ++i) {
+    const auto r = static_cast<SmemStoreRule>(i);
+    if (is_note(r)) continue;
+    plan->refusal = SmemStoreRefusal{};
+    plan->refusal.rule = r;
+    plan->refusal.n0 = plan->refusal.n1 = plan->refusal.n2 = plan->refusal.n3 = 1;
+    const std::string m = refusal_message(*plan, StoreSource{}, StoreDestination{});
+    EXPECT_EQ(m.rfind("error [" + std::string(rule_id(r)) + "] ", 0), 0u) << m;
+    EXPECT_FALSE(refusal_fix(*plan, StoreSource{}, StoreDestination{}).empty()) << rule_id(r);
+  }
+}
+
+// One list type for every family: ok() and errors() follow the table's severities.
+TEST(RuleTables, ListsCountErrorsByTheTablesSeverity) {
+  static_assert(std::is_same_v<PlanIssues, ViolationList<PlanRule, 16, PlanIssue>>);
+  static_assert(std::is_same_v<ClusterDiagnostics, ViolationList<ClusterRule, 32, ClusterViolation>>);
+  Violations v;
+  EXPECT_TRUE(v.ok() && v.empty());
+  v.add(Rule::box_range, Field::boxDim, 1, 300);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(v.errors(), 1);
+  EXPECT_EQ(v.items[0].index, 1);
+  EXPECT_EQ(v.items[0].value, 300);
+
+  PlanIssues p;
+  p.add(PlanRule::box_split, 2, 1, 300, 256);
+  EXPECT_FALSE(p.ok());
+  EXPECT_EQ(p.items[0].mode, 2);
+  EXPECT_EQ(p.items[0].part, 1);
+  EXPECT_EQ(p.items[0].b, 256);
+  EXPECT_EQ(p.items[0].c, 0);  // members left out keep their defaults
+
+  ClusterDiagnostics c;
+  c.add(ClusterRule::dsmem_bulk_alignment, 0, 3);
+  EXPECT_TRUE(c.ok());
+  EXPECT_EQ(c.errors(), 0);
+  EXPECT_EQ(explain(c.items[0]), "note [dsmem.bulk_alignment] CTA 0: bulk refused: a piece of 3 is not 16 B "
+                                 "aligned/sized; fix: align both regions' pieces to 16 B and make their sizes "
+                                 "multiples of 16 B to get the bulk path");
+  c.add(ClusterRule::fan_in, -1, 4096, 8192);
+  EXPECT_FALSE(c.ok());
+  EXPECT_EQ(c.errors(), 1);
+  EXPECT_EQ(explain(c.items[1]).rfind("error [expect.fan_in]: barrier expects 4096 B but the issues into it deliver "
+                                      "8192 B; fix: each receiver expects the SUM",
+                                      0),
+            0u)
+      << explain(c.items[1]);
+}
+
+}  // namespace
