@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit_bench {
 

@@ -5,6 +5,7 @@
 #include "tmakit/cluster/explain.hpp"
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/dsmem_copy.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 using namespace tmakit;
 

@@ -13,6 +13,7 @@
 #include "tmakit/plan/global_tensor.hpp"
 #include "tmakit/plan/tma_plan.hpp"
 #include "tmakit/tensor_map/smem_model.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit_test {
 

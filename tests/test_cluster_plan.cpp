@@ -12,6 +12,7 @@
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/tensor_map/smem_model.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 using namespace tmakit;
 

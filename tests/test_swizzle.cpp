@@ -1,6 +1,7 @@
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
 #include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 #include <gtest/gtest.h>
 

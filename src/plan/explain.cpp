@@ -10,6 +10,7 @@
 #include "tmakit/layout/swizzled_layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {

@@ -13,6 +13,7 @@
 #include "tmakit/tensor_map/jsonl.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/names.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {
@@ -128,8 +129,14 @@ std::string describe_value(const TensorMapBytes& m, const DecodedTensorMap& d, c
   if (v.empty()) {
     const auto raw = raw_bits(m, f);
     if (std::string(f.base) == "swizzleAtomicity") {
-      static const char* names[] = {"16B (none)", "32B", "32B + 8B flip", "64B"};
-      v = raw < 4 ? names[raw] : "unknown " + std::to_string(raw);
+      v = "unknown " + std::to_string(raw);
+      for (std::uint32_t s = 0; s < kSwizzleCount; ++s) {
+        const SwizzleMode mode = swizzle_mode_row(static_cast<Swizzle>(s));
+        if (mode.hw_atomicity == raw) {
+          v = mode.atomicity_name;
+          break;
+        }
+      }
     } else {
       v = raw ? "1 (PTX 96B swizzle; no CUtensorMapSwizzle value)" : "0";
     }

@@ -14,6 +14,7 @@
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {
@@ -95,12 +96,16 @@ std::string list(const std::uint32_t* a, std::uint32_t n) {
 
 std::uint32_t clamp_rank(std::uint32_t r) { return r > kMaxRank ? kMaxRank : r; }
 
-// Smallest swizzle whose span holds `bytes` (0 when none does).
+// Smallest sm_90 swizzle whose span holds `bytes` (0 when none does).
 const char* swizzle_for(u64 bytes) {
-  if (bytes <= 32) return "32B";
-  if (bytes <= 64) return "64B";
-  if (bytes <= 128) return "128B";
-  return nullptr;
+  const char* best = nullptr;
+  u64 best_span = 0;
+  for (std::uint32_t v = 0; v < kSwizzleCount; ++v) {
+    const SwizzleMode m = swizzle_mode_row(static_cast<Swizzle>(v));
+    if (m.span_bytes == 0 || m.hw_atomicity != 0 || m.span_bytes < bytes) continue;
+    if (!best || m.span_bytes < best_span) best = m.name, best_span = m.span_bytes;
+  }
+  return best;
 }
 
 // Nearest legal values of an element count whose byte size must be a multiple of 16.

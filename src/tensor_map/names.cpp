@@ -1,8 +1,12 @@
 // Names of the tensor-map enums (see tmakit/tensor_map/names.hpp).
 #include "tmakit/tensor_map/names.hpp"
 
+#include <array>
 #include <cctype>
 #include <limits>
+#include <utility>
+
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {
@@ -64,15 +68,12 @@ constexpr NameEntry kInterleave[] = {
     {"32B", 2, true},
 };
 
-constexpr NameEntry kSwizzle[] = {
-    {"NONE", 0, true},
-    {"32B", 1, true},
-    {"64B", 2, true},
-    {"128B", 3, true},
-    {"128B_ATOM_32B", 4, true},
-    {"128B_ATOM_32B_FLIP_8B", 5, true},
-    {"128B_ATOM_64B", 6, true},
-};
+// The swizzle-mode table's names (tensor_map/swizzle_modes.hpp), in value order; no aliases.
+template <std::size_t... V>
+constexpr std::array<NameEntry, sizeof...(V)> swizzle_names(std::index_sequence<V...>) {
+  return {NameEntry{swizzle_mode_row(static_cast<Swizzle>(V)).name, static_cast<std::uint32_t>(V), true}...};
+}
+constexpr auto kSwizzle = swizzle_names(std::make_index_sequence<kSwizzleCount>{});
 
 constexpr NameEntry kL2[] = {
     {"NONE", 0, true},

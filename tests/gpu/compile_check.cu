@@ -13,6 +13,19 @@
 
 namespace td = tmakit::device;
 
+// The swizzle-mode table's rows against cuda.h's CUtensorMapSwizzle integers.
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_NONE)).mode == tmakit::Swizzle::none);
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_32B)).mode == tmakit::Swizzle::b32);
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_64B)).mode == tmakit::Swizzle::b64);
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_128B)).mode == tmakit::Swizzle::b128);
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B)).mode ==
+              tmakit::Swizzle::b128_atom_32b);
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B)).mode ==
+              tmakit::Swizzle::b128_atom_32b_flip_8b);
+static_assert(tmakit::swizzle_mode_row(tmakit::Swizzle(CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B)).mode ==
+              tmakit::Swizzle::b128_atom_64b);
+static_assert(CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B + 1 == tmakit::kSwizzleCount);
+
 __global__ void __cluster_dims__(2, 1, 1)
     tmakit_compile_check_kernel(const std::uint8_t* src, td::TensorMap* maps, tmakit::TensorMapParams p, int* out) {
   __shared__ td::Barrier bar, cbar;
@@ -53,6 +66,10 @@ __global__ void __cluster_dims__(2, 1, 1)
   out[2] = static_cast<int>(reinterpret_cast<std::uintptr_t>(td::acquire(&maps[0]).get())) + ok + buf[threadIdx.x] +
            static_cast<int>(reinterpret_cast<std::uintptr_t>(a.get())) +
            static_cast<int>(td::ptx_raw::ld_shared_volatile_b64(td::smem_address(bar)));
+  // the swizzle-mode table read with a run-time mode
+  out[3] = static_cast<int>(tmakit::swizzle_for(p.swizzle).base_alignment() + tmakit::swizzle_span_bytes(p.swizzle) +
+                            tmakit::smem_alignment(p.swizzle)) +
+           (tmakit::swizzle_name(p.swizzle) != nullptr);
   cooperative_groups::this_cluster().sync();
 }
 

@@ -10,6 +10,7 @@
 #include "tmakit/device/dsmem.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/cluster/dsmem_copy.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 #include <cstdint>
 #include <vector>

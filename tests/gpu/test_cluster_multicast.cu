@@ -9,6 +9,7 @@
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/cluster/multicast.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 #include <cuda.h>
 

@@ -23,6 +23,7 @@
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/smem_model.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace td = tmakit::device;
 using tmakit_test::align1024;

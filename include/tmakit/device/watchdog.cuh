@@ -36,6 +36,7 @@
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 #include <cuda_runtime.h>
 
@@ -146,9 +147,12 @@ __device__ inline std::uint64_t descriptor_field(const void* map, tmap_layout::B
 __device__ __noinline__ inline void report_misaligned_and_trap(const char* what, const void* map,
                                                                std::uint32_t smem_addr, std::uint64_t align) {
   claim_reporter();
-  const std::uint64_t mode = descriptor_field(map, tmap_layout::kSwizzle);
+  // The swizzle named by the mode bits (the sm_90 mode of that width; the atomicity bits are not
+  // read), or PTX's 96B mode, which has no CUtensorMapSwizzle value.
+  const auto mode = static_cast<std::uint32_t>(descriptor_field(map, tmap_layout::kSwizzle));
   const bool b96 = descriptor_field(map, tmap_layout::kSwizzleMode96B) != 0;
-  const char* swizzle = b96 ? "96B" : mode == 3 ? "128B" : mode == 2 ? "64B" : mode == 1 ? "32B" : nullptr;
+  Swizzle s = Swizzle::none;
+  const char* swizzle = b96 ? "96B" : swizzle_from_hw(mode, 0, s) && s != Swizzle::none ? swizzle_name(s) : nullptr;
   if (swizzle)
     printf("tmakit watchdog: block (%u,%u,%u) thread (%u,%u,%u): TMA %s shared address 0x%x not aligned to the %llu B "
            "its %s swizzle needs (descriptor at %p)\n",

@@ -24,6 +24,7 @@
 #include "tmakit/plan/tma_plan.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
 namespace tmakit {

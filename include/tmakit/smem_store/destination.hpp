@@ -27,6 +27,7 @@
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 
@@ -71,10 +72,13 @@ TMAKIT_HD constexpr StoreDestination smem_destination(const SwizzledLayout& tile
 }
 
 // Bytes per row of an operand swizzle mode: the swizzle's span (swizzle_span_bytes), 16 for none (one
-// core-matrix row), 0 for the modes with no operand layout here (128B_ATOM_32B_FLIP_8B, 128B_ATOM_64B).
+// core-matrix row), 0 for the modes that neither wgmma nor tcgen05 has a layout type for (the
+// swizzle-mode table: 128B_ATOM_32B_FLIP_8B, 128B_ATOM_64B).
 TMAKIT_HD constexpr std::int32_t operand_row_bytes(Swizzle s) {
+  if (swizzle_column<SwizzleColumn::wgmma_layout>(s) == kNoOperandLayout &&
+      swizzle_column<SwizzleColumn::umma_layout>(s) == kNoOperandLayout)
+    return 0;
   if (s == Swizzle::none) return 16;
-  if (s == Swizzle::b128_atom_32b_flip_8b || s == Swizzle::b128_atom_64b) return 0;
   return static_cast<std::int32_t>(swizzle_span_bytes(s));
 }
 

@@ -2,8 +2,8 @@
 // smem_store_destination.hpp): the 64-bit value a wgmma.mma_async ... .ss takes for A or B.
 // PTX ISA, wgmma "matrix descriptor": bits 0-13 the start address >> 4, 16-29 the leading
 // dimension byte offset (LBO) >> 4, 32-45 the stride dimension byte offset (SBO) >> 4, 49-51 the
-// base offset (0: buffers aligned to the swizzle repeat), 62-63 the swizzle mode (0 none, 1 128B,
-// 2 64B, 3 32B).
+// base offset (0: buffers aligned to the swizzle repeat), 62-63 the swizzle mode (the swizzle-mode
+// table's wgmma_layout, tensor_map/swizzle_modes.hpp).
 //
 // The byte offsets are read off the canonical layout's strides, so they follow the layout:
 //   K-major, SW32 / SW64 / SW128: SBO = the stride between 8-row groups (leaf 1 of
@@ -20,25 +20,28 @@
 #include "tmakit/core/config.hpp"
 #include "tmakit/smem_store/destination.hpp"
 #include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 
 struct WgmmaDescriptorFields {
   std::uint32_t lbo_bytes = 0;  // leading dimension byte offset
   std::uint32_t sbo_bytes = 0;  // stride dimension byte offset
-  std::uint32_t mode = 0;       // bits 62-63: 1 128B, 2 64B, 3 32B
+  std::uint32_t mode = 0;       // bits 62-63 (wgmma_swizzle_mode)
   bool ok = false;              // false: not a form derived here (see above)
 };
 
 // Bits 62-63 of the descriptor for a swizzle mode; ~0u for the modes wgmma does not take.
 TMAKIT_HD constexpr std::uint32_t wgmma_swizzle_mode(Swizzle s) {
-  switch (s) {
-    case Swizzle::none: return 0;
-    case Swizzle::b128: return 1;
-    case Swizzle::b64: return 2;
-    case Swizzle::b32: return 3;
-    default: return ~0u;
-  }
+  const std::uint32_t t = swizzle_column<SwizzleColumn::wgmma_layout>(s);
+  return t == kNoOperandLayout ? ~0u : t;
+}
+
+// The sm_100 counterpart: bits 61-63 of the tcgen05 shared-memory descriptor (PTX ISA, "shared
+// memory descriptor" of tcgen05.mma) for a swizzle mode; ~0u for the modes tcgen05 does not take.
+TMAKIT_HD constexpr std::uint32_t umma_swizzle_mode(Swizzle s) {
+  const std::uint32_t t = swizzle_column<SwizzleColumn::umma_layout>(s);
+  return t == kNoOperandLayout ? ~0u : t;
 }
 
 TMAKIT_HD constexpr WgmmaDescriptorFields wgmma_descriptor_fields(const StoreDestination& d) {

@@ -29,6 +29,7 @@
 #include "tmakit/smem_store/source.hpp"
 #include "tmakit/smem_store/wavefronts.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 
@@ -958,7 +959,8 @@ constexpr void find_fixes(SmemStorePlan& p, const StoreSource& src, const StoreD
     o.max_instructions = p.instructions;
     for (int b = 3; b >= 1 && !p.has_better_swizzle; --b) {  // the widest conflict-free swizzle
       StoreDestination d2 = dst;
-      Swizzle mode = b == 1 ? Swizzle::b32 : b == 2 ? Swizzle::b64 : Swizzle::b128;
+      Swizzle mode = Swizzle::none;
+      tma_swizzle_of(SwizzleParams{b, 4, 3}, mode);  // the sm_90 mode of Swizzle<b,4,3>
       if (dst.canonical) {
         const DestinationResult r = gmma_operand(dst.major, mode, E, dst.rows, dst.cols);
         if (!r.ok) continue;

@@ -9,6 +9,7 @@
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 
@@ -69,9 +70,7 @@ TMAKIT_HD constexpr DecodedTensorMap decode(const TensorMapBytes& m) {
   d.interleave_known = get(L::kInterleave) < kInterleaveCount;
   const auto sw = static_cast<std::uint32_t>(get(L::kSwizzle));
   const auto atom = static_cast<std::uint32_t>(get(L::kSwizzleAtomicity));
-  d.swizzle_known = get(L::kSwizzleMode96B) == 0 && (atom == 0 || (sw == 3 && atom <= 3));
-  p.swizzle = static_cast<Swizzle>(sw);
-  if (sw == 3 && atom != 0 && atom <= 3) p.swizzle = static_cast<Swizzle>(3 + atom);
+  d.swizzle_known = get(L::kSwizzleMode96B) == 0 && swizzle_from_hw(sw, atom, p.swizzle);
   if (!d.swizzle_known) p.swizzle = static_cast<Swizzle>(kSwizzleCount);  // an invalid value on purpose
   p.oob = static_cast<OobFill>(get(L::kOobNan));
   p.l2 = static_cast<L2Promotion>(get(L::kL2Promotion));

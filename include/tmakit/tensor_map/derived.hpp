@@ -6,8 +6,8 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/dtype.hpp"
-#include "tmakit/layout/swizzle.hpp"
 #include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 
@@ -113,15 +113,11 @@ TMAKIT_HD constexpr std::uint64_t transaction_bytes(const TensorMapParams& p) {
   return bytes;
 }
 
-// Shared-memory alignment (bytes) the destination buffer needs: 16 without swizzle, else the
-// swizzle pattern's repeat (8 rows of the span): 256, 512 or 1024 bytes.
+// Shared-memory alignment (bytes) the destination buffer needs, as the descriptor stores it (the
+// swizzle-mode table's smem_alignment): 16 without swizzle, else 8 rows of the span: 256, 512 or
+// 1024 bytes.
 TMAKIT_HD constexpr std::uint64_t smem_alignment(Swizzle s) {
-  switch (s) {
-    case Swizzle::none: return 16;
-    case Swizzle::b32: return 256;
-    case Swizzle::b64: return 512;
-    default: return 1024;
-  }
+  return std::uint64_t{1} << swizzle_column<SwizzleColumn::smem_alignment_log2>(s);
 }
 
 // Shared-memory alignment a TENSOR copy's shared buffer (load destination, store/reduce source)

@@ -11,6 +11,7 @@
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit::tmap_layout {
 
@@ -26,15 +27,14 @@ inline constexpr BitRange kIm2colFlag{64, 1};   // 1 for im2col and im2col-wide 
 inline constexpr BitRange kRankMinus1{68, 3};
 inline constexpr BitRange kElemTypeCode{71, 4};  // hardware element-type code (see hw_elem_code)
 inline constexpr BitRange kInterleave{75, 2};
-inline constexpr BitRange kSwizzle{77, 2};       // 0 none, 1 32B, 2 64B, 3 128B
+inline constexpr BitRange kSwizzle{77, 2};       // the mode (hw_swizzle_mode)
 inline constexpr BitRange kOobNan{79, 1};        // OOB fill with NaN-request-zero-FMA
 inline constexpr BitRange kTf32Round{80, 1};     // the f32 types round to tf32
 inline constexpr BitRange kL2Promotion{81, 2};
-// Swizzle atomicity of the 128B_ATOM_* modes (sm_100+; 0: 16 B, 1: 32 B, 2: 32 B + 8 B flip,
-// 3: 64 B) and the third swizzle-mode bit (PTX swizzle_mode 4, "96B", which cuda.h has no value
-// for). Read off the SASS that ptxas emits for tensormap.replace.swizzle_atomicity /
-// .swizzle_mode on sm_100a (a masked read-modify-write of word 1); no Blackwell driver output
-// confirms them here.
+// Swizzle atomicity of the 128B_ATOM_* modes (sm_100+; hw_swizzle_atomicity) and the third
+// swizzle-mode bit (PTX swizzle_mode 4, "96B", which cuda.h has no value for). Read off the SASS
+// that ptxas emits for tensormap.replace.swizzle_atomicity / .swizzle_mode on sm_100a (a masked
+// read-modify-write of word 1); no Blackwell driver output confirms them here.
 inline constexpr BitRange kSwizzleAtomicity{83, 3};
 inline constexpr BitRange kSwizzleMode96B{86, 1};
 // Word 1 bits 32..63 and words 2..3: global strides in 16-byte units, 36 bits each: bits 0..31 at
@@ -109,17 +109,11 @@ TMAKIT_HD constexpr bool data_type_from_hw(std::uint32_t code, bool tf32, DataTy
   return false;
 }
 
-TMAKIT_HD constexpr std::uint32_t hw_swizzle_mode(Swizzle s) {
-  const auto v = static_cast<std::uint32_t>(s);
-  return v >= 3 ? 3 : v;
-}
+// The values kSwizzle and kSwizzleAtomicity hold for a swizzle mode (the swizzle-mode table's
+// hw_mode and hw_atomicity; swizzle_from_hw() is the inverse).
+TMAKIT_HD constexpr std::uint32_t hw_swizzle_mode(Swizzle s) { return swizzle_column<SwizzleColumn::hw_mode>(s); }
 TMAKIT_HD constexpr std::uint32_t hw_swizzle_atomicity(Swizzle s) {
-  switch (s) {
-    case Swizzle::b128_atom_32b: return 1;
-    case Swizzle::b128_atom_32b_flip_8b: return 2;
-    case Swizzle::b128_atom_64b: return 3;
-    default: return 0;
-  }
+  return swizzle_column<SwizzleColumn::hw_atomicity>(s);
 }
 
 // Every named field, for decode's "unexplained bits" and diff's attribution. `field`/`index` say

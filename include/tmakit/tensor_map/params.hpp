@@ -19,6 +19,8 @@ inline constexpr std::uint32_t kMapKindCount = 3;
 enum class Interleave : std::uint32_t { none = 0, b16 = 1, b32 = 2 };
 inline constexpr std::uint32_t kInterleaveCount = 3;
 
+// The facts about each swizzle mode (names, map bits, span, byte pattern, alignment): the table in
+// swizzle_modes.hpp.
 enum class Swizzle : std::uint32_t {
   none = 0,
   b32 = 1,                // CU_TENSOR_MAP_SWIZZLE_32B: 16 B chunks within a 32 B span
@@ -38,17 +40,6 @@ inline constexpr std::uint32_t kOobFillCount = 2;
 
 enum class Im2colWideMode : std::uint32_t { w = 0, w128 = 1 };
 inline constexpr std::uint32_t kIm2colWideModeCount = 2;
-
-// Span in bytes of a swizzle pattern's row (0 for none / invalid).
-TMAKIT_HD constexpr std::uint32_t swizzle_span_bytes(Swizzle s) {
-  switch (s) {
-    case Swizzle::b32: return 32;
-    case Swizzle::b64: return 64;
-    case Swizzle::b128: case Swizzle::b128_atom_32b: case Swizzle::b128_atom_32b_flip_8b:
-    case Swizzle::b128_atom_64b: return 128;
-    default: return 0;
-  }
-}
 
 // The parameters of one tensor map. Arrays hold `rank` meaningful entries (strides: rank - 1,
 // in bytes, for dims 1..rank-1, exactly as the driver takes them). For im2col, lower/upper hold

@@ -36,6 +36,7 @@
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 

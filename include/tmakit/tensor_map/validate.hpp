@@ -28,6 +28,7 @@
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 
@@ -45,10 +46,6 @@ TMAKIT_HD constexpr std::int32_t wrap_i32(std::uint64_t v) {
 // 16U4_ALIGN16B and 16U6_ALIGN16B: 32-byte alignment, dims[0] % 128, boxDim[0] / channels == 128.
 TMAKIT_HD constexpr bool is_packed16(DataType t) {
   return t == DataType::u4x16_align16b || t == DataType::u6x16_align16b;
-}
-
-TMAKIT_HD constexpr bool is_atom_swizzle(Swizzle s) {
-  return s == Swizzle::b128_atom_32b || s == Swizzle::b128_atom_32b_flip_8b || s == Swizzle::b128_atom_64b;
 }
 
 TMAKIT_HD constexpr std::int64_t as_i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
@@ -172,7 +169,7 @@ TMAKIT_HD constexpr void check_params(const TensorMapParams& p, Sink& v) {
   if (!sw_ok) v.add(Rule::swizzle_range, Field::swizzle, -1, static_cast<std::int64_t>(p.swizzle));
   if (sw_ok) {
     const std::int64_t sw = static_cast<std::int64_t>(p.swizzle);
-    if (p.arch == Arch::sm_90 && D::is_atom_swizzle(p.swizzle))
+    if (p.arch == Arch::sm_90 && is_atom_swizzle(p.swizzle))
       v.add(Rule::swizzle_atom_requires_sm100, Field::swizzle, -1, sw);
     // cuda.h: interleave 32B needs swizzle 32B. The sm_90 driver accepts any swizzle with interleave 32B
     // (verified), so this documented rule is applied only on the unverified Blackwell targets.
