@@ -11,7 +11,7 @@
 //              (wait_round / consumer_done), a producer thread (produce), a releaser thread
 //              (run_releaser: arms, then one relaxed arrival per sender)
 //       pipe   the first form: thread 0 arms, waits for its receivers and issues between the
-//              consumers' __syncthreads(); "before" = it on the all-SM grid (the old numbers)
+//              consumers' __syncthreads(); "before" = it on the all-SM grid
 //       burst  arm all stages, one cluster barrier, issue all, wait all, cluster barrier
 //       exp0-2 hand-back experiments on the same helpers (per-warp release.cluster, per-warp relaxed,
 //              releaser + release.cluster): what the per-tile handshake costs
@@ -37,12 +37,13 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/device/cu_tensor_map.cuh"
 #include "tmakit/device/dsmem.cuh"
+#include "tmakit/device/launch.cuh"
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/tensor_map/derived.hpp"
-#include "../tests/gpu/cluster_test_util.cuh"  // launch_cluster, max_active_clusters, make_map, align_smem (no gtest)
 
 namespace td = tmakit::device;
 using namespace tmakit;
@@ -66,12 +67,12 @@ constexpr std::uint32_t kCols = 64;  // default tile rows of 256 B: 16 KiB (64 r
 template <class... KArgs, class... Args>
 cudaError_t launch_cluster(void (*kernel)(KArgs...), std::uint32_t c, std::uint32_t grid, std::uint32_t block,
                            std::size_t smem, Args... args) {
-  return tmakit_test::launch_cluster(kernel, ClusterShape{c, 1, 1}, dim3(grid), dim3(block), smem, args...);
+  return td::launch_cluster(kernel, ClusterShape{c, 1, 1}, dim3(grid), dim3(block), smem, args...);
 }
 
 // The fill kernels' stage buffers: aligned for the map's TMA copies (tma_smem_alignment).
 __device__ inline std::uint8_t* stage_buffers(std::uint8_t* dyn, const MulticastPlan& plan) {
-  return tmakit_test::align_smem(dyn, static_cast<std::uint32_t>(tma_smem_alignment(plan.spec.box.swizzle)));
+  return td::align_smem(dyn, static_cast<std::uint32_t>(tma_smem_alignment(plan.spec.box.swizzle)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -279,7 +280,7 @@ constexpr std::uint32_t block_of(Kernel k, std::uint32_t w) {
 template <int kStages>
 std::uint32_t max_active_clusters(Kernel k, std::uint32_t c, std::uint32_t block, std::size_t smem) {
   int n = 0;
-  CK(tmakit_test::max_active_clusters(kernel_of<kStages>(k), ClusterShape{c, 1, 1}, dim3(block), smem, &n));
+  CK(td::max_active_clusters(kernel_of<kStages>(k), ClusterShape{c, 1, 1}, dim3(block), smem, &n));
   return static_cast<std::uint32_t>(n);
 }
 
@@ -307,7 +308,7 @@ FillResult run_fill_t(const FillConfig& f, const std::uint32_t* tensor, std::uin
     std::exit(1);
   }
   CUtensorMap map;
-  if (!tmakit_test::make_map(plan.issue_params(0), &map)) std::exit(1);
+  if (!td::encode_cu_tensor_map(plan.issue_params(0), &map)) std::exit(1);
   const std::uint32_t kTileBytes = plan.tile_bytes;
   const std::uint32_t rounds = (32u << 20) / kTileBytes / kStages * kStages;  // ~32 MiB delivered per CTA
   const std::uint32_t tiles = static_cast<std::uint32_t>(tensor_rows / s.box.box[1]);

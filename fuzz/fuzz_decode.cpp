@@ -22,8 +22,8 @@
 //   (d) the union of the byte offsets in diff(a, m) is exactly the set of bytes where a and m
 //       differ, for a = a fixed valid descriptor and a = e; every entry names a field and lists
 //       sorted, distinct offsets in 0..127.
-//   decode_text ends in a newline; decode_json and diff_json are JSON objects that nlohmann parses,
-//   and decode_json's "round_trips" equals decode(m).round_trips().
+//   decode_text ends in a newline; decode_json and diff_json, written by json_text, are JSON
+//   objects that nlohmann parses, and decode_json's "round_trips" equals decode(m).round_trips().
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
@@ -139,11 +140,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Rendering.
   const std::string text = decode_text(m);
   check(!text.empty() && text.back() == '\n');
-  const std::string js = decode_json(m);
+  const std::string js = json_text(decode_json(m));
   const auto j = nlohmann::json::parse(js, nullptr, /*allow_exceptions=*/false);
   check(j.is_object());
   check(j.contains("round_trips") && j["round_trips"].is_boolean() && j["round_trips"].get<bool>() == d.round_trips());
-  const auto dj = nlohmann::json::parse(diff_json(kFixed, m), nullptr, false);
+  const auto dj = nlohmann::json::parse(json_text(diff_json(kFixed, m)), nullptr, false);
   check(dj.is_object() && dj.contains("differences") && dj["differences"].is_array());
   check(!diff_text(kFixed, m).empty());
   return 0;

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "cli_parse.hpp"
+#include "cmd_encode.hpp"
+#include "options.hpp"
 #include "tmakit/tensor_map/describe.hpp"
+#include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
 using namespace tmakit;
@@ -335,7 +337,7 @@ TEST(HexArgs, Normalization) {
   EXPECT_TRUE(read_hex_arg("@-", fake_stdin, out, why)) << why;
   EXPECT_EQ(out, h);
 
-  // (formerly hex_to_bytes) memory order, and a wrong length refused.
+  // parse_hex reads the digits in memory order, and refuses a wrong length.
   EXPECT_TRUE(parse_hex(std::string(254, '0') + "f1", b, &why)) << why;
   EXPECT_EQ(b.byte(127), 0xf1);
   EXPECT_FALSE(parse_hex("00", b, &why));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
@@ -115,7 +116,7 @@ TEST(Decode, SaysWhatACopyDelivers) {
 }
 
 TEST(Decode, InterleaveThreeIsReportedNotNamed) {
-  // Found by fuzz_decode: interleave bits = 3 (no CUtensorMapInterleave) used to abort decode_text.
+  // Found by fuzz/fuzz_decode.cpp: interleave bits = 3 (no CUtensorMapInterleave) must not abort decode_text.
   auto m = driver_bytes();
   m.set_bits(75, 2, 3);
   const auto d = decode(m);
@@ -156,7 +157,7 @@ TEST(Decode, JsonParamsOfAnSm100MapReEncode) {
   p.box[0] = 128;
   const EncodeResult r = encode(p);
   ASSERT_TRUE(r.ok());
-  const nlohmann::json j = nlohmann::json::parse(decode_json(r.map));
+  const nlohmann::json j = decode_json(r.map);
   EXPECT_EQ(j["params"]["arch"], "sm_100") << j["params"].dump();
   std::string line;
   EXPECT_TRUE(jsonl::process_line(j["params"].dump(), line)) << j["params"].dump() << "\n" << line;
@@ -165,15 +166,15 @@ TEST(Decode, JsonParamsOfAnSm100MapReEncode) {
 }
 
 // The JSON keys come in a fixed order (what the CLI prints; other tools read it): written as the
-// ordered_json they are built in, not re-sorted (a helper taking nlohmann::json sorted them once).
+// ordered_json they are built in, not re-sorted (nlohmann::json would sort them).
 TEST(DecodeJson, KeysKeepTheirOrder) {
   const auto a = driver_bytes();
-  const std::string d = decode_json(a);
+  const std::string d = json_text(decode_json(a));
   EXPECT_EQ(d.rfind("{\"kind\":\"tiled\",\"rank\":", 0), 0u) << d.substr(0, 80);
   EXPECT_LT(d.find("\"globalAddress\""), d.find("\"globalDim\"")) << "fields in descriptor order";
   auto b = a;
   b.set_bits(77, 2, 2);  // swizzle 64B
-  const std::string x = diff_json(a, b);
+  const std::string x = json_text(diff_json(a, b));
   EXPECT_EQ(x.rfind("{\"identical\":false,\"differences\":[{\"field\":", 0), 0u) << x.substr(0, 80);
 }
 

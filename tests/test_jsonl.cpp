@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
@@ -298,13 +299,12 @@ TEST(JsonlFormat, HexIsLowercaseMemoryOrder) {
   EXPECT_EQ(h.substr(254, 2), "0f");
 }
 
+// Output strings go through json_text: escapes, and U+FFFD for bytes that are not UTF-8.
 TEST(JsonlFormat, JsonStringEscaping) {
-  std::string out;
-  jsonl::append_json_string("a\"b\\c\nd\x01\xe2\x89\xa4\xff", out);
+  std::string out = json_text(json("a\"b\\c\nd\x01\xe2\x89\xa4\xff"));
   EXPECT_EQ(out, "\"a\\\"b\\\\c\\nd\\u0001\xe2\x89\xa4\xef\xbf\xbd\"");
   EXPECT_EQ(json::parse(out).get<std::string>(), "a\"b\\c\nd\x01\xe2\x89\xa4\xef\xbf\xbd");
-  out.clear();
-  jsonl::append_json_string("\xed\xa0\x80\xc0\xaf\xf4\x90\x80\x80", out);  // surrogate, overlong, > U+10FFFF
+  out = json_text(json("\xed\xa0\x80\xc0\xaf\xf4\x90\x80\x80"));  // surrogate, overlong, > U+10FFFF
   json parsed;
   EXPECT_NO_THROW(parsed = json::parse(out));
   EXPECT_TRUE(parsed.is_string());
@@ -319,11 +319,9 @@ TEST(JsonlFormat, ParamsRoundTripThroughTheSchema) {
         R"({"kind":"im2col_wide","dtype":6,"rank":3,"dims":[8,9,10],"strides":[16,160],"lower":[-3],"upper":[4],)"
         R"("channels":8,"pixels":64,"mode":1})"}) {
     const TensorMapParams p = parse_ok(line);
-    std::string s;
-    jsonl::append_params(p, s);
+    const std::string s = json_text(jsonl::params_json(p));
     const TensorMapParams q = parse_ok(s);
-    std::string s2;
-    jsonl::append_params(q, s2);
+    const std::string s2 = json_text(jsonl::params_json(q));
     EXPECT_EQ(s, s2);
     EXPECT_EQ(p.kind, q.kind);
     EXPECT_EQ(p.arch, q.arch);
@@ -335,9 +333,7 @@ TEST(JsonlFormat, ParamsRoundTripThroughTheSchema) {
     EXPECT_EQ(p.wide_mode, q.wide_mode);
     EXPECT_TRUE(json::parse(s).is_object());
   }
-  std::string s;
   TensorMapParams p;
   p.dtype = DataType::bfloat16;
-  jsonl::append_params(p, s);
-  EXPECT_EQ(json::parse(s)["dtype"], "BFLOAT16");
+  EXPECT_EQ(jsonl::params_json(p)["dtype"], "BFLOAT16");
 }

@@ -1,6 +1,7 @@
 // tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, the TMA copies
 // (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh), planned tile loads (load_tile.cuh)
-// and the planned register -> shared-memory stores (smem_store.cuh).
+// and the planned register -> shared-memory stores (smem_store.cuh); on the host, cluster launches
+// (launch.cuh) and CUtensorMap kernel parameters from the encoder (cu_tensor_map.cuh).
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
@@ -14,3 +15,5 @@
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/load_tile.cuh"
+#include "tmakit/device/launch.cuh"
+#include "tmakit/device/cu_tensor_map.cuh"

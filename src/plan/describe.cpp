@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "../json_text.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
@@ -88,7 +87,7 @@ std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& name
   return s;
 }
 
-std::string plan_json(const TmaPlan& p, const std::vector<std::string>& names) {
+nlohmann::json plan_json(const TmaPlan& p, const std::vector<std::string>& names) {
   using nlohmann::json;
   const TensorMapParams& q = p.params;
   json j;
@@ -138,7 +137,7 @@ std::string plan_json(const TmaPlan& p, const std::vector<std::string>& names) {
                     {"dim", p.multicast_dim},
                     {"ctas", p.multicast_ctas},
                     {"instructions_per_cta", p.instructions_per_cta}};
-  return json_text(j);
+  return j;
 }
 
 }  // namespace tmakit

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "../json_text.hpp"
 #include "tmakit/layout/notation.hpp"
 
 namespace tmakit {
@@ -297,7 +296,7 @@ std::string describe_plan(const SmemStorePlan& p, const StoreSource& s, const St
   return o.str();
 }
 
-std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
+nlohmann::json plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
                       const std::string& source_text) {
   nlohmann::json j;
   j["source"] = source_text;
@@ -311,7 +310,7 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
                                           {"slot_a", {{"thread", p.refusal.a.thread}, {"value", p.refusal.a.value}}},
                                           {"slot_b", {{"thread", p.refusal.b.thread}, {"value", p.refusal.b.value}}},
                                           {"numbers", {p.refusal.n0, p.refusal.n1, p.refusal.n2, p.refusal.n3}}}});
-    return json_text(j);
+    return j;
   }
   j["instruction"] = store_op_ptx(p.op);
   j["bytes_per_lane"] = p.op.kind == StoreOpKind::stmatrix ? 4 * p.op.matrices : p.op.bytes;
@@ -346,7 +345,7 @@ std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreD
                      {"wavefronts_per_warp", c.wavefronts}});
   }
   j["candidates"] = cands;
-  return json_text(j);
+  return j;
 }
 
 std::string plan_svg(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d, int max_instructions) {

@@ -9,7 +9,6 @@
 #include <set>
 #include <sstream>
 
-#include "../json_text.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/names.hpp"
@@ -231,7 +230,7 @@ std::string decode_text(const TensorMapBytes& m) {
   return os.str();
 }
 
-std::string decode_json(const TensorMapBytes& m) {
+nlohmann::ordered_json decode_json(const TensorMapBytes& m) {
   const DecodedTensorMap d = decode(m);
   nlohmann::ordered_json j;
   j["kind"] = d.params.kind == MapKind::tiled ? "tiled" : "im2col";
@@ -243,9 +242,7 @@ std::string decode_json(const TensorMapBytes& m) {
   }
   j["fields"] = fields;
   const TensorMapParams& p = d.params;
-  std::string params;
-  jsonl::append_params(p, params);  // the schema of `tmakit encode --jsonl` (arch included), so a decode can be re-encoded
-  j["params"] = nlohmann::ordered_json::parse(params);
+  j["params"] = jsonl::params_json(p);  // the schema of `tmakit encode --jsonl` (arch included), so a decode can be re-encoded
   if (d.dtype_known && p.rank >= 1 && p.rank <= kMaxRank) j["transaction_bytes"] = transaction_bytes(p);
   j["unexplained_bytes"] = set_bytes(d.unexplained);
   std::vector<std::string> masks;
@@ -253,7 +250,7 @@ std::string decode_json(const TensorMapBytes& m) {
   j["unexplained_word_masks"] = masks;
   j["notes"] = notes(d);
   j["round_trips"] = d.round_trips();
-  return json_text(j);
+  return j;
 }
 
 std::vector<FieldDifference> diff(const TensorMapBytes& a, const TensorMapBytes& b) {
@@ -333,13 +330,13 @@ std::string diff_text(const TensorMapBytes& a, const TensorMapBytes& b) {
   return os.str();
 }
 
-std::string diff_json(const TensorMapBytes& a, const TensorMapBytes& b) {
+nlohmann::ordered_json diff_json(const TensorMapBytes& a, const TensorMapBytes& b) {
   nlohmann::ordered_json j;
   j["identical"] = a == b;
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const auto& f : diff(a, b)) arr.push_back({{"field", f.name}, {"a", f.a}, {"b", f.b}, {"bytes", f.byte_offsets}});
   j["differences"] = arr;
-  return json_text(j);
+  return j;
 }
 
 bool parse_hex(const std::string& text, TensorMapBytes& out, std::string* error) {

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/encode_many.hpp"
 #include "tmakit/tensor_map/explain.hpp"
@@ -20,6 +21,7 @@ namespace tmakit::jsonl {
 namespace {
 
 using json = nlohmann::json;
+using nlohmann::ordered_json;
 
 constexpr std::size_t kValueCap = 64;  // characters of an offending value echoed back
 
@@ -140,59 +142,28 @@ void get_enum(const json& obj, const char* key, const char* field, NameSet set, 
   if (get_int(*j, field, -1, v, errors)) out = static_cast<E>(v);
 }
 
-constexpr char kHex[] = "0123456789abcdef";
-
-void append_uint(std::uint64_t v, std::string& out) {
-  char buf[24];
-  int n = 0;
-  do {
-    buf[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n) out += buf[--n];
-}
-
-void append_int(std::int64_t v, std::string& out) {
-  if (v < 0) {
-    out += '-';
-    append_uint(static_cast<std::uint64_t>(-(v + 1)) + 1, out);
-  } else {
-    append_uint(static_cast<std::uint64_t>(v), out);
-  }
-}
-
 template <class T>
-void append_array(const T* a, std::uint32_t n, std::string& out) {
-  out += '[';
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (i) out += ',';
-    if constexpr (std::is_signed_v<T>) {
-      append_int(a[i], out);
-    } else {
-      append_uint(a[i], out);
-    }
-  }
-  out += ']';
+ordered_json array_json(const T* a, std::uint32_t n) {
+  ordered_json out = ordered_json::array();
+  for (std::uint32_t i = 0; i < n; ++i) out.push_back(a[i]);
+  return out;
 }
 
+// An enum by its name, or its integer when it is outside the enum.
 template <class E>
-void append_enum(const char* key, E v, std::string& out) {
-  out += ",\"";
-  out += key;
-  out += "\":";
-  if (const char* n = name_of(v)) {
-    append_json_string(n, out);
-  } else {
-    append_uint(static_cast<std::uint32_t>(v), out);
-  }
+ordered_json enum_json(E v) {
+  if (const char* n = name_of(v)) return n;
+  return static_cast<std::uint32_t>(v);
 }
 
+// One output line (ending in '\n') appended to `out`: {"result","bytes","errors"}.
 void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>& errors, std::string& out) {
-  out += ok ? "{\"result\":0,\"bytes\":\"" : "{\"result\":1,\"bytes\":\"";
-  if (ok && map) append_hex(*map, out);
-  out += "\",\"errors\":";
-  append_errors(errors, out);
-  out += "}\n";
+  ordered_json j;
+  j["result"] = ok ? 0 : 1;
+  j["bytes"] = ok && map ? to_hex(*map) : std::string();
+  j["errors"] = errors_json(errors);
+  out += json_text(j);
+  out += '\n';
 }
 
 bool blank(std::string_view s) {
@@ -334,135 +305,48 @@ StreamStats process_stream(std::istream& in, std::ostream& out) {
 }
 
 std::string to_hex(const TensorMapBytes& b) {
-  std::string s;
-  s.reserve(256);
-  append_hex(b, s);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s(256, '0');
+  for (int i = 0; i < 128; ++i) {
+    const std::uint8_t v = b.byte(i);
+    s[2 * i] = kHex[v >> 4];
+    s[2 * i + 1] = kHex[v & 15];
+  }
   return s;
 }
 
-void append_hex(const TensorMapBytes& b, std::string& out) {
-  char buf[256];
-  for (int i = 0; i < 128; ++i) {
-    const std::uint8_t v = b.byte(i);
-    buf[2 * i] = kHex[v >> 4];
-    buf[2 * i + 1] = kHex[v & 15];
-  }
-  out.append(buf, sizeof buf);
+ordered_json errors_json(const std::vector<Error>& errors) {
+  ordered_json out = ordered_json::array();
+  for (const Error& e : errors)
+    out.push_back(ordered_json{{"rule", e.rule}, {"field", e.field}, {"value", e.value}, {"message", e.message}});
+  return out;
 }
 
-void append_json_string(std::string_view s, std::string& out) {
-  out += '"';
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            out += "\\u00";
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    // Multi-byte UTF-8: copy a well-formed sequence, replace anything else by U+FFFD.
-    int len = 0;
-    std::uint32_t cp = 0;
-    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
-    bool good = len > 0 && i + static_cast<std::size_t>(len) <= n;
-    for (int k = 1; good && k < len; ++k) {
-      if ((p[i + k] & 0xc0) != 0x80) good = false;
-      else cp = (cp << 6) | (p[i + k] & 0x3f);
-    }
-    if (good) {
-      const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-      const bool bad = overlong || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff;
-      good = !bad;
-    }
-    if (good) {
-      out.append(reinterpret_cast<const char*>(p + i), static_cast<std::size_t>(len));
-      i += static_cast<std::size_t>(len);
-    } else {
-      out += "\xef\xbf\xbd";
-      ++i;
-    }
-  }
-  out += '"';
-}
-
-void append_errors(const std::vector<Error>& errors, std::string& out) {
-  out += '[';
-  bool first = true;
-  for (const Error& e : errors) {
-    if (!first) out += ',';
-    first = false;
-    out += "{\"rule\":";
-    append_json_string(e.rule, out);
-    out += ",\"field\":";
-    append_json_string(e.field, out);
-    out += ",\"value\":";
-    append_json_string(e.value, out);
-    out += ",\"message\":";
-    append_json_string(e.message, out);
-    out += '}';
-  }
-  out += ']';
-}
-
-void append_params(const TensorMapParams& p, std::string& out) {
+ordered_json params_json(const TensorMapParams& p) {
   const std::uint32_t rank = p.rank < kMaxRank ? p.rank : kMaxRank;
-  out += "{\"kind\":";
-  if (const char* k = name_of(p.kind)) {
-    append_json_string(k, out);
-  } else {
-    append_uint(static_cast<std::uint32_t>(p.kind), out);
-  }
-  append_enum("arch", p.arch, out);
-  append_enum("dtype", p.dtype, out);
-  out += ",\"rank\":";
-  append_uint(p.rank, out);
-  out += ",\"address\":";
-  append_uint(p.address, out);
-  out += ",\"dims\":";
-  append_array(p.dims, rank, out);
-  out += ",\"strides\":";
-  append_array(p.strides, rank > 1 ? rank - 1 : 0, out);
-  if (p.kind == MapKind::tiled) {
-    out += ",\"box\":";
-    append_array(p.box, rank, out);
-  }
-  out += ",\"elem_strides\":";
-  append_array(p.elem_strides, rank, out);
-  append_enum("interleave", p.interleave, out);
-  append_enum("swizzle", p.swizzle, out);
-  append_enum("l2", p.l2, out);
-  append_enum("oob", p.oob, out);
+  ordered_json j;
+  j["kind"] = enum_json(p.kind);
+  j["arch"] = enum_json(p.arch);
+  j["dtype"] = enum_json(p.dtype);
+  j["rank"] = p.rank;
+  j["address"] = p.address;
+  j["dims"] = array_json(p.dims, rank);
+  j["strides"] = array_json(p.strides, rank > 1 ? rank - 1 : 0);
+  if (p.kind == MapKind::tiled) j["box"] = array_json(p.box, rank);
+  j["elem_strides"] = array_json(p.elem_strides, rank);
+  j["interleave"] = enum_json(p.interleave);
+  j["swizzle"] = enum_json(p.swizzle);
+  j["l2"] = enum_json(p.l2);
+  j["oob"] = enum_json(p.oob);
   if (p.kind != MapKind::tiled) {
     const std::uint32_t corners = p.kind == MapKind::im2col_wide ? 1 : (rank > 2 ? rank - 2 : 0);
-    out += ",\"lower\":";
-    append_array(p.lower, corners, out);
-    out += ",\"upper\":";
-    append_array(p.upper, corners, out);
-    out += ",\"channels\":";
-    append_uint(p.channels, out);
-    out += ",\"pixels\":";
-    append_uint(p.pixels, out);
-    if (p.kind == MapKind::im2col_wide) append_enum("mode", p.wide_mode, out);
+    j["lower"] = array_json(p.lower, corners);
+    j["upper"] = array_json(p.upper, corners);
+    j["channels"] = p.channels;
+    j["pixels"] = p.pixels;
+    if (p.kind == MapKind::im2col_wide) j["mode"] = enum_json(p.wide_mode);
   }
-  out += '}';
+  return j;
 }
 
 }  // namespace tmakit::jsonl

@@ -8,6 +8,7 @@
 // split-K reduction: every CTA sums its K slice and sends the partial to CTA 0 through DSMEM.
 #define TMAKIT_WATCHDOG 1
 #include "tmakit/device/dsmem.cuh"
+#include "tmakit/device/launch.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
@@ -15,7 +16,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "cluster_test_util.cuh"
 #include "gpu_test_util.cuh"
 
 namespace td = tmakit::device;
@@ -72,8 +72,8 @@ long run_ring(const DsmemPlan& plan, std::uint32_t n) {
   if (cudaMalloc(&ds, hs.size()) != cudaSuccess || cudaMalloc(&dout, ho.size()) != cudaSuccess) return -1;
   cudaMemcpy(ds, hs.data(), hs.size(), cudaMemcpyHostToDevice);
   const std::size_t smem = (sz.src + 1023u) / 1024u * 1024u + sz.dst + 1024u;
-  cudaError_t err = tmakit_test::launch_cluster(ring_kernel, ClusterShape{n, 1, 1}, dim3(blocks), dim3(plan.spec.threads),
-                                                smem, plan, sz, static_cast<const std::uint8_t*>(ds), dout);
+  cudaError_t err = td::launch_cluster(ring_kernel, ClusterShape{n, 1, 1}, dim3(blocks), dim3(plan.spec.threads),
+                                       smem, plan, sz, static_cast<const std::uint8_t*>(ds), dout);
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   if (err != cudaSuccess) {
     ADD_FAILURE() << "CUDA: " << cudaGetErrorString(err);
@@ -248,8 +248,8 @@ TEST_P(DsmemSplitK, ReductionIsExact) {
   TMAKIT_CUDA_OK(cudaMalloc(&dout, want.size() * 4));
   TMAKIT_CUDA_OK(cudaMemcpy(da, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice));
   const std::size_t smem = (1 + n) * kCols * 4;
-  TMAKIT_CUDA_OK(tmakit_test::launch_cluster(splitk_kernel, ClusterShape{n, 1, 1}, dim3(n * clusters), dim3(256), smem,
-                                             plan, static_cast<const std::uint32_t*>(da), dout));
+  TMAKIT_CUDA_OK(td::launch_cluster(splitk_kernel, ClusterShape{n, 1, 1}, dim3(n * clusters), dim3(256), smem,
+                                    plan, static_cast<const std::uint32_t*>(da), dout));
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
   TMAKIT_CUDA_OK(cudaMemcpy(got.data(), dout, got.size() * 4, cudaMemcpyDeviceToHost));
   cudaFree(da);

@@ -6,6 +6,8 @@
 // empty-barrier gating (ARM-BEFORE-ISSUE on reuse) is exercised. The WarpSpecialized* cases run the
 // same plans through the warp-specialized form (producer, releaser, consumer warps).
 #define TMAKIT_WATCHDOG 1
+#include "tmakit/device/cu_tensor_map.cuh"
+#include "tmakit/device/launch.cuh"
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/cluster/multicast.hpp"
@@ -16,7 +18,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "cluster_test_util.cuh"
 #include "gpu_test_util.cuh"
 
 namespace td = tmakit::device;
@@ -217,12 +218,12 @@ unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2, b
       return ~0u;
     }
     TensorMapParams full = tile_params(d, kRows, plans[o].spec.box.swizzle, ops[o].cols);
-    if (!tmakit_test::make_map(full, &ops[o].full)) return ~0u;
+    if (!td::encode_cu_tensor_map(full, &ops[o].full)) return ~0u;
     TensorMapParams sl = full;
     for (std::uint32_t r = 0; r < plans[o].spec.cluster.size(); ++r)
       if (plans[o].cta[r].issues) sl = plans[o].issue_params(r);
     sl.address = full.address;
-    if (!tmakit_test::make_map(sl, &ops[o].slice)) return ~0u;
+    if (!td::encode_cu_tensor_map(sl, &ops[o].slice)) return ~0u;
   }
   if (nops == 1) ops[1] = ops[0];
   const ClusterShape cs = plans[0].spec.cluster;
@@ -236,8 +237,8 @@ unsigned run(const MulticastPlan* plans, int nops, std::uint32_t clusters = 2, b
   auto* k2 = ws ? multicast_ws_kernel<2> : multicast_kernel<2>;
   auto* k1 = ws ? multicast_ws_kernel<1> : multicast_kernel<1>;
   const dim3 block(ws ? 160 : 128);
-  cudaError_t e = nops == 2 ? tmakit_test::launch_cluster(k2, cs, grid, block, smem, plans[0], p1, ops[0], ops[1], f.errors)
-                            : tmakit_test::launch_cluster(k1, cs, grid, block, smem, plans[0], p1, ops[0], ops[1], f.errors);
+  cudaError_t e = nops == 2 ? td::launch_cluster(k2, cs, grid, block, smem, plans[0], p1, ops[0], ops[1], f.errors)
+                            : td::launch_cluster(k1, cs, grid, block, smem, plans[0], p1, ops[0], ops[1], f.errors);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     ADD_FAILURE() << "CUDA: " << cudaGetErrorString(e);

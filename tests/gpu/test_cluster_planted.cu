@@ -16,7 +16,9 @@
 // runtime check can see a missing cluster-scope ordering.
 // compute-sanitizer runs exclude ClusterPlanted.* and ClusterPlantedChild.* (scripts/gpu_suite.sh).
 #define TMAKIT_WATCHDOG 1
+#include "tmakit/device/cu_tensor_map.cuh"
 #include "tmakit/device/dsmem.cuh"
+#include "tmakit/device/launch.cuh"
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/dsmem_copy.hpp"
@@ -31,7 +33,6 @@
 #include <string>
 #include <vector>
 
-#include "cluster_test_util.cuh"
 #include "gpu_test_util.cuh"
 
 namespace td = tmakit::device;
@@ -193,9 +194,9 @@ cudaError_t run(Bug which, int bug, unsigned* mismatches) {
     s.box = tile_params(g, kRows);
     const MulticastPlan plan = plan_multicast(s);
     CUtensorMap map;
-    if (!plan.ok() || !tmakit_test::make_map(s.box, &map)) return cudaErrorInvalidValue;
-    e = tmakit_test::launch_cluster(issue_before_arm_kernel, s.cluster, dim3(2), dim3(128), 0, plan, map, bug, errors,
-                                    static_cast<const std::uint32_t*>(g));
+    if (!plan.ok() || !td::encode_cu_tensor_map(s.box, &map)) return cudaErrorInvalidValue;
+    e = td::launch_cluster(issue_before_arm_kernel, s.cluster, dim3(2), dim3(128), 0, plan, map, bug, errors,
+                           static_cast<const std::uint32_t*>(g));
   } else if (which == Bug::wrong_fan_in) {
     MulticastSpec s;
     s.cluster = ClusterShape{4, 1, 1};
@@ -204,9 +205,9 @@ cudaError_t run(Bug which, int bug, unsigned* mismatches) {
     s.box = tile_params(g, kRows);
     const MulticastPlan plan = plan_multicast(s);
     CUtensorMap map;
-    if (!plan.ok() || !tmakit_test::make_map(plan.issue_params(0), &map)) return cudaErrorInvalidValue;
-    e = tmakit_test::launch_cluster(fan_in_kernel, s.cluster, dim3(4), dim3(128), 0, plan, map, bug, errors,
-                                    static_cast<const std::uint32_t*>(g));
+    if (!plan.ok() || !td::encode_cu_tensor_map(plan.issue_params(0), &map)) return cudaErrorInvalidValue;
+    e = td::launch_cluster(fan_in_kernel, s.cluster, dim3(4), dim3(128), 0, plan, map, bug, errors,
+                           static_cast<const std::uint32_t*>(g));
   } else if (which == Bug::issue_before_arm_st_cluster) {
     DsmemSpec s;
     s.elem_bytes = 4;
@@ -215,8 +216,8 @@ cudaError_t run(Bug which, int bug, unsigned* mismatches) {
     s.prefer = DsmemPrefer::st_cluster;
     const DsmemPlan plan = plan_dsmem_copy(s);
     if (plan.path != DsmemPath::st_cluster || plan.spec.threads != 128) return cudaErrorInvalidValue;
-    e = tmakit_test::launch_cluster(st_cluster_phase_kernel, ClusterShape{2, 1, 1}, dim3(2), dim3(128), 0, plan, bug,
-                                    errors);
+    e = td::launch_cluster(st_cluster_phase_kernel, ClusterShape{2, 1, 1}, dim3(2), dim3(128), 0, plan, bug,
+                           errors);
   } else {
     DsmemSpec s;
     s.elem_bytes = 4;
@@ -224,7 +225,7 @@ cudaError_t run(Bug which, int bug, unsigned* mismatches) {
     s.dst = compact_region(4, 1024);
     const DsmemPlan plan = plan_dsmem_copy(s);
     if (plan.path != DsmemPath::bulk_single) return cudaErrorInvalidValue;
-    e = tmakit_test::launch_cluster(one_per_warp_kernel, ClusterShape{2, 1, 1}, dim3(2), dim3(128), 0, plan, bug, errors);
+    e = td::launch_cluster(one_per_warp_kernel, ClusterShape{2, 1, 1}, dim3(2), dim3(128), 0, plan, bug, errors);
   }
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   if (e == cudaSuccess) {

@@ -1,14 +1,15 @@
 // tmakit layout OP ARGS... [--json] [--svg FILE] [--dtype T]
-#include "cmd_layout.hpp"
-
+// The CuTe layout algebra on the command line (docs/layout.md). Its own argument loop (OP and its
+// layouts are positional; a usage error is JSON too with --json). Exit 0 ok, 1 refused (an
+// operation's precondition, with the rule and a fix), 2 bad usage or bad notation.
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "json_text.hpp"
+#include "commands.hpp"
 #include "layout_render.hpp"
+#include "options.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/algebra.hpp"
 #include "tmakit/layout/notation.hpp"
@@ -73,18 +74,15 @@ nlohmann::json layout_json(const Layout& l) {
           {"depth", l.depth()}};
 }
 
-int usage_error(Context& c, const std::string& msg) {
-  if (c.json) {
-    c.out << json_text(nlohmann::json{{"op", c.op}, {"ok", false}, {"error", {{"rule", "layout.usage"}, {"message", msg}}}}) << '\n';
-  } else {
-    c.err << "tmakit layout: " << msg << "\nRun 'tmakit layout --help' for usage.\n";
-  }
-  return 2;
+int layout_usage_error(Context& c, const std::string& msg) {
+  if (!c.json) return usage_error(c.err, "tmakit layout", msg);
+  print_json(c.out, nlohmann::json{{"op", c.op}, {"ok", false}, {"error", {{"rule", "layout.usage"}, {"message", msg}}}});
+  return kExitUsage;
 }
 
 int notation_error(Context& c, const char* which, const std::string& text, const NotationError& e) {
   if (c.json) {
-    c.out << json_text(nlohmann::json{{"op", c.op},
+    print_json(c.out, nlohmann::json{{"op", c.op},
                                       {"ok", false},
                                       {"error",
                                        {{"rule", "layout.notation"},
@@ -92,18 +90,17 @@ int notation_error(Context& c, const char* which, const std::string& text, const
                                         {"input", text},
                                         {"position", e.position},
                                         {"expected", e.expected},
-                                        {"message", e.message}}}})
-          << '\n';
+                                        {"message", e.message}}}});
   } else {
     c.err << "tmakit layout " << c.op << ": " << which << ": " << e.message << "\n  " << text << "\n  "
           << std::string(e.position, ' ') << "^\n";
   }
-  return 2;
+  return kExitUsage;
 }
 
 int refusal(Context& c, const LayoutDiagnostic& d) {
   if (c.json) {
-    c.out << json_text(nlohmann::json{{"op", c.op},
+    print_json(c.out, nlohmann::json{{"op", c.op},
                                       {"ok", false},
                                       {"args", c.args},
                                       {"error",
@@ -111,12 +108,11 @@ int refusal(Context& c, const LayoutDiagnostic& d) {
                                         {"mode", d.mode},
                                         {"values", {d.a, d.b}},
                                         {"message", message(d)},
-                                        {"fix", fix(d)}}}})
-          << '\n';
+                                        {"fix", fix(d)}}}});
   } else {
     c.err << "tmakit layout " << c.op << ": refused: " << message(d) << "\n  fix: " << fix(d) << '\n';
   }
-  return 1;
+  return kExitRefused;
 }
 
 // Element bytes from --dtype (0 when absent); -1 after reporting an error.
@@ -125,12 +121,12 @@ long dtype_bytes(Context& c) {
   DataType t{};
   std::string why;
   if (!parse_name(c.dtype, t, &why)) {
-    usage_error(c, "--dtype: " + why);
+    layout_usage_error(c, "--dtype: " + why);
     return -1;
   }
   const std::uint32_t bits = element_bits(t);
   if (bits < 8 || bits % 8 != 0) {
-    usage_error(c, "--dtype " + c.dtype + ": sub-byte types have no byte offsets");
+    layout_usage_error(c, "--dtype " + c.dtype + ": sub-byte types have no byte offsets");
     return -1;
   }
   return static_cast<long>(bits / 8);
@@ -140,7 +136,7 @@ long dtype_bytes(Context& c) {
 // bytes), and the element size must divide its chunk (check_elem_bytes). Returns 0, or an exit status.
 int check_dtype_for(Context& c, const SwizzledLayout& l) {
   if (l.swizzle.bits != 0 && c.elem_bytes == 0)
-    return usage_error(c, "a swizzled layout needs --dtype: the swizzle acts on byte offsets");
+    return layout_usage_error(c, "a swizzled layout needs --dtype: the swizzle acts on byte offsets");
   if (c.elem_bytes > 0) {
     const LayoutDiagnostic d = check_elem_bytes(l.swizzle, static_cast<std::uint64_t>(c.elem_bytes));
     if (!d.ok()) return refusal(c, d);
@@ -157,9 +153,9 @@ int maybe_svg(Context& c, const SwizzledLayout& l) {
   std::string title = to_string(l);
   if (c.elem_bytes > 0) title += "  [" + c.dtype + ": element offsets; colour = 4-byte bank]";
   std::ofstream f(c.svg_path);
-  if (!f) return usage_error(c, "--svg: cannot write '" + c.svg_path + "'");
+  if (!f) return layout_usage_error(c, "--svg: cannot write '" + c.svg_path + "'");
   f << render_svg(title, g);
-  return f ? 0 : usage_error(c, "--svg: error writing '" + c.svg_path + "'");
+  return f ? 0 : layout_usage_error(c, "--svg: error writing '" + c.svg_path + "'");
 }
 
 int emit_layout(Context& c, const Layout& l) {
@@ -168,20 +164,20 @@ int emit_layout(Context& c, const Layout& l) {
   if (c.json) {
     nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}};
     j.update(layout_json(l));
-    c.out << json_text(j) << '\n';
+    print_json(c.out, j);
   } else {
     c.out << to_string(l) << '\n';
   }
-  return 0;
+  return kExitOk;
 }
 
 int emit_int(Context& c, std::int64_t v) {
   if (c.json) {
-    c.out << json_text(nlohmann::json{{"op", c.op}, {"ok", true}, {"args", c.args}, {"result", v}}) << '\n';
+    print_json(c.out, nlohmann::json{{"op", c.op}, {"ok", true}, {"args", c.args}, {"result", v}});
   } else {
     c.out << v << '\n';
   }
-  return 0;
+  return kExitOk;
 }
 
 int emit_result(Context& c, const LayoutResult& r) { return r.ok() ? emit_layout(c, r.value) : refusal(c, r.diagnostic); }
@@ -215,16 +211,16 @@ int run_op(Context& c) {
       nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}, {"layout", to_string(p.value)},
                        {"rows", g.rows}, {"cols", g.cols}, {"offsets", rows}};
       if (!g.bank.empty()) j["banks"] = banks;
-      c.out << json_text(j) << '\n';
+      print_json(c.out, j);
     } else {
       c.out << render_table(to_string(p.value), g);
     }
-    return 0;
+    return kExitOk;
   }
 
   const Parsed<Layout> pa = parse_layout(a[0]);
   if (!pa.ok) {
-    if (parse_swizzled_layout(a[0]).ok) return usage_error(c, c.op + " takes plain layouts; swizzled ones only print, size, cosize");
+    if (parse_swizzled_layout(a[0]).ok) return layout_usage_error(c, c.op + " takes plain layouts; swizzled ones only print, size, cosize");
     return notation_error(c, "A", a[0], pa.error);
   }
   const Layout& A = pa.value;
@@ -280,40 +276,40 @@ int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream
     const std::string& s = args[i];
     if (s == "-h" || s == "--help") {
       out << kLayoutUsage;
-      return 0;
+      return kExitOk;
     }
     if (s == "--json") {
       c.json = true;
     } else if (s == "--svg" || s == "--dtype") {
-      if (i + 1 >= args.size()) return usage_error(c, s + " needs a value");
+      if (i + 1 >= args.size()) return layout_usage_error(c, s + " needs a value");
       (s == "--svg" ? c.svg_path : c.dtype) = args[++i];
     } else if (s.rfind("--svg=", 0) == 0) {
       c.svg_path = s.substr(6);
     } else if (s.rfind("--dtype=", 0) == 0) {
       c.dtype = s.substr(8);
     } else if (s.size() > 2 && s[0] == '-' && s[1] == '-') {
-      return usage_error(c, "unknown option '" + s + "'");
+      return layout_usage_error(c, "unknown option '" + s + "'");
     } else {
       pos.push_back(s);
     }
   }
-  if (pos.empty()) return usage_error(c, "missing OP");
+  if (pos.empty()) return layout_usage_error(c, "missing OP");
   c.op = pos[0];
   c.args.assign(pos.begin() + 1, pos.end());
   for (const Op& op : kOps) {
     if (c.op != op.name) continue;
     const int n = static_cast<int>(c.args.size());
     if (n < op.min_args || n > op.max_args)
-      return usage_error(c, c.op + " takes " + std::to_string(op.min_args) +
+      return layout_usage_error(c, c.op + " takes " + std::to_string(op.min_args) +
                                 (op.max_args > op.min_args ? " or " + std::to_string(op.max_args) : std::string()) +
                                 " argument(s), got " + std::to_string(n));
     c.elem_bytes = dtype_bytes(c);  // every op: --dtype is validated once, and colours --svg banks
-    if (c.elem_bytes < 0) return 2;
+    if (c.elem_bytes < 0) return kExitUsage;
     return run_op(c);
   }
   std::string valid;
   for (const Op& op : kOps) valid += std::string(valid.empty() ? "" : ", ") + op.name;
-  return usage_error(c, "unknown operation '" + c.op + "'; valid: " + valid);
+  return layout_usage_error(c, "unknown operation '" + c.op + "'; valid: " + valid);
 }
 
 }  // namespace tmakit::cli

@@ -1,17 +1,12 @@
 // `tmakit plan --gmem SPEC --smem LAYOUT --tile TILER [--cluster X,Y[,Z] --multicast-mode x|y|z]
 //               [--arch A] [--l2 L] [--oob O] [--json]`
 // Prints the plan (descriptor dims, coordinates per tile, instructions, bytes, alignment) and the
-// encoded descriptor (hex and decoded fields); on refusal every violated rule (exit 1).
-#include "cmd_plan.hpp"
-
-#include <CLI/CLI.hpp>
-
-#include "cli_app.hpp"
-#include <algorithm>
-#include <nlohmann/json.hpp>
+// encoded descriptor (hex and decoded fields); on refusal every violated rule (exit 1). --json:
+// {"result":0,"gmem","smem","plan":{...},"descriptor":{"bytes","decoded"}} or {"result":1,"errors":[...]}.
 #include <ostream>
 
-#include "json_text.hpp"
+#include "commands.hpp"
+#include "options.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/describe.hpp"
 #include "tmakit/plan/explain.hpp"
@@ -63,13 +58,10 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   app.add_option("--arch", arch, "sm_90 (default), sm_100, sm_120");
   app.add_option("--l2", l2, "L2 promotion of the descriptor (default none)");
   app.add_option("--oob", oob, "out-of-bounds fill (default none)");
-  app.add_flag("--json", json, "print JSON");
+  add_json_flag(app, json);
   constexpr const char* kFooter = "\nSee docs/plan.md for the notation and examples.\n";
   if (const int rc = parse_app(app, std::move(args), name, out, err, kFooter); rc >= 0) return rc;
-  auto usage = [&](const std::string& what) {
-    err << name << ": " << what << '\n';
-    return 2;
-  };
+  const auto usage = [&](const std::string& what) { return value_error(err, name, what); };
   const ParsedGlobalTensor g = parse_global_tensor(gmem);
   if (!g.ok) return usage("--gmem: " + g.error);
   const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
@@ -95,16 +87,16 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
       nlohmann::json e = nlohmann::json::array();
       for (const auto& d : ds)
         e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
-      out << json_text(nlohmann::json{{"result", 1}, {"errors", e}}) << '\n';
+      print_json(out, nlohmann::json{{"result", 1}, {"errors", e}});
     } else {
       for (const auto& d : ds) err << d.message() << '\n';
     }
-    return 1;
+    return kExitRefused;
   }
   const EncodeResult enc = encode(r.plan.params);
   if (!enc.ok()) {  // the planner validated it: a planner bug
     err << name << ": internal error: the planned descriptor does not encode\n";
-    return 1;
+    return kExitRefused;
   }
   const std::string hex = jsonl::to_hex(enc.map);
   if (json) {
@@ -112,16 +104,16 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
     j["result"] = 0;
     j["gmem"] = to_string(g.value);
     j["smem"] = to_string(s.value);
-    j["plan"] = nlohmann::json::parse(plan_json(r.plan, t.names));
-    j["descriptor"] = {{"bytes", hex}, {"decoded", nlohmann::json::parse(decode_json(enc.map))}};
-    out << json_text(j) << '\n';
-    return 0;
+    j["plan"] = plan_json(r.plan, t.names);
+    j["descriptor"] = {{"bytes", hex}, {"decoded", nlohmann::json(decode_json(enc.map))}};  // keys sorted, as in j
+    print_json(out, j);
+    return kExitOk;
   }
   out << "gmem: " << to_string(g.value) << "\nsmem: " << to_string(s.value) << '\n';
   out << describe_plan(r.plan, t.names);
   out << "descriptor: " << hex << '\n';
   out << decode_text(enc.map);
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace tmakit::cli

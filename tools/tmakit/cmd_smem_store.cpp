@@ -1,15 +1,10 @@
 // tmakit smem-store --src SOURCE --dst DEST [--base N] [--elements] [--no-stmatrix] [--json] [--svg FILE]
 // Exit status: 0 planned, 1 refused (the reason and a fix on stderr, or in the JSON), 2 bad usage.
-#include "cmd_smem_store.hpp"
-
-#include <CLI/CLI.hpp>
-
-#include "cli_app.hpp"
-#include <algorithm>
 #include <fstream>
-#include <istream>
 #include <ostream>
 
+#include "commands.hpp"
+#include "options.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/plan.hpp"
 #include "tmakit/smem_store/spec.hpp"
@@ -33,42 +28,33 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
   app.add_option("--base", base, "the buffer's shared address modulo the swizzle repeat (bytes; default 0)");
   app.add_flag("--elements", elements, "the --dst swizzle is in element units (CuTe's recast form): convert to bytes");
   app.add_flag("--no-stmatrix", no_stmatrix, "plan with st.shared only");
-  app.add_flag("--json", json, "print JSON");
+  add_json_flag(app, json);
   app.add_option("--svg", svg_path, "write a picture of warp 0's first instructions (lanes, bytes, banks)");
   if (const int rc = parse_app(app, std::move(args), name, out, err); rc >= 0) return rc;
   const ParsedSource ps = parse_store_source(src_text);
-  if (!ps.ok) {
-    err << name << ": --src: " << ps.error << '\n';
-    return 2;
-  }
+  if (!ps.ok) return value_error(err, name, "--src: " + ps.error);
   const StoreSource& s = ps.value.source;
   const ParsedDestination pd =
       parse_store_destination(dst_text, s.rows(), s.cols(), ps.value.elem_bytes, base, elements);
-  if (!pd.ok) {
-    err << name << ": --dst: " << pd.error << '\n';
-    return 2;
-  }
+  if (!pd.ok) return value_error(err, name, "--dst: " + pd.error);
   const StoreDestination& d = pd.value;
   SmemStoreOptions opts;
   opts.allow_stmatrix = !no_stmatrix;
   const SmemStorePlan p = plan_smem_store(s, d, opts);
   if (!svg_path.empty()) {
     std::ofstream f(svg_path);
-    if (!f) {
-      err << name << ": cannot write '" << svg_path << "'\n";
-      return 2;
-    }
+    if (!f) return value_error(err, name, "cannot write '" + svg_path + "'");
     f << plan_svg(p, s, d);
   }
   if (json) {
-    out << plan_json(p, s, d, src_text) << '\n';
+    print_json(out, plan_json(p, s, d, src_text));
   } else if (p.ok) {
     out << describe_plan(p, s, d, src_text);
   } else {
     out << describe_plan(p, s, d, src_text);
     err << refusal_message(p, s, d) << "; fix: " << refusal_fix(p, s, d) << '\n';
   }
-  return p.ok ? 0 : 1;
+  return p.ok ? kExitOk : kExitRefused;
 }
 
 }  // namespace tmakit::cli

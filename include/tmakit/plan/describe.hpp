@@ -1,6 +1,7 @@
 // A plan in words and as JSON (host only; src/plan/describe.cpp). Used by `tmakit plan`.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,8 @@ std::string coordinate_formula(const TmaPlan& p, std::uint32_t j, const std::vec
 // shared offset), bytes, alignment, multicast shares.
 std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& names = {});
 
-// {"descriptor":{...},"dims":[...],"instructions":[...],"expect_tx_bytes":...,...} (one object).
-std::string plan_json(const TmaPlan& p, const std::vector<std::string>& names = {});
+// {"dims":[...],"instructions":[...],"expect_tx_bytes":...,...}: one JSON object (json_text in
+// tmakit/host/json.hpp writes it as one line).
+nlohmann::json plan_json(const TmaPlan& p, const std::vector<std::string>& names = {});
 
 }  // namespace tmakit

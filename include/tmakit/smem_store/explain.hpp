@@ -1,6 +1,7 @@
 // Words, JSON and a picture for a store plan (host only; src/smem_store/explain.cpp).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "tmakit/smem_store/plan.hpp"
@@ -21,8 +22,8 @@ std::string suggested_fixes(const SmemStorePlan& p, const StoreSource& s, const 
 // The whole report (the CLI's text output).
 std::string describe_plan(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
                           const std::string& source_text);
-// JSON object (one line).
-std::string plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
+// The report as a JSON object (json_text in tmakit/host/json.hpp writes it as one line).
+nlohmann::json plan_json(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d,
                       const std::string& source_text);
 // SVG: warp 0's first instructions, one panel each: 32 bank columns x 128-byte lines, every 4-byte
 // word labelled with the lane that writes it; words of a bank that one wavefront group hits more than

@@ -2,6 +2,7 @@
 // name, its value in words, and where it sits in the 128 bytes.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,10 @@ struct DescribedField {
 // Fields of a decoded map in layout order (only the ones its kind and rank use).
 std::vector<DescribedField> describe_fields(const TensorMapBytes& bytes, const DecodedTensorMap& d);
 
-// Multi-line text, and a JSON object (as a string), for `tmakit decode`.
+// Multi-line text, and a JSON object, for `tmakit decode` (json_text in tmakit/host/json.hpp
+// writes the object as one line).
 std::string decode_text(const TensorMapBytes& bytes);
-std::string decode_json(const TensorMapBytes& bytes);
+nlohmann::ordered_json decode_json(const TensorMapBytes& bytes);
 
 // One difference between two descriptors.
 struct FieldDifference {
@@ -36,8 +38,9 @@ struct FieldDifference {
 
 // Every differing bit is attributed to a field of `a`'s or `b`'s layout, or named reserved.
 std::vector<FieldDifference> diff(const TensorMapBytes& a, const TensorMapBytes& b);
+// Text and a JSON object {"identical":...,"differences":[...]}, for `tmakit diff`.
 std::string diff_text(const TensorMapBytes& a, const TensorMapBytes& b);
-std::string diff_json(const TensorMapBytes& a, const TensorMapBytes& b);
+nlohmann::ordered_json diff_json(const TensorMapBytes& a, const TensorMapBytes& b);
 
 // Parses 256 hex digits (whitespace, an optional 0x and ':'/'-' separators ignored). Returns
 // false with a reason in `error` otherwise.

@@ -27,10 +27,12 @@
 //   {"result":1,"bytes":"","errors":[{"rule":"strides.align16","field":"globalStrides[0]",
 //                                      "value":"2056","message":"error [strides.align16] ..."}]}
 // result is the CUresult the driver would return: 0 = CUDA_SUCCESS, 1 = CUDA_ERROR_INVALID_VALUE.
+// Output lines are nlohmann objects written by json_text (tmakit/host/json.hpp).
 #pragma once
 
 #include <cstddef>
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,21 +71,17 @@ struct StreamStats {
 // `out` (buffered: written in large blocks).
 StreamStats process_stream(std::istream& in, std::ostream& out);
 
-// --- formatting helpers (shared with the CLI) ---
+// --- output pieces (shared with the CLI and describe.hpp's decode_json) ---
 
 // The 128 bytes as 256 lowercase hex characters in memory order.
 std::string to_hex(const TensorMapBytes& b);
-void append_hex(const TensorMapBytes& b, std::string& out);
 
-// Appends `s` as a JSON string literal (quotes included). Invalid UTF-8 becomes U+FFFD.
-void append_json_string(std::string_view s, std::string& out);
+// A JSON array of error objects {"rule","field","value","message"}.
+nlohmann::ordered_json errors_json(const std::vector<Error>& errors);
 
-// Appends a JSON array of error objects {"rule","field","value","message"}.
-void append_errors(const std::vector<Error>& errors, std::string& out);
-
-// Appends the parameters as a JSON object in the input schema, with enum names instead of
-// integers (values outside an enum stay integers), e.g. {"kind":"tiled","arch":"sm_90",
-// "dtype":"BFLOAT16","rank":2,...}. Arrays hold min(rank, capacity) entries.
-void append_params(const TensorMapParams& p, std::string& out);
+// The parameters as a JSON object in the input schema, with enum names instead of integers (values
+// outside an enum stay integers), e.g. {"kind":"tiled","arch":"sm_90","dtype":"BFLOAT16","rank":2,...}.
+// Arrays hold min(rank, capacity) entries.
+nlohmann::ordered_json params_json(const TensorMapParams& p);
 
 }  // namespace tmakit::jsonl

@@ -1,30 +1,18 @@
-// Argument parsing of the tmakit CLI (see cli_parse.hpp).
-#include "cli_parse.hpp"
+// The tensor-map parameters on the command line (see map_options.hpp).
+#include "map_options.hpp"
 
-#include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cctype>
-#include <fstream>
-#include <iterator>
+#include <cstdint>
 #include <limits>
+#include <ostream>
 #include <sstream>
+#include <tuple>
+#include <type_traits>
 
-#include "cli_app.hpp"
+#include "options.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit::cli {
 namespace {
-
-// Option values as given; converted (with messages naming the option) after CLI11 has parsed.
-struct RawOptions {
-  std::string dtype, dims, strides, box, elem_strides, interleave = "NONE", swizzle = "NONE", l2 = "NONE",
-                                                        oob = "NONE", address = "0", arch = "sm_90";
-  std::string lower, upper, channels, pixels, mode;
-  CLI::Option* strides_opt = nullptr;
-  CLI::Option* elem_strides_opt = nullptr;
-  CLI::Option* lower_opt = nullptr;
-  CLI::Option* upper_opt = nullptr;
-};
 
 struct UsageError {
   std::string message;
@@ -95,7 +83,7 @@ E enum_value(const char* opt, const std::string& text) {
   return v;
 }
 
-void add_common(CLI::App& sub, RawOptions& o, bool& json) {
+void add_common(CLI::App& sub, MapKinds::Raw& o, bool& json) {
   sub.add_option("--dtype", o.dtype, "element type: bf16, f16, f32, u8, ... or a cuda.h name (BFLOAT16)")
       ->required()
       ->type_name("NAME");
@@ -114,10 +102,10 @@ void add_common(CLI::App& sub, RawOptions& o, bool& json) {
   sub.add_option("--oob", o.oob, "OOB fill: NONE, NAN_REQUEST_ZERO_FMA (nan)")->type_name("NAME")->capture_default_str();
   sub.add_option("--address", o.address, "global address (decimal or 0x hex)")->type_name("N")->capture_default_str();
   sub.add_option("--arch", o.arch, "target: sm_90, sm_100, sm_120")->type_name("ARCH")->capture_default_str();
-  sub.add_flag("--json", json, "print JSON");
+  add_json_flag(sub, json);
 }
 
-TensorMapParams convert(MapKind kind, const RawOptions& o) {
+TensorMapParams convert(MapKind kind, const MapKinds::Raw& o) {
   TensorMapParams p;
   p.kind = kind;
   p.arch = enum_value<Arch>("--arch", o.arch);
@@ -175,32 +163,30 @@ TensorMapParams convert(MapKind kind, const RawOptions& o) {
 
 }  // namespace
 
-ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
-  const bool is_encode = command == Command::encode;
-  const std::string name = is_encode ? "tmakit encode" : "tmakit check";
+ParseResult usage_result(const std::string& cmd, const std::string& what) {
   ParseResult r;
-  RawOptions raw[3];  // per map kind (option pointers differ per subcommand)
-  bool json = false;
-  std::string jsonl_path;
+  r.status = ParseResult::Status::usage_error;
+  r.message = cmd + ": " + what + "\nRun '" + cmd + " --help' for usage.";
+  return r;
+}
 
-  CLI::App app{is_encode ? "Encode tensor-map parameters into the 128-byte CUtensorMap (memory order, hex)."
-                         : "Check tensor-map parameters: print every violated rule, or \"ok\".",
-               name};
-  app.require_subcommand(0, 1);
-  app.add_flag("--json", json, "print JSON");
-  CLI::Option* jsonl_opt = nullptr;
-  if (is_encode) {
-    jsonl_opt = app.add_option("--jsonl", jsonl_path,
-                               "encode JSON lines from FILE ('-' = stdin); one result line per input line")
-                    ->type_name("FILE");
+int report(const ParseResult& r, std::ostream& out, std::ostream& err) {
+  if (r.status == ParseResult::Status::help) {
+    out << r.message;
+    return kExitOk;
   }
+  err << r.message << '\n';
+  return r.exit_code();
+}
+
+void MapKinds::add_to(CLI::App& app, bool& json) {
   CLI::App* tiled = app.add_subcommand("tiled", "cuTensorMapEncodeTiled");
-  RawOptions& ot = raw[0];
+  Raw& ot = raw_[0];
   add_common(*tiled, ot, json);
   tiled->add_option("--box", ot.box, "box dims b0,b1,... (one per dim)")->required()->type_name("LIST");
 
   CLI::App* im2col = app.add_subcommand("im2col", "cuTensorMapEncodeIm2col");
-  RawOptions& oi = raw[1];
+  Raw& oi = raw_[1];
   add_common(*im2col, oi, json);
   oi.lower_opt = im2col->add_option("--lower", oi.lower, "pixelBoxLowerCorner, one per spatial dim: a,b,...")
                      ->type_name("LIST");
@@ -210,7 +196,7 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
   im2col->add_option("--pixels", oi.pixels, "pixelsPerColumn")->required()->type_name("N");
 
   CLI::App* wide = app.add_subcommand("im2col-wide", "cuTensorMapEncodeIm2colWide");
-  RawOptions& ow = raw[2];
+  Raw& ow = raw_[2];
   add_common(*wide, ow, json);
   ow.lower_opt = wide->add_option("--lower", ow.lower, "pixelBoxLowerCornerWidth (one value)")->required()->type_name("N");
   ow.upper_opt = wide->add_option("--upper", ow.upper, "pixelBoxUpperCornerWidth (one value)")->required()->type_name("N");
@@ -218,69 +204,40 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
   wide->add_option("--pixels", ow.pixels, "pixelsPerColumn")->required()->type_name("N");
   wide->add_option("--mode", ow.mode, "W or W128")->required()->type_name("MODE");
 
-  const auto usage = [&](const std::string& msg, const std::string& cmd) {
-    r.status = ParseResult::Status::usage_error;
-    r.message = cmd + ": " + msg + "\nRun '" + cmd + " --help' for usage.";
-    return r;
-  };
-  std::ostringstream help, error;
-  if (const int rc = parse_app(app, std::move(args), name, help, error); rc >= 0) {
-    r.status = rc == 0 ? ParseResult::Status::help : ParseResult::Status::usage_error;
-    r.message = rc == 0 ? help.str() : error.str();
-    if (rc != 0 && !r.message.empty() && r.message.back() == '\n') r.message.pop_back();
-    return r;
-  }
+  kinds_[0] = tiled;
+  kinds_[1] = im2col;
+  kinds_[2] = wide;
+}
 
-  const auto subs = app.get_subcommands();
-  const bool want_jsonl = jsonl_opt && jsonl_opt->count() > 0;
-  if (want_jsonl) {
-    if (!subs.empty()) return usage("--jsonl takes no map kind (" + subs[0]->get_name() + ")", name);
-    r.status = ParseResult::Status::ok;
-    r.request.jsonl = true;
-    r.request.jsonl_path = jsonl_path;
-    r.request.json = json;
-    return r;
-  }
-  if (subs.empty()) {
-    return usage(std::string("a map kind is required: tiled, im2col or im2col-wide") +
-                     (is_encode ? " (or --jsonl FILE)" : ""),
-                 name);
-  }
-  const MapKind kind = subs[0] == tiled ? MapKind::tiled : subs[0] == im2col ? MapKind::im2col : MapKind::im2col_wide;
+const CLI::App* MapKinds::given() const {
+  for (const CLI::App* k : kinds_)
+    if (k && k->parsed()) return k;
+  return nullptr;
+}
+
+ParseResult MapKinds::request(const std::string& name, bool json) const {
+  const CLI::App* sub = given();
+  const int k = sub == kinds_[0] ? 0 : sub == kinds_[1] ? 1 : 2;
+  const MapKind kind = k == 0 ? MapKind::tiled : k == 1 ? MapKind::im2col : MapKind::im2col_wide;
+  ParseResult r;
   try {
-    r.request.params = convert(kind, raw[static_cast<int>(kind)]);
+    r.request.params = convert(kind, raw_[k]);
   } catch (const UsageError& e) {
-    return usage(e.message, name + " " + subs[0]->get_name());
+    return usage_result(name + " " + sub->get_name(), e.message);
   }
   r.request.json = json;
   r.status = ParseResult::Status::ok;
   return r;
 }
 
-bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error) {
-  text.clear();
-  if (!arg.empty() && arg[0] == '@') {
-    const std::string path = arg.substr(1);
-    if (path == "-") {
-      text.assign(std::istreambuf_iterator<char>(stdin_stream), std::istreambuf_iterator<char>());
-    } else {
-      std::ifstream f(path, std::ios::binary);
-      if (!f) {
-        error = "cannot read " + quote_user_text(path);
-        return false;
-      }
-      std::ostringstream ss;
-      ss << f.rdbuf();
-      if (f.bad()) {
-        error = "cannot read " + quote_user_text(path);
-        return false;
-      }
-      text = ss.str();
-    }
-  } else {
-    text = arg;
-  }
-  return true;
+bool parse_map_command(CLI::App& app, std::vector<std::string> args, const std::string& name, ParseResult& r) {
+  std::ostringstream help, error;
+  const int rc = parse_app(app, std::move(args), name, help, error);
+  if (rc < 0) return true;
+  r.status = rc == kExitOk ? ParseResult::Status::help : ParseResult::Status::usage_error;
+  r.message = rc == kExitOk ? help.str() : error.str();
+  if (rc != kExitOk && !r.message.empty() && r.message.back() == '\n') r.message.pop_back();
+  return false;
 }
 
 }  // namespace tmakit::cli

@@ -1,0 +1,33 @@
+// The tmakit commands. Every command has the same shape:
+//   int run_<name>(args, in, out, err)
+// args: the command line after the command's name (its own options, parsed in cmd_<name>.cpp);
+// in: stdin (for @- and --jsonl -); out: results, help and --json objects; err: diagnostics.
+// Returns the exit status (options.hpp): kExitOk, kExitRefused (a rule refused the input, each
+// violation with its rule id and fix) or kExitUsage (bad usage or unreadable input).
+// cli.cpp dispatches by name through a table of these functions.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tmakit::cli {
+
+using CommandFn = int (*)(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+
+// encode tiled|im2col|im2col-wide [options] | encode --jsonl FILE|-   (cmd_encode.cpp)
+int run_encode(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// check tiled|im2col|im2col-wide [options]                             (cmd_check.cpp)
+int run_check(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// decode HEX|@FILE [--json]: exit 0 once decoded (unexplained bits are reported, not an error)
+int run_decode(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// diff HEX|@FILE HEX|@FILE [--json]: exit 0 when identical, 1 when they differ (as diff(1) does)
+int run_diff(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// layout OP ARGS... [--json] [--svg FILE] [--dtype T]: the CuTe layout algebra (docs/layout.md)
+int run_layout(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// plan --gmem G --smem S --tile T [...]: the TMA plan of a tile and its descriptor (docs/plan.md)
+int run_plan(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// smem-store --src FRAGMENT --dst LAYOUT [...]: a register -> shared-memory store plan
+int run_smem_store(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+
+}  // namespace tmakit::cli
