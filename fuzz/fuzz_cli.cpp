@@ -10,7 +10,7 @@
 //                       3 the last argv word (taken out of argv)
 //   bytes 1..           argv words, separated by NUL or newline (empty words kept)
 // Every '/' in a word becomes '_', so "@FILE" and "--jsonl FILE" can only name files in the current
-// directory (fuzz/run.sh runs the fuzzer in a scratch directory): no /dev/zero, no /dev/stdin.
+// directory (fuzz/run.sh runs the fuzzer in a work directory): no /dev/zero, no /dev/stdin.
 //
 // Checks: run_cli returns (no exception escapes, no sanitizer report, no hang: run with -timeout)
 // and its exit status is 0, 1 or 2.

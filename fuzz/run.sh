@@ -6,11 +6,11 @@
 #   TARGET   decode | cli | jsonl   (fuzz_decode, fuzz_cli, fuzz_jsonl)
 #   SECONDS  -max_total_time; default 600. 0 = build only.
 #
-# The run works on a copy of the committed seeds (fuzz/corpus/TARGET/) in a scratch directory
+# The run works on a copy of the committed seeds (fuzz/corpus/TARGET/) in a work directory
 # (WORK, default a fresh mktemp -d), which is also the working directory and the artifact prefix:
 # the committed corpus never grows. One fuzzing process (no -jobs/-workers). Environment:
 #   BUILD_DIR  build tree (default <repo>/build-fuzz)     JOBS  build parallelism (default 2)
-#   WORK       scratch directory (default /tmp/tmakit-fuzz-TARGET.XXXXXX)
+#   WORK       work directory (default /tmp/tmakit-fuzz-TARGET.XXXXXX)
 # Exit status: libFuzzer's (0 clean; non-zero when it found a crash, leak, timeout or OOM; the
 # input is then WORK/crash-*, WORK/leak-*, ...; see docs/fuzzing.md for minimizing it).
 set -euo pipefail

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole GPU suite in one command, for the GPU machine:
+# The whole GPU suite in one command, on a machine with a Hopper GPU:
 #   bash scripts/gpu_suite.sh [BUILD_DIR]        (default: build)
-# Takes a carried build (BUILD_DIR/tests/tmakit_gpu_test_* already built, CUDA runtime linked
+# Takes an existing build (BUILD_DIR/tests/tmakit_gpu_test_* already built, e.g. copied from a
+# machine with the toolkit: the CUDA runtime is linked
 # statically) or, when there is none, configures and builds one (needs what scripts/build.sh
 # needs: GoogleTest, nlohmann-json, CLI11). Runs each GPU test executable directly (CTest files hold
 # the building machine's absolute paths), then each under compute-sanitizer --tool memcheck,

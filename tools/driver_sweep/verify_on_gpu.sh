@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 2's GPU check, one command on the GPU machine: a FRESH randomized sweep (seeds never used for
+# The encoder's GPU check, one command on a GPU system: a FRESH randomized sweep (seeds never used for
 # tests/data) through the driver and through tmakit, compared line by line (decisions and bytes),
 # then the encode benchmark. Expects the binaries in $BIN (default .probe): driver_sweep, tmakit,
 # bench_encode. Logs go to $OUT (default ./gpu-out). SEED (default 1001) is the first of the six
-# seeds: give a new one for a sweep no earlier run has seen (used so far, all recorded in
-# docs/results.md: 1001 to 10001 in steps of 1000 on 2026-11-22; 11001 to 17001 in steps of 1000
-# on 2026-11-26).
+# seeds: give a new one for a sweep no earlier run has seen (used so far, each recorded in the sweep
+# table of docs/lab/README.md: 1001 to 10001 in steps of 1000 on 2026-11-22; 11001 to 17001 in steps
+# of 1000 on 2026-11-26).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BIN=${BIN:-.probe}
