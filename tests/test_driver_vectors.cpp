@@ -1,5 +1,5 @@
 // The pure encoder against the CUDA driver: every line of tests/data/driver_sm90.jsonl.gz (recorded
-// on an H200, driver 580.159.04; see docs/results.md) must get the driver's decision, and every
+// on an H200, driver 580.159.04; see docs/lab/format.md) must get the driver's decision, and every
 // accepted line the driver's 128 bytes. Refusals compare by decision only (the driver leaves
 // half-written bytes behind).
 #include <gtest/gtest.h>

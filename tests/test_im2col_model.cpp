@@ -1,6 +1,6 @@
 // The shared-memory model of im2col loads (tensor_map/smem_model_im2col.hpp) against what an H100
 // wrote. tests/data/im2col_h100.txt.gz was recorded by tools/driver_sweep/im2col_probe.cu
-// (2026-11-22, NVIDIA H100 80GB HBM3, driver 580.159.04; docs/results.md), through tmakit's own
+// (2026-11-22, NVIDIA H100 80GB HBM3, driver 580.159.04; docs/lab/device.md), through tmakit's own
 // device::load_im2col: each line is one driver-made im2col map, start coordinate and offsets, and
 // the shared memory the hardware wrote as runs of 32-bit words (global word k held k + 1), or
 // KERNEL_ERROR when the load faulted.

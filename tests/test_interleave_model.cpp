@@ -1,6 +1,6 @@
 // The shared-memory model of interleaved (16B / 32B) tiled loads against what an H100 wrote.
 // tests/data/interleave_h100.txt.gz was recorded by tools/driver_sweep/interleave_probe.cu
-// (2026-11-22, NVIDIA H100 80GB HBM3, driver 580.159.04; docs/results.md): each line is one
+// (2026-11-22, NVIDIA H100 80GB HBM3, driver 580.159.04; docs/lab/device.md): each line is one
 // driver-made map and box position, and the shared memory the hardware wrote, as runs of 32-bit
 // words. Global memory held word k = k + 1 at byte 4k, so each shared word names its source
 // (0 = out-of-bounds fill).

@@ -93,7 +93,7 @@ TEST(LayoutCli, Json) {
 }
 
 // Arguments that are not UTF-8 come back in JSON with U+FFFD, not as an uncaught exception (this
-// aborted before: fuzz_cli, session 8).
+// aborted before; found by fuzz/fuzz_cli.cpp, docs/fuzzing.md).
 TEST(LayoutCli, JsonEchoesArgumentsThatAreNotUtf8) {
   CliRun r = layout({"size", "\xff(", "--json"});  // bad notation: echoes the input
   EXPECT_EQ(r.rc, 2);

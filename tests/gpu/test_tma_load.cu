@@ -171,7 +171,7 @@ bool make_config(DataType t, std::uint32_t rank, Swizzle sw, Interleave il, OobF
   cfg.starts.clear();
   cfg.starts.push_back(z);
   // The innermost start coordinate must be a multiple of 16 bytes: any other value makes the load
-  // an illegal instruction on the H200 (measured 2026-11-22, docs/results.md). So positions along
+  // an illegal instruction on the H200 (measured 2026-11-22, docs/lab/device.md). So positions along
   // dim 0 move in steps of q = 16 bytes of elements (of units: one chunk, for interleaved maps).
   const auto q = static_cast<std::int32_t>(ub >= 16 && p.interleave != Interleave::none ? 1 : 16 / eb);
   auto up = [](std::int32_t v, std::int32_t m) { return (v + m - 1) / m * m; };
@@ -500,7 +500,7 @@ TEST(TmaLoad, TiledMatchesModelEverywhere) {
 }
 
 // Interleaved maps (16B / 32B): dim 0 counts whole chunks and dimension rank - 2 is not traversed
-// (measured on the H100, 2026-11-22: tools/driver_sweep/interleave_probe.cu, docs/results.md).
+// (measured on the H100, 2026-11-22: tools/driver_sweep/interleave_probe.cu, docs/lab/device.md).
 // The earlier "illegal memory access" in this sweep was the test's own shared buffer overflowing
 // under the old element-sized model.
 TEST(TmaLoad, InterleavedMatchesModel) {
@@ -644,7 +644,7 @@ void put_value(DataType t, std::uint64_t idx, bool for_add, unsigned char* dst) 
 }
 
 // Any negative coordinate makes a TMA store an illegal instruction on the H200 (measured
-// 2026-11-22, docs/results.md), so positions with one are left out. edges = false keeps boxes wholly
+// 2026-11-22, docs/lab/device.md), so positions with one are left out. edges = false keeps boxes wholly
 // inside the tensor or wholly past its end; edges = true adds boxes hanging past the high edge of
 // any dimension (along dim 0 the hardware writes up to the next 16-byte boundary: in the model).
 // op: 0 store, 1 reduce-add (every type add supports here), 2.. the other ReduceOps + 1 on the

@@ -2,7 +2,7 @@
 //
 // Every CTA holds, per stage, a "full" barrier (the copies into this CTA complete on it; 1 arrival:
 // the CTA's own arm) and an "empty" barrier (counts one arrival per CTA this CTA issues into). The
-// host plans (plan/cluster_multicast.hpp) give each CTA a StageRole: expect_bytes (the sum of all
+// host plans (cluster/multicast.hpp) give each CTA a StageRole: expect_bytes (the sum of all
 // issues into it, fan-in included), senders and receivers.
 //
 // Round k uses stage s = k % Stages. The producer thread of each CTA:

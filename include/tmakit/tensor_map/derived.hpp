@@ -86,7 +86,7 @@ TMAKIT_HD constexpr int interleave_untraversed_dim(const TensorMapParams& p) {
 
 // Units one copy delivers along dim i (1 for dims past the rank): ceil(box[i] / elementStrides[i]),
 // except dim 0 of a non-interleaved map, where elementStrides[0] is ignored (box[0] elements), and
-// the untraversed dim of an interleaved map (1). Measured on the H200 and H100 (docs/results.md).
+// the untraversed dim of an interleaved map (1). Measured on the H200 and H100 (docs/lab/device.md).
 TMAKIT_HD constexpr std::uint64_t delivered_count(const TensorMapParams& p, std::uint32_t i) {
   if (i >= p.rank || static_cast<int>(i) == interleave_untraversed_dim(p)) return 1;
   const std::uint64_t es = (i == 0 && p.interleave == Interleave::none) ? 1 : p.elem_strides[i];

@@ -1,6 +1,6 @@
 // Host reference model of the bytes an IM2COL TMA load (cp.async.bulk.tensor ... .im2col) writes
 // into shared memory, read off an H100 (2026-11-22, tools/driver_sweep/im2col_probe.cu: every one of
-// the recorded loads is reproduced byte for byte; docs/results.md). Tensor dims are
+// the recorded loads is reproduced byte for byte; docs/lab/device.md). Tensor dims are
 // (C, spatial..., N): dim 0 the channels, dims 1..rank-2 the spatial dims (W, H, D), dim rank-1
 // the batch.
 //  * The bounding box of spatial dim i is [lower_i, globalDim_i - 1 + upper_i] (the corners of the
