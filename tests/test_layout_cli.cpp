@@ -92,8 +92,8 @@ TEST(LayoutCli, Json) {
   EXPECT_EQ(j["error"]["position"], 4);
 }
 
-// Arguments that are not UTF-8 come back in JSON with U+FFFD, not as an uncaught exception (this
-// aborted before: fuzz_cli, session 8).
+// Arguments that are not UTF-8 come back in JSON with U+FFFD, not as an uncaught exception (which
+// fuzz_cli found).
 TEST(LayoutCli, JsonEchoesArgumentsThatAreNotUtf8) {
   CliRun r = layout({"size", "\xff(", "--json"});  // bad notation: echoes the input
   EXPECT_EQ(r.rc, 2);
