@@ -10,10 +10,11 @@
 // other reads all 152 bytes a tiled map depends on (kind .. oobFill: with the parameters 192 bytes
 // apart, three cache lines instead of two) and writes 128. No encoder can go below the second, so
 // the driver's time over it is the largest ratio any encoder could show in that scenario.
-// All of them take encode's fast path (tiled, no interleave, elementStrides 1): its AVX-512 form on
-// CPUs that have AVX-512 VBMI, else its SSE2 form (both timed where both run); encode_unchecked and
-// is_valid are the general path. encode_many encodes the whole array in one call (16 maps at a
-// time on AVX-512 CPUs). A last table times encode_many alone against the driver for batches of 1 to
+// All of them take encode's fast path (tiled, no interleave, elementStrides 1). The host library's
+// encoders (encode_host.hpp) are timed: encode_into_host, encode_host and encode_many run its
+// AVX-512 form on CPUs that have AVX-512 VBMI, else its SSE2 form (both timed where both run);
+// encode_unchecked and is_valid are the general path. encode_many encodes the whole array in one
+// call (16 maps at a time on AVX-512 CPUs). A last table times encode_many alone against the driver for batches of 1 to
 // 256 mixed maps hot in cache: where its fixed cost per call stops mattering.
 // Needs a GPU for the driver part (the driver wants a current context).
 #include <cuda.h>
@@ -31,9 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/encode_many.hpp"
 #include "encode_configs.hpp"
+#include "tensor_map/encode_fast_sse2.hpp"  // the host library's SSE2 form, timed on its own
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
 
 using namespace tmakit;
 using tmakit_bench::keep;
@@ -75,7 +77,7 @@ std::function<void()> driver_body(const TensorMapParams* cfgs, CUtensorMap* out,
 static_assert(offsetof(TensorMapParams, oob) + 4 == 152 && sizeof(TensorMapParams) >= 192,
               "a tiled map depends on bytes 0..151");
 #if TMAKIT_ENCODE_FAST_USES_AVX512
-__attribute__((target("avx512f"))) void read_inputs_write_maps_avx512(const TensorMapParams* p, TensorMapBytes* out, int n) {
+TMAKIT_ENCODE_AVX512_TARGET void read_inputs_write_maps_avx512(const TensorMapParams* p, TensorMapBytes* out, int n) {
   for (int i = 0; i < n; ++i) {
     const auto* bytes = reinterpret_cast<const char*>(p + i);
     const __m512i a = _mm512_loadu_si512(bytes), b = _mm512_loadu_si512(bytes + 64), c = _mm512_loadu_si512(bytes + 128);
@@ -86,7 +88,7 @@ __attribute__((target("avx512f"))) void read_inputs_write_maps_avx512(const Tens
 #endif
 void read_inputs_write_maps(const TensorMapParams* p, TensorMapBytes* out, int n) {
 #if TMAKIT_ENCODE_FAST_USES_AVX512
-  if (fast_detail::kCpuRunsAvx512Form) return read_inputs_write_maps_avx512(p, out, n);
+  if (std::strcmp(encode_fast_host_form(), "AVX-512") == 0) return read_inputs_write_maps_avx512(p, out, n);
 #endif
 #if TMAKIT_ENCODE_FAST_USES_SSE2
   for (int i = 0; i < n; ++i) {  // bytes 0..159 as ten 16-byte loads; 128..159 folded into 0..31
@@ -113,11 +115,12 @@ void read_inputs_write_maps(const TensorMapParams* p, TensorMapBytes* out, int n
 // samples. Each timed run follows an untimed run of the same encoder, by default as long as the
 // timed one (warm_passes), so that every encoder is timed in its steady state:
 //   - after the driver, the next encoder paid for the cache lines the driver had evicted (1-11%
-//     more time per map with 256 maps, median 3%: docs/results.md, session 7);
+//     more time per map with 256 maps, median 3%: docs/results.md, 2026-11-22 12:00);
 //   - after any pause in AVX-512 work (the driver's run, or 20 us of scalar code), encode_many's
-//     first 8-16 calls of 8 maps took 2-3 times as long as later ones on the GPU host's CPU, about
-//     1 us in all: one untimed call did not cover it (docs/results.md, session 11).
-// TMAKIT_BENCH_WARM_PASSES=1 gives the one untimed pass of sessions 7-10, for comparison.
+//     first 8-16 calls of 8 maps took 2-3 times as long as later ones, about 1 us in all: one
+//     untimed call did not cover it (docs/results.md, 2026-11-26 02:27).
+// TMAKIT_BENCH_WARM_PASSES=1 gives one untimed pass instead, the method of the runs before
+// 2026-11-26 02:27, for comparison.
 int fixed_warm_passes() {  // 0: as many as the timed run
   const char* v = std::getenv("TMAKIT_BENCH_WARM_PASSES");
   return v != nullptr ? std::max(0, std::atoi(v)) : 0;
@@ -191,7 +194,8 @@ int main() {
     for (int i = 0; i < n; ++i) {
       our_out[i] = encode(cfgs[i]).map;
       TensorMapBytes fast;
-      if (!encode_into(cfgs[i], fast) || !(fast == our_out[i])) ++mismatches;
+      if (!encode_into_host(cfgs[i], fast) || !(fast == our_out[i])) ++mismatches;
+      if (!(encode_host(cfgs[i]).map == our_out[i])) ++mismatches;
       if (!many_ok[i] || !(many_out[i] == our_out[i])) ++mismatches;
       if (!have_driver) continue;
       if (driver_encode(cfgs[i], &drv_out[i]) != CUDA_SUCCESS) ++mismatches;
@@ -200,14 +204,14 @@ int main() {
     std::vector<std::function<void()>> bodies = {
         [&] {
           for (int i = 0; i < n; ++i) {
-            const bool ok = encode_into(cfgs[i], our_out[i]);
+            const bool ok = encode_into_host(cfgs[i], our_out[i]);
             keep(ok);
             keep(our_out[i]);
           }
         },
         [&] {
           for (int i = 0; i < n; ++i) {
-            auto r = encode(cfgs[i]);
+            auto r = encode_host(cfgs[i]);
             our_out[i] = r.map;
             keep(our_out[i]);
           }
@@ -255,8 +259,8 @@ int main() {
       else std::printf("%-9s %-55s %10.1f %10s\n", sc, what, t, "-");
     };
     if (have_driver) row("cuTensorMapEncodeTiled (driver)", t_drv);
-    row("tmakit::encode_into (validate + encode, bool result)", t_into);
-    row("tmakit::encode (validate + encode, EncodeResult)", t_enc);
+    row("tmakit::encode_into_host (validate + encode, bool)", t_into);
+    row("tmakit::encode_host (validate + encode, EncodeResult)", t_enc);
     row("tmakit::encode_many (all maps in one call, bool each)", t_many);
     row("tmakit::encode_unchecked (general path, no validation)", t_raw);
     row("tmakit::is_valid (general path, validation only)", t_val);

@@ -1,12 +1,14 @@
-// Instructions executed per map by encode_many and encode_into on the encode benchmark's mixed
-// parameter sets, counted exactly by single-stepping one call under ptrace (Linux, x86-64). The
-// GPU machines' host CPUs and this project's CI machines expose no hardware counters to a program
-// (`perf stat` prints `cycles <not supported>`), so this is the one cost besides time that can be
-// read there; time still decides (docs/results.md, session 11: fewer instructions did not always
-// mean less time, since encode_many's block form is bound by its two 512-bit vector ports).
+// Instructions executed per map by encode_many, encode_into_host and encode_host (encode_host.hpp)
+// on the encode benchmark's mixed parameter sets, counted exactly by single-stepping one call under ptrace
+// (Linux, x86-64). Virtual machines often expose no hardware counters to a program (`perf stat`
+// prints `cycles <not supported>`), so this is the one cost besides time that can be read there;
+// time still decides (fewer instructions did not always mean less time, since encode_many's block
+// form is bound by its two 512-bit vector ports: docs/results.md, 2026-11-26, instructions per
+// map).
 //   build/bench/icount_encode            (no GPU needed)
 // Each count includes the benchmark loop's own instructions around the call (about 34 for
-// encode_many, about 9 per map for the loop over encode_into).
+// encode_many, about 9 per map for the loop over encode_into_host, more for encode_host's, which
+// copies each map out of its result as bench_encode does).
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -19,8 +21,7 @@
 #include <vector>
 
 #include "encode_configs.hpp"
-#include "tmakit/tensor_map/encode_fast.hpp"
-#include "tmakit/tensor_map/encode_many.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
 
 namespace {
 
@@ -63,8 +64,16 @@ long count_instructions(const std::function<void()>& body) {
 
 __attribute__((noinline)) void loop_into(const TensorMapParams* p, TensorMapBytes* out, int n) {
   for (int i = 0; i < n; ++i) {
-    const bool ok = encode_into(p[i], out[i]);
+    const bool ok = encode_into_host(p[i], out[i]);
     keep(ok);
+    keep(out[i]);
+  }
+}
+
+__attribute__((noinline)) void loop_encode_host(const TensorMapParams* p, TensorMapBytes* out, int n) {
+  for (int i = 0; i < n; ++i) {
+    const EncodeResult r = encode_host(p[i]);
+    out[i] = r.map;
     keep(out[i]);
   }
 }
@@ -73,23 +82,26 @@ __attribute__((noinline)) void loop_into(const TensorMapParams* p, TensorMapByte
 
 int main() {
   std::printf("encode's fast path runs its %s form on this CPU\n", encode_fast_host_form());
-  std::printf("%6s %24s %29s\n", "maps", "encode_many: instr/map", "encode_into loop: instr/map");
+  std::printf("%6s %24s %34s %29s\n", "maps", "encode_many: instr/map", "encode_into_host loop: instr/map",
+              "encode_host loop: instr/map");
   for (const int n : {1, 2, 3, 4, 8, 16, 32, 256}) {
     const std::vector<TensorMapParams> cfgs = tmakit_bench::make_configs(n, false);
     std::vector<TensorMapBytes> out(n);
     const auto ok = std::make_unique<bool[]>(n);
     encode_many(cfgs.data(), out.data(), ok.get(), n);  // once outside the count: lazy binding
     loop_into(cfgs.data(), out.data(), n);
+    loop_encode_host(cfgs.data(), out.data(), n);
     const long many = count_instructions([&] {
       const std::size_t encoded = encode_many(cfgs.data(), out.data(), ok.get(), n);
       keep(encoded);
     });
     const long into = count_instructions([&] { loop_into(cfgs.data(), out.data(), n); });
-    if (many < 0 || into < 0) {
+    const long result = count_instructions([&] { loop_encode_host(cfgs.data(), out.data(), n); });
+    if (many < 0 || into < 0 || result < 0) {
       std::fprintf(stderr, "icount_encode: ptrace is not allowed here\n");
       return 1;
     }
-    std::printf("%6d %24.1f %29.1f\n", n, double(many) / n, double(into) / n);
+    std::printf("%6d %24.1f %34.1f %29.1f\n", n, double(many) / n, double(into) / n, double(result) / n);
   }
   return 0;
 }

@@ -1,11 +1,12 @@
 // tmakit as a library: validate, encode (at compile time here), read a descriptor back, encode
-// many maps in one call, and explain a refusal. Built and run by CTest (example.encode_decode).
+// many maps in one call (the host library's encode_many), and explain a refusal. Built and run by
+// CTest (example.encode_decode).
 #include <cstdio>
 
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/encode_many.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
 #include "tmakit/tensor_map/explain.hpp"
 
 // A 4096 x 4096 bf16 row-major matrix, loaded in 64 x 128 tiles into a 128B-swizzled buffer.
@@ -35,7 +36,9 @@ int main() {
   std::printf("\n\n%s\n", tmakit::decode_text(kResult.map).c_str());
 
   // Many maps in one call, as a mixture-of-experts layer needs them (one weight matrix per expert,
-  // each with its own row count and address): same results as encode() on each.
+  // each with its own row count and address): same results as encode() on each, with the fast
+  // path's SIMD form for this CPU (encode_host.hpp; encode_host() and encode_into_host() are its
+  // one-map forms).
   tmakit::TensorMapParams experts[8];
   tmakit::TensorMapBytes maps[8];
   bool ok[8];

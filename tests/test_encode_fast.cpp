@@ -1,7 +1,9 @@
 // The fast path (encode_fast.hpp) against the general codec: whenever it encodes, the parameters
 // are valid and its bytes are encode_unchecked()'s; every valid parameter set of its domain is
-// encoded; the SSE2, AVX-512 (where this CPU runs it) and portable forms agree on every input;
-// nothing is written on a refusal.
+// encoded; the portable form and the host library's SSE2 and AVX-512 forms (each where this CPU
+// runs it; src/tensor_map/) agree on every input; nothing is written on a refusal; encode() and
+// encode_into() (portable) and encode_host() and encode_into_host() (the host library's) decide and
+// write the same.
 // Inputs: every line of the committed driver vectors, a million boundary-value parameter sets
 // (each field drawn from values at and around its limits, garbage past the rank), and the corner
 // cases of the table indices. encode_many (16 maps at a time through encode_fast_block16 where
@@ -17,18 +19,23 @@
 
 #include "test_configs.hpp"
 #include "test_data.hpp"
+#include "tensor_map/encode_fast_avx512.hpp"
+#include "tensor_map/encode_fast_block.hpp"
+#include "tensor_map/encode_fast_forms.hpp"
+#include "tensor_map/encode_fast_sse2.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/encode_fast.hpp"
-#include "tmakit/tensor_map/encode_many.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 
-#if defined(__x86_64__) && !TMAKIT_ENCODE_FAST_USES_SSE2
-#error "on x86-64 the SSE2 form must be the one in use (and compared below)"
+#if defined(__x86_64__) && TMAKIT_ENCODE_FAST_SSE2 && !TMAKIT_ENCODE_FAST_USES_SSE2
+#error "on x86-64 the SSE2 form must be compiled in (and compared below) unless the build turns it off"
 #endif
 
 namespace {
 
 using namespace tmakit;
+using fast_detail::encode_fast_host;  // the fast path in the host library's form for this CPU
 
 // The fast path's domain: tiled, no interleave, a valid non-packed type, elementStrides 1 up to
 // the rank (any rank value; invalid ranks are simply not valid).
@@ -75,10 +82,20 @@ std::string check_one(const TensorMapParams& p, Tally& t) {
     if (!(avx == fast)) return "AVX-512 and portable forms write different bytes";
   }
 #endif
-  TensorMapBytes into = untouched;
-  if (encode_into(p, into) != valid) return "encode_into disagrees with is_valid";
-  if (valid && !(into == encode_unchecked(p))) return "encode_into's bytes differ from encode_unchecked's";
-  if (!valid && !(into == untouched)) return "encode_into wrote the output on a refusal";
+  TensorMapBytes host = untouched;
+  if (encode_fast_host(p, host) != encoded) return "the host library's form and the portable form decide differently";
+  if (!(host == fast)) return "the host library's form and the portable form write different bytes";
+  for (const bool in_host_library : {false, true}) {
+    const std::string what = in_host_library ? "encode_into_host" : "encode_into";
+    TensorMapBytes into = untouched;
+    if ((in_host_library ? encode_into_host(p, into) : encode_into(p, into)) != valid) return what + " disagrees with is_valid";
+    if (valid && !(into == encode_unchecked(p))) return what + "'s bytes differ from encode_unchecked's";
+    if (!valid && !(into == untouched)) return what + " wrote the output on a refusal";
+  }
+  const EncodeResult portable = encode(p), in_host_library = encode_host(p);
+  if (portable.ok() != valid || in_host_library.ok() != valid) return "encode or encode_host disagrees with is_valid";
+  if (!(portable.map == in_host_library.map)) return "encode and encode_host write different bytes";
+  if (portable.violations.count != in_host_library.violations.count) return "encode and encode_host list different violations";
   return "";
 }
 
@@ -169,13 +186,16 @@ TEST(EncodeFast, AgreesWithTheGeneralCodecOnBoundaryValues) {
   std::printf("boundary values: %zu inputs, %zu encoded by the fast path; forms compared: portable%s%s\n", t.inputs,
               t.encoded, TMAKIT_ENCODE_FAST_USES_SSE2 ? ", SSE2" : "",
               std::string(encode_fast_host_form()) == "AVX-512" ? ", AVX-512" : "");
+#if TMAKIT_ENCODE_FAST_USES_AVX512
+  if (!fast_detail::kCpuRunsAvx512Form) std::printf("this CPU does not run the AVX-512 forms: not compared\n");
+#endif
 }
 
 TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
   // One valid map, then each rule broken alone: the fast path refuses and validate() names a rule.
   const TensorMapParams good = test::tiled_bf16();
   TensorMapBytes out;
-  ASSERT_TRUE(encode_fast(good, out));
+  ASSERT_TRUE(encode_fast_host(good, out));
   EXPECT_EQ(out, encode_unchecked(good));
   auto refused = [&](auto&& change) {
     TensorMapParams p = good;
@@ -183,7 +203,7 @@ TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
     TensorMapBytes o;
     Tally t;
     EXPECT_EQ(check_one(p, t), "");
-    return !encode_fast(p, o) && !is_valid(p);
+    return !encode_fast_host(p, o) && !is_valid(p);
   };
   EXPECT_TRUE(refused([](TensorMapParams& p) { p.arch = static_cast<Arch>(91); }));
   EXPECT_TRUE(refused([](TensorMapParams& p) { p.rank = 0; }));
@@ -208,19 +228,19 @@ TEST(EncodeFast, EachRuleOfTheDomainAloneRefuses) {
   TensorMapParams p = good;
   p.dims[3] = 0, p.dims[4] = ~std::uint64_t{0}, p.strides[2] = 3, p.strides[3] = ~std::uint64_t{0};
   p.box[3] = 0, p.box[4] = 9999, p.elem_strides[3] = 0, p.elem_strides[4] = 77;
-  ASSERT_TRUE(encode_fast(p, out));
+  ASSERT_TRUE(encode_fast_host(p, out));
   EXPECT_EQ(out, encode_unchecked(good));
   // 128B_ATOM swizzles are fine on Blackwell targets, and sm_120 has less shared memory.
   p = good;
   p.arch = Arch::sm_100, p.swizzle = Swizzle::b128_atom_64b;
-  EXPECT_TRUE(encode_fast(p, out));
+  EXPECT_TRUE(encode_fast_host(p, out));
   p = good;
   p.box[1] = 256, p.box[2] = 1, p.arch = Arch::sm_120;  // 32 KiB: fine
-  EXPECT_TRUE(encode_fast(p, out));
+  EXPECT_TRUE(encode_fast_host(p, out));
   p.box[2] = 4;  // 128 KiB: over sm_120's 100 KiB, within sm_90's 228 KiB
-  EXPECT_FALSE(encode_fast(p, out));
+  EXPECT_FALSE(encode_fast_host(p, out));
   p.arch = Arch::sm_90;
-  EXPECT_TRUE(encode_fast(p, out));
+  EXPECT_TRUE(encode_fast_host(p, out));
 }
 
 TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
@@ -242,7 +262,7 @@ TEST(EncodeFast, EachPerDimensionRuleAtEveryIndex) {
     const std::string failure = check_one(p, t);
     EXPECT_EQ(failure, "") << describe(p);
     TensorMapBytes o;
-    return encode_fast(p, o);
+    return encode_fast_host(p, o);
   };
   for (std::uint32_t i = 0; i < 5; ++i) {
     SCOPED_TRACE("index " + std::to_string(i));
@@ -289,6 +309,12 @@ TEST(EncodeFast, EncodeWritesTheWholeMapOnEveryPath) {
     const EncodeResult r = encode(refused);
     EXPECT_FALSE(r.ok());
     EXPECT_EQ(r.map, TensorMapBytes{});
+    EXPECT_EQ(encode_host(fast).map, encode_unchecked(fast));
+    EXPECT_EQ(encode_host(general).map, encode_unchecked(general));
+    const EncodeResult h = encode_host(refused);
+    EXPECT_FALSE(h.ok());
+    EXPECT_EQ(h.map, TensorMapBytes{});
+    EXPECT_EQ(h.violations.count, r.violations.count);
   }
   constexpr auto at_compile_time = [] {
     TensorMapParams p = test::tiled_bf16();
@@ -302,18 +328,21 @@ TEST(EncodeFast, OutsideTheDomainTheGeneralPathDecides) {
   TensorMapBytes out;
   TensorMapParams p = test::tiled_bf16();
   p.elem_strides[1] = 2;  // valid, but not stride 1: the general path encodes it
-  EXPECT_FALSE(encode_fast(p, out));
+  EXPECT_FALSE(encode_fast_host(p, out));
   ASSERT_TRUE(encode_into(p, out));
   EXPECT_EQ(out, encode_unchecked(p));
   const TensorMapParams im = test::im2col_bf16();
-  EXPECT_FALSE(encode_fast(im, out));
+  EXPECT_FALSE(encode_fast_host(im, out));
   EXPECT_TRUE(encode(im).ok());
+  EXPECT_TRUE(encode_host(im).ok());
+  ASSERT_TRUE(encode_into_host(p, out));
+  EXPECT_EQ(out, encode_unchecked(p));
 }
 
 TEST(EncodeFast, WorksAtCompileTime) {
   constexpr auto r = [] {
     TensorMapBytes fast{};
-    const bool ok = encode_fast(test::tiled_bf16(), fast);
+    const bool ok = encode_fast_portable(test::tiled_bf16(), fast);
     return ok && fast == encode_unchecked(test::tiled_bf16());
   }();
   static_assert(r, "the fast path runs in constant evaluation and matches encode_unchecked");

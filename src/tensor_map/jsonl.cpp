@@ -13,7 +13,7 @@
 
 #include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/encode_many.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
 #include "tmakit/tensor_map/explain.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
@@ -242,7 +242,7 @@ bool process_line(std::string_view line, std::string& out) {
     append_result(false, nullptr, errors, out);
     return false;
   }
-  const EncodeResult r = encode(p);
+  const EncodeResult r = encode_host(p);
   if (r.ok()) {
     append_result(true, &r.map, errors, out);
     return true;
@@ -253,7 +253,7 @@ bool process_line(std::string_view line, std::string& out) {
 
 StreamStats process_stream(std::istream& in, std::ostream& out) {
   // Lines are parsed as they come and encoded kBatch at a time by encode_many (the same decisions
-  // and bytes as process_line's encode()); results go out in input order.
+  // and bytes as process_line's encode_host()); results go out in input order.
   constexpr std::size_t kBatch = 256, kFlushAt = 1 << 16, kUnparsed = static_cast<std::size_t>(-1);
   struct Pending {
     std::size_t param = kUnparsed;  // index into params, or kUnparsed with parse errors

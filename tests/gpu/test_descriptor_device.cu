@@ -6,8 +6,8 @@
 // map into its own shape (TensorMapEdit: address, dims, stride; publish through
 // tensormap.cp_fenceproxy), acquires and loads again; bytes and data are checked the same way.
 //
-// EncodeManyInCudaHostCode: encode_many compiled by nvcc, in a .cu file's host code, gives
-// encode()'s maps for the 64 shapes (no GPU needed).
+// EncodeManyInCudaHostCode: the host library's encoders (encode_host.hpp, compiled by nvcc in a .cu
+// file's host code) give encode()'s maps for the 64 shapes (no GPU needed).
 //
 // The planted bug "descriptor updated without the acquire fence" is a memory-model race: the TMA
 // unit may or may not read stale bytes, so no run-time test shows it reliably. The API makes it
@@ -21,7 +21,7 @@
 
 #include "gpu_test_util.cuh"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/encode_many.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
 
 namespace td = tmakit::device;
 
@@ -254,6 +254,10 @@ TEST(DescriptorDevice, EncodeManyInCudaHostCode) {
     const tmakit::EncodeResult r = tmakit::encode(params[i]);
     EXPECT_EQ(ok[i], r.ok()) << "shape " << i;
     EXPECT_EQ(maps[i], r.map) << "shape " << i;
+    EXPECT_EQ(tmakit::encode_host(params[i]).map, r.map) << "shape " << i;
+    tmakit::TensorMapBytes into{};
+    EXPECT_EQ(tmakit::encode_into_host(params[i], into), r.ok()) << "shape " << i;
+    if (r.ok()) EXPECT_EQ(into, r.map) << "shape " << i;
   }
 }
 

@@ -7,10 +7,9 @@
 #include "tmakit/core/config.hpp"
 
 #if !defined(__CUDA_ARCH__) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TMAKIT_BYTES_ZERO_SSE2 1
-#include <emmintrin.h>
+#define TMAKIT_BYTES_ZERO_IN_CHUNKS 1
 #else
-#define TMAKIT_BYTES_ZERO_SSE2 0
+#define TMAKIT_BYTES_ZERO_IN_CHUNKS 0
 #endif
 
 namespace tmakit {
@@ -18,16 +17,18 @@ namespace tmakit {
 struct alignas(64) TensorMapBytes {
   std::uint64_t words[16];
 
-  // All zero. In x86-64 host code, eight 16-byte stores of a zero the compiler cannot see: g++ -O2
-  // turns any 128-byte zero fill it recognizes into `rep stosq`, which cost 12-15 ns per map on the
-  // development machine (longer than encoding one) and made encode() take twice encode_into's time
-  // on the GPU hosts (docs/results.md, session 4).
+  // All zero. In x86-64 host code, eight 16-byte stores of a zero the compiler cannot see (a
+  // vector register, through the compiler's vector extension: no intrinsics header): g++ -O2 turns
+  // any 128-byte zero fill it recognizes into `rep stosq`, which cost 12-15 ns per map (longer than
+  // encoding one) and made encode() take twice encode_into()'s time (docs/results.md, 2026-11-22
+  // 08:53 and 09:04).
   TMAKIT_HD constexpr TensorMapBytes() {
-#if TMAKIT_BYTES_ZERO_SSE2
+#if TMAKIT_BYTES_ZERO_IN_CHUNKS
     if (!std::is_constant_evaluated()) {
-      __m128i zero = _mm_setzero_si128();
+      using Chunk = long long __attribute__((vector_size(16), may_alias));
+      Chunk zero = {0, 0};
       asm("" : "+x"(zero));
-      for (int i = 0; i < 16; i += 2) _mm_store_si128(reinterpret_cast<__m128i*>(&words[i]), zero);
+      for (int i = 0; i < 16; i += 2) *reinterpret_cast<Chunk*>(&words[i]) = zero;
       return;
     }
 #endif

@@ -1,5 +1,6 @@
 // encode(): parameters -> the 128 bytes the CUDA driver writes. constexpr, no allocation, no driver,
-// host and device.
+// host and device; no SIMD and no CPU dispatch (encode_host.hpp has the host library's forms of
+// encode() and encode_into(), which run the fast path's SIMD forms, and encode_many()).
 #pragma once
 
 #include <type_traits>
@@ -98,16 +99,16 @@ TMAKIT_HD constexpr TensorMapBytes encode_unchecked(const TensorMapParams& p) {
 
 namespace encode_detail {
 // The general path for one map (the fast path declined it): writes encode_unchecked()'s map when
-// the parameters are valid, all zeros otherwise; returns is_valid(). encode() and encode_many()
-// both take it.
+// the parameters are valid, all zeros otherwise; returns is_valid(). encode(), encode_host() and
+// encode_many() take it.
 TMAKIT_HD constexpr bool encode_general(const TensorMapParams& p, TensorMapBytes& out) {
   const bool valid = is_valid(p);
   out = valid ? encode_unchecked(p) : TensorMapBytes{};
   return valid;
 }
 // encode_into's general path: writes `out` only when the parameters are valid. Out of line on the
-// host: inlined, its registers made every encode_into call save and restore six of them (about 5%
-// of a fast-path call on the GPU host's CPU, docs/results.md, session 9).
+// host: inlined, its registers made every call that took the fast path save and restore six of
+// them, about 5% of such a call's time (docs/results.md, 2026-11-22 15:24).
 TMAKIT_HD TMAKIT_HOST_NOINLINE constexpr bool encode_into_general(const TensorMapParams& p, TensorMapBytes& out) {
   if (!is_valid(p)) return false;
   out = encode_unchecked(p);
@@ -121,21 +122,31 @@ struct EncodeResult {
   TMAKIT_HD constexpr bool ok() const { return violations.empty(); }
 };
 
+namespace encode_detail {
+// encode()'s path when the fast path declines: the general path's map, and on a refusal every
+// violated rule. Out of line on the host: its frame (validate()'s list) would otherwise be set up
+// on every call that takes the fast path.
+TMAKIT_HD TMAKIT_HOST_NOINLINE constexpr void encode_declined(const TensorMapParams& p, EncodeResult& r) {
+  if (!encode_general(p, r.map)) r.violations = validate(p);
+}
+}  // namespace encode_detail
+
 // Validates, then encodes. On refusal `map` is all zero and `violations` lists every violated rule.
 // Tiled, non-interleaved maps of non-packed types take the fast path (encode_fast.hpp), which
-// decides and writes exactly what the general path would.
+// decides and writes exactly what the general path would. Host code that encodes at run time can
+// call encode_host() instead: the same result, with the fast path's SIMD form for the CPU.
 TMAKIT_HD constexpr EncodeResult encode(const TensorMapParams& p) {
   EncodeResult r{TensorMapBytes(TensorMapBytes::Unwritten{}), {}};  // every path below writes r.map whole
-  if (encode_fast(p, r.map)) return r;
-  if (!encode_detail::encode_general(p, r.map)) r.violations = validate(p);
+  if (!encode_fast_portable(p, r.map)) encode_detail::encode_declined(p, r);
   return r;
 }
 
-// The lean form for hot paths (JITs encoding many maps, device code): writes `out` and returns true
+// The lean form for hot paths (device code, constant evaluation): writes `out` and returns true
 // when the parameters are valid; returns false and leaves `out` untouched otherwise (call
-// validate() for the reasons).
+// validate() for the reasons). Its host library form, encode_into_host() (encode_host.hpp), is the
+// one for host code that encodes many maps at run time (a JIT); encode_many() for arrays of them.
 TMAKIT_HD constexpr bool encode_into(const TensorMapParams& p, TensorMapBytes& out) {
-  return encode_fast(p, out) || encode_detail::encode_into_general(p, out);
+  return encode_fast_portable(p, out) || encode_detail::encode_into_general(p, out);
 }
 
 }  // namespace tmakit

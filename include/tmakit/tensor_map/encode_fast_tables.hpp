@@ -1,8 +1,8 @@
-// The fast path's tables and bit positions, shared by its forms: encode_fast_portable and
-// encode_fast_sse2 (encode_fast.hpp), encode_fast_avx512 (encode_fast_avx512.hpp) and the block
-// form (encode_fast_block.hpp); and which forms this compiler builds. Every entry is computed at
-// compile time from the functions validate() and encode_unchecked() use (dtype.hpp, layout.hpp,
-// derived.hpp, rules.hpp); every bit position comes from tmap_layout.
+// The fast path's tables and bit positions, shared by its forms: encode_fast_portable
+// (encode_fast.hpp) and the host library's SIMD forms (src/tensor_map/: encode_fast_sse2,
+// encode_fast_avx512 and its block form). Every entry is computed at compile time from the
+// functions validate() and encode_unchecked() use (dtype.hpp, layout.hpp, derived.hpp, rules.hpp);
+// every bit position comes from tmap_layout. constexpr, host and device.
 #pragma once
 
 #include <cstddef>
@@ -16,31 +16,6 @@
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
-
-// Host code on x86-64 uses the AVX-512 form on CPUs with AVX-512 VBMI (chosen when the program
-// loads; g++ and clang) and the SSE2 form on the others (TMAKIT_ENCODE_FAST_USES_SSE2 / _AVX512 say
-// which are compiled in, encode_fast_host_form() which one runs). Define TMAKIT_ENCODE_FAST_AVX512
-// as 0 before including to leave the AVX-512 form out, TMAKIT_ENCODE_FAST_SSE2 as 0 to use the
-// portable form there too. Every form gives the same results.
-#if !defined(TMAKIT_ENCODE_FAST_SSE2)
-#define TMAKIT_ENCODE_FAST_SSE2 1
-#endif
-#if TMAKIT_ENCODE_FAST_SSE2 && !defined(__CUDA_ARCH__) && (defined(__SSE2__) || defined(_M_X64))
-#define TMAKIT_ENCODE_FAST_USES_SSE2 1
-#include <emmintrin.h>
-#else
-#define TMAKIT_ENCODE_FAST_USES_SSE2 0
-#endif
-#if !defined(TMAKIT_ENCODE_FAST_AVX512)
-#define TMAKIT_ENCODE_FAST_AVX512 1
-#endif
-#if TMAKIT_ENCODE_FAST_USES_SSE2 && TMAKIT_ENCODE_FAST_AVX512 && (defined(__GNUC__) || defined(__clang__)) && \
-    defined(__x86_64__)
-#define TMAKIT_ENCODE_FAST_USES_AVX512 1
-#include <immintrin.h>
-#else
-#define TMAKIT_ENCODE_FAST_USES_AVX512 0
-#endif
 
 namespace tmakit {
 

@@ -1,14 +1,17 @@
-// The fast path's AVX-512 form (x86-64 hosts with AVX-512 F, VL, BW, VBMI and DQ: Ice Lake and
-// later Xeons, Zen 4 and later; chosen when the program loads), and what it shares with the block
-// form (encode_fast_block.hpp): the parameters as three vectors, the range rules as per-rank masks
-// of the bits that must be zero, descriptor words 0..7 as one byte permutation.
+// The fast path's AVX-512 form (x86-64 CPUs with AVX-512 F, VL, BW, VBMI and DQ: Ice Lake and
+// later Xeons, Zen 4 and later; encode_host.cpp picks it once per process), and what it shares
+// with the block form (encode_fast_block.hpp): the parameters as three vectors, the range rules as
+// per-rank masks of the bits that must be zero, descriptor words 0..7 as one byte permutation.
+// Host library code (a private header of tmakit::host).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
+#include "encode_fast_forms.hpp"
 #include "tmakit/tensor_map/bytes.hpp"
+#include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/encode_fast_tables.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
@@ -17,20 +20,15 @@
 // The unmasked forms of several intrinsics start from _mm512_undefined_*(), which g++ 12 reports
 // as uninitialized under -Werror: the AVX-512 code uses their all-lanes maskz forms (same
 // instruction).
-#define TMAKIT_ENCODE_AVX512_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512vbmi,avx512dq")))
 
 namespace tmakit {
 namespace fast_detail {
 
-// Whether this CPU runs the AVX-512 forms: read once when the program loads. Read before that (from
-// another static initializer), it is false and the SSE2 form runs: same result.
-inline bool cpu_runs_avx512_form() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
-         __builtin_cpu_supports("avx512dq");
-}
-inline const bool kCpuRunsAvx512Form = cpu_runs_avx512_form();
+// Whether this CPU runs the AVX-512 forms (encode_fast_avx512.cpp): read once when the program
+// loads. Read before that (from another static initializer), it is false and the SSE2 form runs:
+// same result. Hidden, so that the library's position-independent code tests it with one
+// instruction, not a load of its address first.
+extern const bool kCpuRunsAvx512Form __attribute__((visibility("hidden")));
 
 static_assert(std::is_standard_layout_v<TensorMapParams> && sizeof(TensorMapParams) == 192 &&
                   offsetof(TensorMapParams, kind) == 0 && offsetof(TensorMapParams, arch) == 4 &&
@@ -55,7 +53,7 @@ TMAKIT_ENCODE_AVX512_TARGET inline __m512i loadu(const void* a) { return _mm512_
 //   c = bytes 128..191 less 1 in the lanes of elementStrides[3..4]: those, interleave, swizzle,
 //       l2Promotion, oobFill (bytes 152..191, the im2col fields, take no part in a tiled map).
 // A block form that loaded bytes 88..151 (across a line) and bytes 140..151 again took 3-18% more
-// time per map with 8 or 256 maps on the GPU host's CPU (docs/results.md, session 8).
+// time per map (docs/results.md, 2026-11-22 12:43).
 struct ParamVectors {
   __m512i a, b, c;
 };
@@ -194,15 +192,21 @@ TMAKIT_ENCODE_AVX512_TARGET inline bool encode_fast_avx512(const TensorMapParams
                                      (r - 1) << F::kRankShift);
   const __m512i words = _mm512_permutex2var_epi8(v.a, F::load(F::kRangeTables.words[r]), F::stride_units(v.b));
   // Word 1's low half (the mode bits) goes into the vector before its one store. A scalar store over
-  // the vector's saved a move and a mask register (0.98-0.99 of a loop's time on the GPU host's
-  // CPU), but a caller that reads the map right after (encode() returning it, a copy into kernel
-  // arguments) then loads bytes of two stores at once, which the CPU cannot forward: encode() took
-  // 1.18-1.39 times encode_into's time instead of 1.08-1.16 (docs/results.md, session 11).
+  // the vector's saved a move and a mask register (0.98-0.99 of a loop's time), but a caller that
+  // reads the map right after (encode_host() returning it, a copy into kernel arguments) then loads
+  // bytes of two stores at once, which the CPU cannot forward: encode_host() took 1.18-1.39 times
+  // encode_into_host()'s time instead of 1.08-1.16 (docs/results.md, 2026-11-26 02:58).
   _mm512_store_si512(&out.words[0], _mm512_mask_set1_epi32(F::with_packed_nibbles(words), 1 << 2, mode));
   _mm512_store_si512(&out.words[8], _mm512_zextsi128_si512(_mm_insert_epi64(_mm_cvtsi64_si128(static_cast<long long>(footprint)),
                                                                              static_cast<long long>(se.alignment), 1)));
   return true;
 }
+
+namespace fast_detail {
+// encode_into_host() on CPUs that run the AVX-512 form (encode_fast_avx512.cpp): the form
+// inlined, then the general path.
+bool encode_into_avx512(const TensorMapParams& p, TensorMapBytes& out);
+}  // namespace fast_detail
 
 }  // namespace tmakit
 

@@ -1,4 +1,5 @@
-// The fast path 16 descriptors at a time (host x86-64 with AVX-512 VBMI; encode_many() uses it).
+// The fast path 16 descriptors at a time (x86-64 CPUs that run the AVX-512 form; encode_many()
+// uses it through encode_many_avx512). Host library code (a private header of tmakit::host).
 //
 // encode_fast_avx512 checks the rules that need table lookups or products (element type, swizzle
 // per architecture, the row and the shared-memory footprint) one map at a time, in scalar code.
@@ -21,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tmakit/tensor_map/encode_fast_avx512.hpp"
+#include "encode_fast_avx512.hpp"
 
 #if TMAKIT_ENCODE_FAST_USES_AVX512
 
@@ -125,7 +126,7 @@ alignas(64) inline constexpr BlockWords kBlockWords = make_block_words();
 // map j in lane j: pass 2's reject mask is already in map order. (Maps in carriers[j / 4] gave
 // lane 4k + q to map 4q + k, which took a table and three more instructions to turn the mask back,
 // and with 8 maps four merges in a row into one carrier instead of two; 0.91-1.0 of that form's
-// time with 8 maps on the GPU host's CPU, docs/results.md, session 10.)
+// time with 8 maps, docs/results.md, 2026-11-26 01:07.)
 struct alignas(64) LaneTables {
   std::uint32_t carriers[16];       // pass 1: dword kCarrierDword[i % 4] of a map into lane i
   std::uint32_t words89[4][16];     // maps 4q..4q+3: (footprint, 0, alignment, 0) each
@@ -198,17 +199,12 @@ TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t range_refusals(const TensorMapP
   return refused;
 }
 
-// The per-map loops are unrolled (g++, clang) so that j / 4 and j % 4 are constants. nvcc's front
-// end does not know the pragma: there the loops stay loops (same results).
-#if defined(__CUDACC__)
-#define TMAKIT_FAST_BLOCK_UNROLL(n)
-#else
+// The per-map loops are unrolled (g++, clang) so that j / 4 and j % 4 are constants.
 #define TMAKIT_FAST_BLOCK_UNROLL_STR(x) #x
 #define TMAKIT_FAST_BLOCK_UNROLL(n) _Pragma(TMAKIT_FAST_BLOCK_UNROLL_STR(GCC unroll n))
-#endif
 
 // encode_fast_block16's body, always inlined: g++ kept it a call in encode_many's loop, which took
-// 4-11% longer with 8 maps on the GPU host's CPU (docs/results.md, session 8).
+// 4-11% longer with 8 maps (docs/results.md, 2026-11-22 12:43).
 TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
                                                                                            TensorMapBytes* out, int n,
                                                                                            const Splats* splats) {
@@ -218,8 +214,8 @@ TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t 
   const __m512i carrier_index = load(kLaneTables.carriers);
   // Words 0..7 stay in registers until pass 3 completes them, so each half of a map is stored
   // once: storing them in pass 1 and fixing three dwords in pass 3 took 1.5-2x the time past the
-  // copy floor on the GPU host's CPU (docs/results.md, session 7). Zeroed: g++ cannot see that
-  // maps past n are never read.
+  // copy floor (docs/results.md, 2026-11-22 11:44). Zeroed: g++ cannot see that maps past n are
+  // never read.
   __m512i words[16] = {};
 TMAKIT_FAST_BLOCK_UNROLL(16)
   for (int j = 0; j < 16; ++j) {  // pass 1
@@ -310,13 +306,18 @@ TMAKIT_FAST_BLOCK_UNROLL(16)
 
 }  // namespace fast_block_detail
 
-// Encodes p[0..n) (n <= 16) where encode_fast would and returns the bit mask of those it wrote
-// (bit i: out[i]); writes zeros to the others, which the caller gives to the general path.
+// Encodes p[0..n) (n <= 16) where encode_fast_portable would and returns the bit mask of those it
+// wrote (bit i: out[i]); writes zeros to the others, which the caller gives to the general path.
 // Needs AVX-512 F/VL/BW/VBMI/DQ (fast_detail::kCpuRunsAvx512Form).
 TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t encode_fast_block16(const TensorMapParams* p, TensorMapBytes* out,
                                                                   int n) {
   return fast_block_detail::encode_block16(p, out, n, fast_block_detail::opaque_splats());
 }
+
+namespace many_detail {
+// encode_many() on CPUs that run the AVX-512 forms (encode_fast_block.cpp).
+std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok, std::size_t n);
+}  // namespace many_detail
 
 }  // namespace tmakit
 
