@@ -14,3 +14,12 @@
 #else
 #define TMAKIT_HOST_NOINLINE
 #endif
+
+// Asks nvcc to unroll the loop that follows completely (its trip count is a compile-time bound):
+// device code then indexes its small arrays with constants and keeps them in registers. Nothing on
+// the host.
+#if defined(__CUDA_ARCH__)
+#define TMAKIT_UNROLL _Pragma("unroll")
+#else
+#define TMAKIT_UNROLL
+#endif

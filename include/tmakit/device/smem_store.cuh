@@ -13,6 +13,12 @@
 //   tmakit::device::publish_smem_writes();   // (tma.cuh) before a TMA store or a wgmma/tcgen05.mma reads it:
 //                                            // every thread fences its shared writes, then the CTA syncs
 //
+// Addresses: when the map (thread, value) -> byte offset is linear over GF(2) (an XOR of one term
+// per set bit of the thread index and one per value: true of power-of-two tiles under the XOR
+// swizzles, e.g. every WGMMA accumulator into a 128B-swizzled tile), every term is a compile-time
+// constant and a thread forms its offsets with a few XORs (XorAddressMap below). Otherwise the
+// layout is evaluated for each instruction at run time.
+//
 // Every thread of the source (plan.threads, whole warps) must call it. smem_buffer must be aligned
 // to the destination's swizzle repeat (dst.tile.base_alignment(); the plan refused a base_offset that
 // is not). Values are raw bits: std::uint16_t for 2-byte elements, std::uint32_t for 4-byte ones, etc.
@@ -52,6 +58,63 @@ __device__ __forceinline__ std::uint32_t offset_of(int thread, int value) {
 template <const SmemStorePlan& P, int K>
 inline constexpr int order_at = P.order[K];
 
+// The byte offset of (thread, value), as a scalar constant (evaluated by the compiler, never on the GPU).
+template <const StoreSource& S, const StoreDestination& D, int Thread, int Value>
+inline constexpr std::uint32_t offset_constant = [] {
+  const TileCoord c = S.coord(Thread, Value);
+  return static_cast<std::uint32_t>(D.buffer_offset(c.row, c.col));
+}();
+
+// Whether offset(t, v) == offset(t, 0) ^ offset(0, v) ^ offset(0, 0) for every thread and value, with
+// offset(t, 0) ^ offset(0, 0) the XOR of one term per set bit of t (threads a power of two).
+template <const StoreSource& S, const StoreDestination& D>
+constexpr bool xor_linear() {
+  const int threads = S.threads(), values = S.values();
+  if (threads <= 0 || (threads & (threads - 1)) != 0 || values <= 0) return false;
+  auto off = [](int t, int v) {
+    const TileCoord c = S.coord(t, v);
+    return D.buffer_offset(c.row, c.col);
+  };
+  const std::uint64_t o00 = off(0, 0);
+  std::uint64_t bit_term[32] = {};
+  int bits = 0;
+  while ((1 << bits) < threads) {
+    bit_term[bits] = off(1 << bits, 0) ^ o00;
+    ++bits;
+  }
+  for (int t = 0; t < threads; ++t) {
+    std::uint64_t base = o00;
+    for (int b = 0; b < bits; ++b)
+      if (t >> b & 1) base ^= bit_term[b];
+    for (int v = 0; v < values; ++v)
+      if (off(t, v) != (base ^ off(0, v) ^ o00)) return false;
+  }
+  return true;
+}
+
+template <const StoreSource& S, const StoreDestination& D>
+struct XorAddressMap {
+  static constexpr bool kLinear = xor_linear<S, D>();
+  static constexpr int kThreadBits = [] {
+    int b = 0;
+    while ((1 << b) < S.threads()) ++b;
+    return b;
+  }();
+  // offset(thread, 0) ^ offset(0, 0): one constant per set bit of the thread index.
+  __device__ static __forceinline__ std::uint32_t thread_term(int thread) {
+    std::uint32_t r = 0;
+    [&]<int... B>(std::integer_sequence<int, B...>) {
+      ((r ^= (thread >> B & 1) ? (offset_constant<S, D, (1 << B), 0> ^ offset_constant<S, D, 0, 0>) : 0u), ...);
+    }(std::make_integer_sequence<int, kThreadBits>{});
+    return r;
+  }
+  // offset(thread, Value), given thread_term(thread).
+  template <int Value>
+  __device__ static __forceinline__ std::uint32_t offset(std::uint32_t thread_term) {
+    return thread_term ^ offset_constant<S, D, 0, Value>;
+  }
+};
+
 template <class U, int N>
 __device__ __forceinline__ std::uint32_t pack2(const U (&vals)[N], int lo, int hi) {
   static_assert(sizeof(U) == 2, "stmatrix stores 2-byte elements");
@@ -73,7 +136,11 @@ __device__ __forceinline__ void instruction(unsigned char* buf, std::uint32_t bu
     [&]<int... J>(std::integer_sequence<int, J...>) {
       ((pk.e[J] = vals[order_at<P, kFirst + J>]), ...);
     }(std::make_integer_sequence<int, kV>{});
-    const std::uint32_t off = offset_of<S, D>(thread, order_at<P, kFirst>);
+    std::uint32_t off;
+    if constexpr (XorAddressMap<S, D>::kLinear)
+      off = XorAddressMap<S, D>::template offset<order_at<P, kFirst>>(XorAddressMap<S, D>::thread_term(thread));
+    else
+      off = offset_of<S, D>(thread, order_at<P, kFirst>);
     *reinterpret_cast<Vec*>(buf + off) = pk.v;
   } else {
     constexpr int kM = P.op.matrices;
@@ -86,7 +153,12 @@ __device__ __forceinline__ void instruction(unsigned char* buf, std::uint32_t bu
          if (J == j) {
            constexpr int va = order_at<P, kFirst + 2 * J>, vb = order_at<P, kFirst + 2 * J + 1>;
            const StmatrixRow rs = stmatrix_row_source(r, kTrans);
-           row_off = offset_of<S, D>(warp_base + rs.lane, rs.second ? vb : va);
+           if constexpr (XorAddressMap<S, D>::kLinear) {
+             const std::uint32_t tt = XorAddressMap<S, D>::thread_term(warp_base + rs.lane);
+             row_off = rs.second ? XorAddressMap<S, D>::template offset<vb>(tt) : XorAddressMap<S, D>::template offset<va>(tt);
+           } else {
+             row_off = offset_of<S, D>(warp_base + rs.lane, rs.second ? vb : va);
+           }
          }
        }()),
        ...);
@@ -114,6 +186,26 @@ __device__ __forceinline__ void instruction(unsigned char* buf, std::uint32_t bu
 }
 
 }  // namespace smem_store_impl
+
+// Reads this thread's values back from a destination laid out as D (e.g. an operand tile a TMA load
+// filled: a GEMM's C), value v of the source being element S.coord(thread, v). Plain shared loads of
+// one element each.
+template <const StoreSource& S, const StoreDestination& D, class U, int N>
+__device__ __forceinline__ void load_elements(const void* smem_buffer, int thread, U (&vals)[N]) {
+  static_assert(sizeof(U) == static_cast<std::size_t>(D.elem_bytes), "value type must have the element size");
+  static_assert(N == S.values(), "one value per register slot of the source");
+  const unsigned char* buf = static_cast<const unsigned char*>(smem_buffer);
+  if constexpr (smem_store_impl::XorAddressMap<S, D>::kLinear) {
+    using Map = smem_store_impl::XorAddressMap<S, D>;
+    const std::uint32_t tt = Map::thread_term(thread);
+    [&]<int... V>(std::integer_sequence<int, V...>) {
+      ((vals[V] = *reinterpret_cast<const U*>(buf + Map::template offset<V>(tt))), ...);
+    }(std::make_integer_sequence<int, N>{});
+  } else {
+#pragma unroll
+    for (int v = 0; v < N; ++v) vals[v] = *reinterpret_cast<const U*>(buf + smem_store_impl::offset_of<S, D>(thread, v));
+  }
+}
 
 // Stores this thread's values per plan P (see the header comment). U: unsigned type of the element size.
 template <const SmemStorePlan& P, const StoreSource& S, const StoreDestination& D, class U, int N>

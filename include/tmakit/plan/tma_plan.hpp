@@ -59,19 +59,33 @@ struct TmaPlan {
   std::uint32_t multicast_ctas = 1;        // CTAs that share the tile (1: no multicast)
   std::uint32_t instructions_per_cta = 1;  // instructions each of them issues
 
-  // Instruction k (0 <= k < instructions) of the tile at `tile_coord` (tile_modes entries).
+  // Instruction k (0 <= k < instructions) of the tile at `tile_coord` (tile_modes entries). Every
+  // loop runs to its compile-time bound, with the plan's own counts as conditions, and every array
+  // index is a constant: in device code the coordinates stay in registers (a kernel that keeps its
+  // tile coordinate in registers passes kMaxTileModes entries, the ones past tile_modes zero).
   TMAKIT_HD constexpr PlanInstruction instruction(std::uint32_t k, const std::int32_t* tile_coord) const {
     PlanInstruction in;
-    for (std::uint32_t j = 0; j < params.rank && j < kMaxRank; ++j) {
+    TMAKIT_UNROLL
+    for (std::uint32_t j = 0; j < kMaxRank; ++j) {
+      if (j >= params.rank) break;
       std::int64_t c = 0;
-      for (std::int32_t m = 0; m < tile_modes && m < kMaxTileModes; ++m) c += std::int64_t{coef[j][m]} * tile_coord[m];
+      TMAKIT_UNROLL
+      for (std::int32_t m = 0; m < kMaxTileModes; ++m) {
+        if (m >= tile_modes) break;
+        c += std::int64_t{coef[j][m]} * tile_coord[m];
+      }
       in.coord[j] = static_cast<std::int32_t>(c);
     }
     std::uint32_t rest = k;
-    for (std::uint32_t l = 0; l < loops && l < kMaxPlanLoops; ++l) {
+    TMAKIT_UNROLL
+    for (std::uint32_t l = 0; l < kMaxPlanLoops; ++l) {
+      if (l >= loops) break;
       const std::uint32_t i = loop[l].extent ? rest % loop[l].extent : 0;
       rest = loop[l].extent ? rest / loop[l].extent : 0;
-      in.coord[loop[l].dim] += static_cast<std::int32_t>(i) * loop[l].coord_step;
+      const std::int32_t step = static_cast<std::int32_t>(i) * loop[l].coord_step;
+      TMAKIT_UNROLL
+      for (std::int32_t d = 0; d < static_cast<std::int32_t>(kMaxRank); ++d)
+        in.coord[d] += d == loop[l].dim ? step : 0;  // a select per dim, never an index into coord
       in.smem_offset += i * loop[l].smem_step;
     }
     return in;
