@@ -241,7 +241,28 @@ TEST(GmmaDescriptor, FieldsFollowTheCanonicalLayout) {
   }
   EXPECT_EQ(wgmma_descriptor(0x12340, wgmma_descriptor_fields(gmma_operand(OperandMajor::k, Swizzle::b128, 2, 64, 64).value)),
             (std::uint64_t{0x12340} >> 4) | (std::uint64_t{1} << 16) | (std::uint64_t{64} << 32) | (std::uint64_t{1} << 62));
-  EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::mn, Swizzle::b128, 2, 64, 64).value).ok);
+  // MN-major: LBO steps one w-element MN block, SBO eight K rows (8 W bytes); both read off the layout.
+  for (const Case c : {Case{Swizzle::b32, 2, 64, 16, 256, 3}, Case{Swizzle::b64, 2, 128, 32, 512, 2},
+                       Case{Swizzle::b128, 2, 128, 64, 1024, 1}, Case{Swizzle::b128, 2, 256, 64, 1024, 1}}) {
+    const DestinationResult d = gmma_operand(OperandMajor::mn, c.sw, c.e, c.mn, c.k);
+    ASSERT_TRUE(d.ok);
+    const WgmmaDescriptorFields f = wgmma_descriptor_fields(d.value);
+    ASSERT_TRUE(f.ok) << static_cast<int>(c.sw);
+    const std::uint32_t w = swizzle_span_bytes(c.sw) / static_cast<std::uint32_t>(c.e);
+    EXPECT_EQ(f.sbo_bytes, c.sbo);
+    EXPECT_EQ(f.lbo_bytes, w * static_cast<std::uint32_t>(c.k * c.e));  // one MN block: w x K elements
+    EXPECT_EQ(d.value.buffer_offset(0, 8), c.sbo);           // K row 8 starts where SBO says
+    EXPECT_EQ(d.value.buffer_offset(static_cast<std::int32_t>(w), 0), f.lbo_bytes);  // the second MN block
+    EXPECT_EQ(f.mode, c.mode);
+  }
+  // Start offsets of a warpgroup's share and of a k16 step, before the swizzle.
+  const StoreDestination a_k = gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 64).value;
+  const StoreDestination a_mn = gmma_operand(OperandMajor::mn, Swizzle::b128, 2, 128, 64).value;
+  EXPECT_EQ(wgmma_start_offset(a_k, 64, 0), 8192u);
+  EXPECT_EQ(wgmma_start_offset(a_k, 0, 16), 32u);
+  EXPECT_EQ(wgmma_start_offset(a_mn, 64, 0), 8192u);
+  EXPECT_EQ(wgmma_start_offset(a_mn, 0, 16), 2048u);
+  EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::mn, Swizzle::none, 2, 64, 64).value).ok);
   EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::k, Swizzle::none, 2, 64, 64).value).ok);
   EXPECT_FALSE(wgmma_descriptor_fields(gmma_operand(OperandMajor::k, Swizzle::b128_atom_32b, 2, 64, 64).value).ok);
   EXPECT_FALSE(wgmma_descriptor_fields(smem_destination(gmma_operand(OperandMajor::k, Swizzle::b128, 2, 64, 64).value.tile, 2)).ok);

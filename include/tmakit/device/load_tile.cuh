@@ -88,6 +88,29 @@ __device__ __forceinline__ void issue(const TmaPlan& plan, MapRef desc, void* sm
 
 }  // namespace detail
 
+// The two halves of load_tile for pipelines that arm a stage before anyone may copy into it
+// (device/pipeline.cuh's ClusterPipeline: the receiving CTA arms, then tells the issuing CTAs the
+// stage is free). arm_tile: arrive_expect_tx with the bytes the tile brings to THIS CTA (one arrival).
+__device__ inline void arm_tile(const TmaPlan& plan, MapRef desc, Barrier& bar) { detail::arm(plan, desc, bar); }
+// issue_tile: the tile's copies without arming (bar must have been armed for them).
+__device__ inline void issue_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
+                                  const std::int32_t* tile_coord) {
+  detail::issue(plan, desc, smem, bar, tile_coord, 0, plan.instructions);
+}
+// issue_tile_multicast: this CTA's share of a multicast tile, to every CTA of its group, without
+// arming (each receiver armed its own barrier with arm_tile).
+__device__ inline void issue_tile_multicast(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
+                                            const std::int32_t* tile_coord) {
+  if (plan.multicast_ctas <= 1 || plan.multicast_dim < 0) {
+    issue_tile(plan, desc, smem, bar, tile_coord);
+    return;
+  }
+  const dim3 b = cooperative_groups::this_cluster().block_index();
+  const std::uint32_t cta[3] = {b.x, b.y, b.z};
+  detail::issue(plan, desc, smem, bar, tile_coord, plan.first_instruction(cta[plan.multicast_dim]),
+                plan.instructions_per_cta, plan.multicast_mask(cta));
+}
+
 // One thread: arm + issue every instruction of the tile at tile_coord (plan.tile_modes entries).
 __device__ inline void load_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
                                  const std::int32_t* tile_coord) {

@@ -11,7 +11,11 @@
 //     used (one instruction's K extent stays inside a swizzle atom); it is 16 B (encoded 1).
 //     K-major SW32 (64 x 16, 128 x 16 bf16) and SW128 (64 x 64 bf16) run through wgmma in
 //     tests/gpu/test_smem_store.cu.
-//   K-major without swizzle and every MN-major form: not derived here (ok == false); no such
+//   MN-major, SW32 / SW64 / SW128: ((w, MN/w), (8, K/8)) : ((1, w K), (w, 8 w)). LBO = the stride
+//     between w-element MN blocks (leaf 1), SBO = the stride between 8-row K groups (leaf 3: 8 W
+//     bytes, 256 / 512 / 1024 B). The GEMM (kernels/gemm_sm90) runs both MN-major operands through
+//     wgmma with imm-trans = 1; its GPU test compares every layout with cuBLAS.
+//   K-major without swizzle and MN-major without swizzle: not derived here (ok == false); no such
 //     operand has run through a wgmma here, so no value would be checked against silicon.
 #pragma once
 
@@ -47,13 +51,28 @@ TMAKIT_HD constexpr std::uint32_t umma_swizzle_mode(Swizzle s) {
 TMAKIT_HD constexpr WgmmaDescriptorFields wgmma_descriptor_fields(const StoreDestination& d) {
   WgmmaDescriptorFields f;
   const std::uint32_t mode = wgmma_swizzle_mode(d.swizzle_mode);
-  if (!d.canonical || d.major != OperandMajor::k || mode == ~0u || mode == 0) return f;
-  // leaves of ((8, MN/8), (w, K/w)) : ((w, 8w), (1, MN w)): leaf 1 steps 8 rows
-  f.sbo_bytes = static_cast<std::uint32_t>(d.tile.layout.stride_at(1) * d.elem_bytes);
-  f.lbo_bytes = 16;
+  if (!d.canonical || mode == ~0u || mode == 0) return f;
+  if (d.major == OperandMajor::k) {
+    // leaves of ((8, MN/8), (w, K/w)) : ((w, 8w), (1, MN w)): leaf 1 steps 8 rows
+    f.sbo_bytes = static_cast<std::uint32_t>(d.tile.layout.stride_at(1) * d.elem_bytes);
+    f.lbo_bytes = 16;
+  } else {
+    // leaves of ((w, MN/w), (8, K/8)) : ((1, w K), (w, 8w)): leaf 1 steps one MN block, leaf 3 eight K rows
+    f.lbo_bytes = static_cast<std::uint32_t>(d.tile.layout.stride_at(1) * d.elem_bytes);
+    f.sbo_bytes = static_cast<std::uint32_t>(d.tile.layout.stride_at(3) * d.elem_bytes);
+  }
   f.mode = mode;
   f.ok = true;
   return f;
+}
+
+// The byte offset, before the swizzle, of operand element (mn, k) from the buffer's start: where
+// a wgmma whose operand starts at that element points its descriptor (the hardware applies the
+// swizzle to the address it forms). For a sub-tile of a canonical buffer: the first MN row of a
+// warpgroup's share, the first K column of one k16 step.
+TMAKIT_HD constexpr std::uint32_t wgmma_start_offset(const StoreDestination& d, std::int32_t mn, std::int32_t k) {
+  const std::int64_t idx = static_cast<std::int64_t>(mn) + static_cast<std::int64_t>(d.rows) * k;
+  return static_cast<std::uint32_t>(d.tile.layout(idx) * d.elem_bytes);
 }
 
 // The descriptor of an operand starting at shared address smem_addr (a 16-byte multiple).
