@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 TIMEOUT=${TIMEOUT:-900}
 TOOLS=${TOOLS:-"memcheck racecheck synccheck"}
-SAN_FILTER='-Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*:ClusterPlanted.*:ClusterPlantedChild.*'
+SAN_FILTER='-GemmLarge.*:Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*:ClusterPlanted.*:ClusterPlantedChild.*'
 
 shopt -s nullglob
 bins=("$BUILD"/tests/tmakit_gpu_test_*)

@@ -1,0 +1,331 @@
+// tmakit's sm_90a GEMM (kernels/gemm_sm90) against cuBLASLt, side by side in one process.
+//
+// For each shape: random bf16 inputs in [-1, 1]; cuBLASLt gets the best of up to 16 heuristic
+// candidates (each timed, the fastest kept); both run on the same stream, alternating, each timed
+// sample being a burst of launches long enough (>= 2 ms) for event timing; several buffer sets are
+// rotated so that a shape that fits in L2 is read from HBM as in a real model; the median of the
+// samples is reported as TFLOP/s = 2 M N K / time. The SM clock and board power (NVML, loaded at run
+// time) are read before and after each shape. Both outputs are compared once per shape (the largest
+// difference relative to max |D|), so that a fast wrong kernel cannot pass as a result.
+//
+//   build/bench/bench_gemm [samples=21] [shape filter substring]
+// Prints one table row per shape and a CSV block (for docs/lab and the plot).
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_sm90/gemm.hpp"
+
+using tmakit::gemm_sm90::GemmArgs;
+using tmakit::gemm_sm90::GemmStatus;
+using tmakit::gemm_sm90::Matrix;
+using tmakit::gemm_sm90::Order;
+
+#define CHECK_CUDA(x)                                                                             \
+  do {                                                                                            \
+    cudaError_t e_ = (x);                                                                         \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+#define CHECK_LT(x)                                                                               \
+  do {                                                                                            \
+    cublasStatus_t s_ = (x);                                                                      \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                            \
+      std::fprintf(stderr, "%s:%d: %s: cublas status %d\n", __FILE__, __LINE__, #x, int(s_));      \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+namespace {
+
+// ---- NVML, loaded at run time (the toolkit here ships no nvml.h; the GPU machine has the library)
+struct Nvml {
+  using Init = int (*)();
+  using Handle = int (*)(unsigned, void**);
+  using Clock = int (*)(void*, int, unsigned*);
+  using Power = int (*)(void*, unsigned*);
+  void* dev = nullptr;
+  Clock clock = nullptr;
+  Power power = nullptr;
+  Nvml() {
+    void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!h) return;
+    auto init = reinterpret_cast<Init>(dlsym(h, "nvmlInit_v2"));
+    auto handle = reinterpret_cast<Handle>(dlsym(h, "nvmlDeviceGetHandleByIndex_v2"));
+    clock = reinterpret_cast<Clock>(dlsym(h, "nvmlDeviceGetClockInfo"));
+    power = reinterpret_cast<Power>(dlsym(h, "nvmlDeviceGetPowerUsage"));
+    int d = 0;
+    cudaGetDevice(&d);
+    if (!init || !handle || init() != 0 || handle(static_cast<unsigned>(d), &dev) != 0) dev = nullptr;
+  }
+  unsigned sm_mhz() const {  // NVML_CLOCK_SM = 1
+    unsigned v = 0;
+    return dev && clock && clock(dev, 1, &v) == 0 ? v : 0;
+  }
+  unsigned watts() const {
+    unsigned mw = 0;
+    return dev && power && power(dev, &mw) == 0 ? mw / 1000 : 0;
+  }
+};
+
+__device__ std::uint32_t hash32(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x);
+}
+__global__ void fill_bf16(__nv_bfloat16* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    p[i] = __float2bfloat16_rn(static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 2049) - 1024) / 1024.0f);
+}
+__global__ void max_diff(const __nv_bfloat16* a, const __nv_bfloat16* b, std::size_t n, float* out) {
+  float m = 0.0f, r = 0.0f;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const float x = __bfloat162float(a[i]), y = __bfloat162float(b[i]);
+    m = fmaxf(m, fabsf(x - y));
+    r = fmaxf(r, fabsf(y));
+  }
+  atomicMax(reinterpret_cast<int*>(out), __float_as_int(m));
+  atomicMax(reinterpret_cast<int*>(out) + 1, __float_as_int(r));
+}
+
+struct Shape {
+  std::string name;
+  std::int64_t m, n, k;
+  Order a = Order::row_major, b = Order::col_major;
+};
+
+struct Buffers {
+  __nv_bfloat16 *a = nullptr, *b = nullptr, *d = nullptr;
+};
+
+// cuBLASLt in column-major terms: D^T (n x m) = op(B^T) (n x k) * op(A^T) (k x m).
+struct Lt {
+  cublasLtHandle_t h{};
+  cublasLtMatmulDesc_t op{};
+  cublasLtMatrixLayout_t la{}, lb{}, ld{};
+  cublasLtMatmulAlgo_t algo{};
+  void* ws = nullptr;
+  std::size_t ws_bytes = 64u << 20;
+  float alpha = 1.0f, beta = 0.0f;
+
+  void setup(const Shape& s) {
+    CHECK_LT(cublasLtCreate(&h));
+    CHECK_LT(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t opb = s.b == Order::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t opa = s.a == Order::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opb, sizeof opb));
+    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opa, sizeof opa));
+    // first operand B: stored col-major as (n x k) if row-major B, else (k x n)
+    const std::int64_t ldb = s.b == Order::row_major ? s.n : s.k, lda = s.a == Order::row_major ? s.k : s.m;
+    CHECK_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, opb == CUBLAS_OP_N ? s.n : s.k, opb == CUBLAS_OP_N ? s.k : s.n, ldb));
+    CHECK_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, opa == CUBLAS_OP_N ? s.k : s.m, opa == CUBLAS_OP_N ? s.m : s.k, lda));
+    CHECK_LT(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, s.n, s.m, s.n));
+    CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
+  }
+  void run(const Buffers& x, cudaStream_t st, const cublasLtMatmulAlgo_t* a) {
+    CHECK_LT(cublasLtMatmul(h, op, &alpha, x.b, lb, x.a, la, &beta, x.d, ld, x.d, ld, a, ws, ws_bytes, st));
+  }
+  // Times every heuristic candidate and keeps the fastest.
+  void pick(const Buffers& x, cudaStream_t st) {
+    cublasLtMatmulPreference_t pref;
+    CHECK_LT(cublasLtMatmulPreferenceCreate(&pref));
+    CHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+    cublasLtMatmulHeuristicResult_t res[16];
+    int n = 0;
+    CHECK_LT(cublasLtMatmulAlgoGetHeuristic(h, op, lb, la, ld, ld, pref, 16, res, &n));
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (n == 0) {
+      std::fprintf(stderr, "cublasLt: no algorithm\n");
+      std::exit(1);
+    }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    float best = 1e30f;
+    for (int i = 0; i < n; ++i) {
+      run(x, st, &res[i].algo);
+      cudaEventRecord(e0, st);
+      for (int r = 0; r < 5; ++r) run(x, st, &res[i].algo);
+      cudaEventRecord(e1, st);
+      CHECK_CUDA(cudaEventSynchronize(e1));
+      float ms = 0;
+      cudaEventElapsedTime(&ms, e0, e1);
+      if (ms < best) {
+        best = ms;
+        algo = res[i].algo;
+      }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int samples = argc > 1 ? std::max(5, std::atoi(argv[1])) : 21;
+  const std::string filter = argc > 2 ? argv[2] : "";
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  std::printf("device: %s, %d SMs, L2 %d MiB, driver API %d, cuBLASLt %zu\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20, driver, cublasLtGetVersion());
+  Nvml nvml;
+
+  const std::vector<Shape> shapes = {
+      {"4096^3", 4096, 4096, 4096},
+      {"6144^3", 6144, 6144, 6144},
+      {"8192^3", 8192, 8192, 8192},
+      {"16384x8192x8192", 16384, 8192, 8192},
+      {"8192x28672x4096", 8192, 28672, 4096},
+      {"8192x4096x14336", 8192, 4096, 14336},
+      {"128x8192x8192", 128, 8192, 8192},
+      {"256x8192x8192", 256, 8192, 8192},
+      {"512x8192x8192", 512, 8192, 8192},
+      {"256x2112x7168", 256, 2112, 7168},
+      {"8192^3 A col", 8192, 8192, 8192, Order::col_major, Order::col_major},
+      {"8192^3 B row", 8192, 8192, 8192, Order::row_major, Order::row_major},
+      {"8192^3 A col B row", 8192, 8192, 8192, Order::col_major, Order::row_major},
+  };
+
+  cudaStream_t st;
+  CHECK_CUDA(cudaStreamCreate(&st));
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff\n";
+  std::printf("%-20s %10s %10s %7s %11s %9s %9s\n", "shape", "cuBLASLt", "tmakit", "ratio", "SM MHz", "W", "diff");
+
+  for (const Shape& s : shapes) {
+    if (!filter.empty() && s.name.find(filter) == std::string::npos) continue;
+    const std::size_t na = s.m * s.k, nb = s.k * s.n, nd = s.m * s.n;
+    const std::size_t set_bytes = 2 * (na + nb + nd);
+    const int sets = static_cast<int>(std::min<std::size_t>(8, std::max<std::size_t>(1, (512u << 20) / set_bytes + 1)));
+    std::vector<Buffers> buf(sets);
+    for (int i = 0; i < sets; ++i) {
+      CHECK_CUDA(cudaMalloc(&buf[i].a, 2 * na));
+      CHECK_CUDA(cudaMalloc(&buf[i].b, 2 * nb));
+      CHECK_CUDA(cudaMalloc(&buf[i].d, 2 * nd));
+      fill_bf16<<<1024, 256>>>(buf[i].a, na, 11 + i);
+      fill_bf16<<<1024, 256>>>(buf[i].b, nb, 101 + i);
+    }
+    __nv_bfloat16* dref = nullptr;
+    CHECK_CUDA(cudaMalloc(&dref, 2 * nd));
+    CHECK_CUDA(cudaDeviceSynchronize());
+
+    Lt lt;
+    lt.setup(s);
+    lt.pick(buf[0], st);
+
+    const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
+    auto args = [&](const Buffers& x) {
+      GemmArgs g;
+      g.cluster_m = force ? std::atoi(force) : 0;
+      g.m = s.m;
+      g.n = s.n;
+      g.k = s.k;
+      g.a = Matrix{x.a, s.a, s.a == Order::row_major ? s.k : s.m, 0};
+      g.b = Matrix{x.b, s.b, s.b == Order::row_major ? s.n : s.k, 0};
+      g.d = Matrix{x.d, Order::row_major, s.n, 0};
+      return g;
+    };
+    // One prepared GEMM per buffer set (planned and encoded outside the timed loop, as cuBLASLt's
+    // descriptors and heuristic are).
+    std::vector<tmakit::gemm_sm90::Gemm> prepared;
+    for (const Buffers& x : buf) {
+      prepared.emplace_back(args(x));
+      if (!prepared.back().status().ok) {
+        for (const auto& e : prepared.back().status().errors) std::fprintf(stderr, "tmakit: %s\n", e.c_str());
+        std::exit(1);
+      }
+    }
+    auto run_tmakit = [&](const Buffers& x) { CHECK_CUDA(prepared[&x - buf.data()].launch(st)); };
+
+    // correctness once: same inputs, both outputs
+    lt.run(buf[0], st, &lt.algo);
+    CHECK_CUDA(cudaMemcpyAsync(dref, buf[0].d, 2 * nd, cudaMemcpyDeviceToDevice, st));
+    run_tmakit(buf[0]);
+    float* diff = nullptr;
+    CHECK_CUDA(cudaMalloc(&diff, 8));
+    CHECK_CUDA(cudaMemsetAsync(diff, 0, 8, st));
+    max_diff<<<1024, 256, 0, st>>>(buf[0].d, dref, nd, diff);
+    float hd[2];
+    CHECK_CUDA(cudaMemcpy(hd, diff, 8, cudaMemcpyDeviceToHost));
+    cudaFree(diff);
+    const double rel = hd[1] > 0 ? hd[0] / hd[1] : hd[0];
+
+    // burst length: enough launches for >= 2 ms
+    cudaEventRecord(e0, st);
+    run_tmakit(buf[0]);
+    cudaEventRecord(e1, st);
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    float one = 0;
+    cudaEventElapsedTime(&one, e0, e1);
+    const int burst = std::max(1, static_cast<int>(2.0f / std::max(one, 1e-3f)));
+    for (int w = 0; w < 3; ++w) {  // warm-up: clocks and caches settle
+      for (int i = 0; i < burst; ++i) run_tmakit(buf[i % sets]);
+      for (int i = 0; i < burst; ++i) lt.run(buf[i % sets], st, &lt.algo);
+    }
+    CHECK_CUDA(cudaStreamSynchronize(st));
+    const unsigned mhz0 = nvml.sm_mhz(), w0 = nvml.watts();
+    std::vector<double> t_tm, t_lt;
+    for (int smp = 0; smp < samples; ++smp) {
+      for (int which = 0; which < 2; ++which) {
+        const bool tm = (which == 0) == (smp % 2 == 0);  // alternate which goes first
+        cudaEventRecord(e0, st);
+        for (int i = 0; i < burst; ++i) {
+          if (tm) run_tmakit(buf[(smp + i) % sets]);
+          else lt.run(buf[(smp + i) % sets], st, &lt.algo);
+        }
+        cudaEventRecord(e1, st);
+        CHECK_CUDA(cudaEventSynchronize(e1));
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        (tm ? t_tm : t_lt).push_back(ms / burst);
+      }
+    }
+    const unsigned mhz1 = nvml.sm_mhz(), w1 = nvml.watts();
+    const double flop = 2.0 * s.m * s.n * s.k;
+    const double tf_tm = flop / (median(t_tm) * 1e-3) / 1e12, tf_lt = flop / (median(t_lt) * 1e-3) / 1e12;
+    const auto& cfg = prepared[0].status().config;
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  %d CTAs, cluster %d\n", s.name.c_str(), tf_lt, tf_tm,
+                tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.ctas, cfg.cluster_m);
+    std::fflush(stdout);
+    char line[512];
+    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e\n", s.name.c_str(),
+                  static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+                  s.a == Order::row_major ? "row" : "col", s.b == Order::row_major ? "row" : "col", tf_lt, tf_tm,
+                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel);
+    csv += line;
+    for (auto& x : buf) {
+      cudaFree(x.a);
+      cudaFree(x.b);
+      cudaFree(x.d);
+    }
+    cudaFree(dref);
+    cudaFree(lt.ws);
+  }
+  std::printf("\n%s", csv.c_str());
+  return 0;
+}

@@ -1,0 +1,87 @@
+// A Hopper (sm_90a) GEMM built only from tmakit:  D = alpha * A * B + beta * C,
+// A: m x k, B: k x n, C and D: m x n, each of `batch` matrices; bf16 or f16 inputs and outputs,
+// fp32 accumulation. Every operand may be row- or column-major with any leading dimension whose
+// byte stride is a multiple of 16 (TMA's rule; the launcher refuses others with the planner's rule
+// id and fix). M, N and K need not be multiples of the tile: TMA fills the loads past the end with
+// zeros and clips the stores.
+//
+//   tmakit::gemm_sm90::GemmArgs g;
+//   g.m = M; g.n = N; g.k = K;
+//   g.a = {dA, Order::row_major, K};  g.b = {dB, Order::col_major, K};  g.d = {dD, Order::row_major, N};
+//   const GemmStatus s = tmakit::gemm_sm90::gemm(g, stream);   // s.ok, or s.errors says why not
+//
+// How it is built (kernel.cuh): every descriptor, box, transaction byte count and shared offset
+// comes from a tmakit plan (plan_tile for A, B, C and D; plan_smem_store for the accumulators'
+// way into shared memory; gmma_operand for the WGMMA operand layouts and descriptors).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tmakit/core/dtype.hpp"
+
+namespace tmakit::gemm_sm90 {
+
+enum class Order { row_major, col_major };
+
+// One operand: a batch of matrices in global memory. ld: elements between consecutive rows
+// (row-major) or columns (column-major); batch_stride: elements between consecutive matrices
+// (ignored when batch == 1).
+struct Matrix {
+  const void* data = nullptr;
+  Order order = Order::row_major;
+  std::int64_t ld = 0;
+  std::int64_t batch_stride = 0;
+};
+
+struct GemmArgs {
+  DataType dtype = DataType::bfloat16;  // of A, B, C and D: bfloat16 or float16
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  Matrix a, b;
+  Matrix c;  // read only when beta != 0
+  Matrix d;  // written (data is the output buffer)
+  float alpha = 1.0f, beta = 0.0f;
+  // CTAs per cluster along M: 0 or 1: one; 2: pairs of vertically adjacent tiles share each B tile
+  // by multicast (where M has two tiles to pair; see docs/gemm.md for what it measured).
+  int cluster_m = 0;
+};
+
+// Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).
+struct GemmConfig {
+  int tile_m = 128, tile_n = 256, tile_k = 64;
+  int stages = 4;
+  int cluster_m = 1;       // CTAs per cluster along M (2: they share each B tile by multicast)
+  int ctas = 0;            // persistent grid: CTAs launched
+  int tiles = 0;           // output tiles of all batches
+  std::size_t smem_bytes = 0;
+};
+
+struct GemmStatus {
+  bool ok = false;
+  std::vector<std::string> errors;  // every reason, one line each (rule id + fix where a planner refused)
+  cudaError_t cuda = cudaSuccess;
+  GemmConfig config{};
+};
+
+// A GEMM planned once and launched any number of times (the planning and the descriptors' encoding
+// are host work of a few microseconds; a caller that launches the same problem repeatedly keeps one).
+class Gemm {
+ public:
+  explicit Gemm(const GemmArgs& args);  // plans and encodes; status() says whether it can launch
+  const GemmStatus& status() const { return status_; }
+  cudaError_t launch(cudaStream_t stream = nullptr) const;  // asynchronous
+  struct Prepared;
+
+ private:
+  GemmStatus status_;
+  std::shared_ptr<const Prepared> prepared_;
+};
+
+// Plans, encodes and launches on `stream` in one call. Returns after the launch (asynchronous).
+GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+}  // namespace tmakit::gemm_sm90

@@ -1,0 +1,321 @@
+// The GEMM kernel: persistent, warp-specialized, one 128 x 256 output tile per CTA at a time.
+//
+//   warpgroup 0  (producer)   one thread issues the TMA loads of A and B into a ring of stages
+//   warpgroup 1, 2 (consumers) each multiplies its 64 rows of the tile with m64n256k16 WGMMA, then
+//                              writes them out through shared memory with TMA stores
+//
+// CTAs run in clusters of ClusterM (1 or 2) along M: the CTAs of a cluster compute vertically
+// adjacent tiles, which share their B tile. Each loads its own A and one slice of B, multicast to
+// every CTA of the cluster (the B plan is planned for that cluster; issue_tile_multicast issues this
+// CTA's slice). The stages follow device/pipeline.cuh's ClusterPipeline (ARM-BEFORE-ISSUE): a
+// releaser thread in warpgroup 0 waits until this CTA's consumers left a stage, arms its barrier
+// with the plans' bytes (the whole B tile: every slice lands here), and frees the stage in every CTA
+// of the cluster; a producer issues once every CTA has done so.
+//
+// Nothing here computes a byte count, a box, a coordinate or a shared offset by hand:
+//   - the A, B, C and D tiles' descriptors, instructions and expected bytes are tmakit plans
+//     (plan_tile, made on the host in gemm.cu) that load_tile / store_tile execute;
+//   - the operands' shared layouts are gmma_operand's canonical WGMMA layouts, the same objects the
+//     plans were made from, and the WGMMA descriptors are read off them (wgmma_descriptor_fields,
+//     wgmma_start_offset);
+//   - the accumulators reach shared memory through a plan_smem_store plan (stmatrix into the
+//     128-byte-swizzled D tile that the D plan's TMA store reads).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <utility>
+
+#include "tmakit/device/cluster.cuh"
+#include "tmakit/device/load_tile.cuh"
+#include "tmakit/device/pipeline.cuh"
+#include "tmakit/device/ptx_raw.cuh"
+#include "tmakit/device/smem_store.cuh"
+#include "tmakit/device/store_tile.cuh"
+#include "tmakit/device/wgmma.cuh"
+#include "tmakit/plan/tma_plan.hpp"
+#include "tmakit/smem_store/gmma_descriptor.hpp"
+#include "tmakit/smem_store/plan.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
+
+namespace tmakit::gemm_sm90 {
+
+// ---- the tile and its shared-memory layouts (compile time; gemm.cu plans against the same objects)
+inline constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
+inline constexpr int kStages = 4;
+inline constexpr int kConsumers = 2;                 // warpgroups, kTileM / 64 rows each
+inline constexpr int kThreads = 128 * (1 + kConsumers);
+inline constexpr int kChunkN = 64;                   // the epilogue writes 64 x 64 pieces of D
+inline constexpr int kChunks = kTileN / kChunkN;
+inline constexpr int kElemBytes = 2;
+
+// A as 128 x 64 (M x K), B as 256 x 64 (N x K): K-major when the operand's K is contiguous in
+// global memory, MN-major otherwise (WGMMA reads either; imm-trans says which).
+constexpr StoreDestination operand_tile(bool mn_major, int mn) {
+  return gmma_operand(mn_major ? OperandMajor::mn : OperandMajor::k, Swizzle::b128, kElemBytes, mn, kTileK).value;
+}
+template <bool MnMajor>
+inline constexpr StoreDestination kATile = operand_tile(MnMajor, kTileM);
+template <bool MnMajor>
+inline constexpr StoreDestination kBTile = operand_tile(MnMajor, kTileN);
+
+// The D (and C) chunk: 64 rows x 64 columns, row-major with 128-byte rows, 128B swizzle.
+constexpr SwizzledLayout chunk_layout() {
+  SwizzledLayout s;
+  s.swizzle = swizzle_for(Swizzle::b128);
+  s.layout = make_layout(IntTuple::make(64, kChunkN), IntTuple::make(kChunkN, 1));
+  return s;
+}
+inline constexpr SwizzledLayout kChunkLayout = chunk_layout();
+inline constexpr StoreDestination kChunkDst = smem_destination(kChunkLayout, kElemBytes, 64, kChunkN);
+inline constexpr StoreSource kChunkSrc = wgmma_accumulator(kChunkN);  // columns [64c, 64c + 64) of m64n256
+inline constexpr SmemStorePlan kChunkStore = plan_smem_store(kChunkSrc, kChunkDst);
+static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tmakit smem-store explains a refusal)");
+static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLinear,
+              "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
+
+// Where a warpgroup's wgmma operands start inside a stage, before the swizzle (scalar constants:
+// device code never evaluates a layout at run time): the first row of warpgroup w's 64-row share of
+// A, and the first column of k16 step kk of A and of B.
+template <bool AMn, int Wg, int Kk>
+inline constexpr std::uint32_t kAStart = wgmma_start_offset(kATile<AMn>, 64 * Wg, 16 * Kk);
+template <bool BMn, int Kk>
+inline constexpr std::uint32_t kBStart = wgmma_start_offset(kBTile<BMn>, 0, 16 * Kk);
+template <bool MnMajor>
+inline constexpr WgmmaDescriptorFields kAFields = wgmma_descriptor_fields(kATile<MnMajor>);
+template <bool MnMajor>
+inline constexpr WgmmaDescriptorFields kBFields = wgmma_descriptor_fields(kBTile<MnMajor>);
+
+inline constexpr std::uint32_t kABytes = kTileM * kTileK * kElemBytes;
+inline constexpr std::uint32_t kBBytes = kTileN * kTileK * kElemBytes;
+inline constexpr std::uint32_t kChunkBytes = 64 * kChunkN * kElemBytes;
+
+struct alignas(1024) SharedStorage {
+  unsigned char a[kStages][kABytes];
+  unsigned char b[kStages][kBBytes];
+  unsigned char d[kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
+  device::ClusterPipeline<kStages> pipe;
+  device::Barrier c_full[kConsumers];
+};
+
+// Everything the kernel reads from the host, as one __grid_constant__ parameter.
+struct KernelParams {
+  TmaPlan a, b, c, d;
+  CUtensorMap a_map, b_map, c_map, d_map;
+  std::int32_t tiles_m = 0, tiles_n = 0, batch = 1, k_blocks = 0, group_m = 8;
+  float alpha = 1.0f, beta = 0.0f;
+  std::int32_t read_c = 0;
+};
+
+// The persistent loop walks cluster tiles: ClusterM vertically adjacent output tiles, one per CTA of
+// a cluster. Cluster tile t -> (m, n, batch) in tile units of this CTA (rank: its place in the
+// cluster). Cluster tiles are visited in groups of group_m rows, column by column within a group, so
+// that clusters running at the same time share A rows and B columns in L2.
+struct TilePos {
+  std::int32_t m, n, l;
+};
+template <int ClusterM>
+__device__ __forceinline__ std::int32_t cluster_tiles_m(const KernelParams& p) {
+  return (p.tiles_m + ClusterM - 1) / ClusterM;
+}
+template <int ClusterM>
+__device__ __forceinline__ std::int32_t cluster_tiles(const KernelParams& p) {
+  return cluster_tiles_m<ClusterM>(p) * p.tiles_n * p.batch;
+}
+template <int ClusterM>
+__device__ __forceinline__ TilePos tile_position(std::int32_t t, const KernelParams& p, std::int32_t rank) {
+  const std::int32_t tiles_m = cluster_tiles_m<ClusterM>(p);
+  const std::int32_t per_batch = tiles_m * p.tiles_n;
+  const std::int32_t l = t / per_batch;
+  const std::int32_t r = t - l * per_batch;
+  const std::int32_t group = p.group_m * p.tiles_n;
+  const std::int32_t g = r / group;
+  const std::int32_t first_m = g * p.group_m;
+  const std::int32_t rows = min(tiles_m - first_m, p.group_m);
+  const std::int32_t in = r - g * group;
+  return {(first_m + in % rows) * ClusterM + rank, in / rows, l};
+}
+// This CTA's cluster, and how many clusters the grid has.
+template <int ClusterM>
+__device__ __forceinline__ std::int32_t cluster_id() {
+  return static_cast<std::int32_t>(blockIdx.x) / ClusterM;
+}
+template <int ClusterM>
+__device__ __forceinline__ std::int32_t cluster_count() {
+  return static_cast<std::int32_t>(gridDim.x) / ClusterM;
+}
+template <int ClusterM>
+__device__ __forceinline__ std::int32_t cluster_rank() {
+  if constexpr (ClusterM == 1) return 0;
+  else return static_cast<std::int32_t>(device::cluster_rank());
+}
+
+template <DataType T>
+__device__ __forceinline__ std::uint16_t to_bits(float x) {
+  if constexpr (T == DataType::bfloat16) return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+  else return __half_as_ushort(__float2half_rn(x));
+}
+template <DataType T>
+__device__ __forceinline__ float from_bits(std::uint16_t b) {
+  if constexpr (T == DataType::bfloat16) return __bfloat162float(__ushort_as_bfloat16(b));
+  else return __half2float(__ushort_as_half(b));
+}
+
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- producer: one thread walks the same tiles as the consumers and fills the stages.
+template <int ClusterM>
+__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s) {
+  typename device::ClusterPipeline<kStages>::State st;
+  const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
+  for (std::int32_t t = cluster_id<ClusterM>(); t < tiles; t += cluster_count<ClusterM>()) {
+    const TilePos pos = tile_position<ClusterM>(t, p, rank);
+    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb) {
+      s.pipe.producer_acquire(st);
+      // Tile coordinates with every entry the plans may read (kMaxTileModes): constant indices only,
+      // so they live in registers.
+      const std::int32_t ca[kMaxTileModes] = {pos.m, kb, pos.l};
+      const std::int32_t cb[kMaxTileModes] = {pos.n, kb, pos.l};
+      device::issue_tile(p.a, &p.a_map, s.a[st.stage], s.pipe.full[st.stage], ca);
+      device::issue_tile_multicast(p.b, &p.b_map, s.b[st.stage], s.pipe.full[st.stage], cb);
+      st.advance();
+    }
+  }
+}
+
+// ---- releaser: one thread (warp 1 of warpgroup 0) walks the same rounds; once this CTA's consumers
+// have left a stage it arms the stage's full barrier with the plans' bytes and frees the stage in
+// every CTA of the cluster.
+template <int ClusterM>
+__device__ __forceinline__ void release_stages(const KernelParams& p, SharedStorage& s) {
+  typename device::ClusterPipeline<kStages>::State st;
+  const std::int32_t tiles = cluster_tiles<ClusterM>(p);
+  const std::uint32_t rank = static_cast<std::uint32_t>(cluster_rank<ClusterM>());
+  for (std::int32_t t = cluster_id<ClusterM>(); t < tiles; t += cluster_count<ClusterM>())
+    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb) {
+      s.pipe.release_and_arm(st, rank, ClusterM, [&](device::Barrier& full) {
+        device::arm_tile(p.a, &p.a_map, full);  // this CTA's A tile
+        device::arm_tile(p.b, &p.b_map, full);  // the whole B tile: every slice lands here
+      });
+      st.advance();
+    }
+}
+
+// ---- consumer: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
+template <DataType T, bool AMn, bool BMn, int ClusterM>
+__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s, int wg) {
+  constexpr WgmmaDescriptorFields kAF = kAFields<AMn>;
+  constexpr WgmmaDescriptorFields kBF = kBFields<BMn>;
+  static_assert(kAF.ok && kBF.ok, "the operand tiles must be canonical WGMMA layouts");
+  const int t = threadIdx.x % 128;
+  const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
+  const std::uint32_t a_row0 = wg == 0 ? kAStart<AMn, 0, 0> : kAStart<AMn, 1, 0>;
+
+  float acc[kTileN / 2];
+#pragma unroll
+  for (int i = 0; i < kTileN / 2; ++i) acc[i] = 0.0f;
+
+  typename device::ClusterPipeline<kStages>::State st;
+  device::Phase c_phase;
+  int buf = 0;
+  const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
+  auto release = [&](const typename device::ClusterPipeline<kStages>::State& x) { s.pipe.consumer_release(x); };
+  for (std::int32_t tile = cluster_id<ClusterM>(); tile < tiles; tile += cluster_count<ClusterM>()) {
+    const TilePos pos = tile_position<ClusterM>(tile, p, rank);
+
+    // Mainloop: one stage per K block; the WGMMAs of block kb run while block kb + 1's wait, and a
+    // stage is handed back once the WGMMAs reading it have completed (wait_group<1>).
+    typename device::ClusterPipeline<kStages>::State prev = st;
+    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb) {
+      s.pipe.consumer_wait(st);
+      const std::uint32_t a0 = smem_u32(s.a[st.stage]) + a_row0;
+      const std::uint32_t b0 = smem_u32(s.b[st.stage]);
+      device::wgmma::fence();
+      device::wgmma::fence_operands(acc);
+      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+        ((device::wgmma::mma<T, kTileN, AMn ? 1 : 0, BMn ? 1 : 0>(
+             acc, wgmma_descriptor(a0 + kAStart<AMn, 0, Kk>, kAF), wgmma_descriptor(b0 + kBStart<BMn, Kk>, kBF),
+             kb > 0 || Kk > 0)),
+         ...);
+      }(std::make_integer_sequence<int, kTileK / 16>{});
+      device::wgmma::commit_group();
+      device::wgmma::fence_operands(acc);
+      device::wgmma::wait_group<1>();
+      if (kb > 0 && t == 0) release(prev);
+      prev = st;
+      st.advance();
+    }
+    device::wgmma::wait_group<0>();
+    device::wgmma::fence_operands(acc);
+    if (t == 0) release(prev);
+
+    // Epilogue: four 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the
+    // store plan and written to global memory by one TMA store (the D plan). Unrolled: the
+    // accumulators are registers only while every index into them is a constant.
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      unsigned char* chunk = s.d[wg][buf];
+      if (t == 0) device::wait_group_read<1>();  // the store that read this buffer last is done with it
+      device::ptx_raw::named_barrier_sync(barrier_id, 128);
+      const std::int32_t dc[kMaxTileModes] = {2 * pos.m + wg, kChunks * pos.n + c, pos.l};
+      std::uint16_t bits[kChunkN / 2];
+      if (p.read_c) {
+        if (t == 0) device::load_tile(p.c, &p.c_map, chunk, s.c_full[wg], dc);
+        device::wait(s.c_full[wg], c_phase);
+        device::load_elements<kChunkSrc, kChunkDst>(chunk, t, bits);  // C, element for element where D goes
+#pragma unroll
+        for (int v = 0; v < kChunkN / 2; ++v)
+          bits[v] = to_bits<T>(p.alpha * acc[c * (kChunkN / 2) + v] + p.beta * from_bits<T>(bits[v]));
+        device::ptx_raw::named_barrier_sync(barrier_id, 128);  // every C value read before D overwrites it
+      } else {
+#pragma unroll
+        for (int v = 0; v < kChunkN / 2; ++v) bits[v] = to_bits<T>(p.alpha * acc[c * (kChunkN / 2) + v]);
+      }
+      device::store_planned<kChunkStore, kChunkSrc, kChunkDst>(chunk, t, bits);
+      device::fence_smem_writes_for_async();
+      device::ptx_raw::named_barrier_sync(barrier_id, 128);
+      if (t == 0) {
+        device::store_tile(p.d, &p.d_map, chunk, dc);
+        device::commit_group();
+      }
+      buf ^= 1;
+    }
+  }
+  if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
+}
+
+template <DataType T, bool AMn, bool BMn, int ClusterM>
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
+  static_assert(ClusterM == 1 || ClusterM == 2, "clusters of 1 or 2 CTAs along M");
+  extern __shared__ unsigned char dyn[];
+  const std::uint32_t base = smem_u32(dyn);
+  SharedStorage& s = *reinterpret_cast<SharedStorage*>(dyn + ((1024 - base % 1024) % 1024));
+  if (threadIdx.x == 0) {
+    // full: the releaser's two arms (A, B); consumed: the consumer warpgroups; empty: one releaser per CTA.
+    s.pipe.init(/*arms per stage*/ 2, /*consumers*/ kConsumers, /*releasers*/ ClusterM);
+    for (int i = 0; i < kConsumers; ++i) device::init(s.c_full[i], 1);
+    if constexpr (ClusterM > 1) device::fence_init_cluster();
+  }
+  // The barriers are initialized in every CTA before any peer arrives on them or copies into them.
+  if constexpr (ClusterM > 1) device::cluster_sync();
+  else __syncthreads();
+
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    device::ptx_raw::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) produce<ClusterM>(p, s);
+    if (threadIdx.x == 32) release_stages<ClusterM>(p, s);  // another warp than the producer's
+  } else {
+    device::ptx_raw::setmaxnreg_inc<232>();
+    consume<T, AMn, BMn, ClusterM>(p, s, wg - 1);
+  }
+  // No CTA leaves while a peer may still arrive on its barriers or copy into its shared memory.
+  if constexpr (ClusterM > 1) device::cluster_sync();
+}
+
+}  // namespace tmakit::gemm_sm90

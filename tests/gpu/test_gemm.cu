@@ -1,0 +1,280 @@
+// The sm_90a GEMM built from tmakit (kernels/gemm_sm90) against cuBLAS on the same inputs: every
+// operand layout, shapes that are and are not multiples of the 128 x 256 x 64 tile, batches,
+// alpha/beta, bf16 and f16. The reference is cuBLAS with fp32 output; an element passes when
+//   |D - ref| <= rel * |ref| + K * 2^-22 * S,   S = sum_k |A(m,k)| |B(k,n)| (cuBLAS on |A|, |B|)
+// rel = 2^-7 for bf16 (D is rounded to 8 significant bits) and 2^-10 for f16; the second term bounds
+// the difference of two fp32 accumulation orders. Random inputs in [-1, 1].
+//
+// GemmSmall.* are small enough to run under compute-sanitizer (scripts/gpu_suite.sh);
+// GemmLarge.* are not. Needs compute capability 9.0; skips otherwise.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm_sm90/gemm.hpp"
+
+namespace {
+
+using tmakit::DataType;
+using tmakit::gemm_sm90::GemmArgs;
+using tmakit::gemm_sm90::GemmStatus;
+using tmakit::gemm_sm90::Matrix;
+using tmakit::gemm_sm90::Order;
+
+bool have_sm90() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
+  cudaDeviceProp p{};
+  return cudaGetDeviceProperties(&p, 0) == cudaSuccess && p.major >= 9;
+}
+
+#define SKIP_WITHOUT_SM90() \
+  if (!have_sm90()) GTEST_SKIP() << "needs a GPU of compute capability 9.0"
+
+__device__ std::uint32_t hash32(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x);
+}
+
+// Fills n 16-bit elements with values in [-1, 1) (exact in bf16 and f16: multiples of 2^-7), and
+// the same values as float, and their absolute values as float.
+template <DataType T>
+__global__ void fill(std::uint16_t* dst, float* as_float, float* abs_float, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const float v = static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 256) - 128) / 128.0f;
+    if constexpr (T == DataType::bfloat16) dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+    else dst[i] = __half_as_ushort(__float2half_rn(v));
+    if (as_float) as_float[i] = v;
+    if (abs_float) abs_float[i] = fabsf(v);
+  }
+}
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 16), cudaSuccess); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p);
+  }
+};
+
+struct Case {
+  std::int64_t m, n, k, batch = 1;
+  Order a = Order::row_major, b = Order::col_major;
+  float alpha = 1.0f, beta = 0.0f;
+  DataType dtype = DataType::bfloat16;
+  std::int64_t pad = 0;  // added to every leading dimension (rounded up to a multiple of 8 elements)
+  int cluster_m = 0;     // GemmArgs::cluster_m
+};
+
+std::string describe(const Case& c) {
+  auto o = [](Order x) { return x == Order::row_major ? "row" : "col"; };
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " batch " +
+         std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
+         std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16");
+}
+
+std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
+
+// Column-major view for cuBLAS: D^T (n x m) = B^T (n x k) * A^T (k x m). A row-major r x c matrix is
+// its transpose in column-major with the same leading dimension.
+void reference(cublasHandle_t h, const Case& c, const float* a, const float* b, const float* cin, float* out,
+               std::int64_t lda, std::int64_t ldb, std::int64_t ldd, float alpha, float beta) {
+  const cublasOperation_t op_b = c.b == Order::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cublasOperation_t op_a = c.a == Order::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const long long sa = lda * (c.a == Order::row_major ? c.m : c.k);
+  const long long sb = ldb * (c.b == Order::row_major ? c.k : c.n);
+  const long long sd = ldd * c.m;
+  if (cin && beta != 0.0f) ASSERT_EQ(cudaMemcpy(out, cin, sizeof(float) * sd * c.batch, cudaMemcpyDeviceToDevice), cudaSuccess);
+  ASSERT_EQ(cublasSgemmStridedBatched(h, op_b, op_a, static_cast<int>(c.n), static_cast<int>(c.m), static_cast<int>(c.k),
+                                      &alpha, b, static_cast<int>(ldb), sb, a, static_cast<int>(lda), sa, &beta, out,
+                                      static_cast<int>(ldd), sd, static_cast<int>(c.batch)),
+            CUBLAS_STATUS_SUCCESS);
+}
+
+void run_case(const Case& c) {
+  SCOPED_TRACE(describe(c));
+  const std::int64_t lda = round8((c.a == Order::row_major ? c.k : c.m) + c.pad);
+  const std::int64_t ldb = round8((c.b == Order::row_major ? c.n : c.k) + c.pad);
+  const std::int64_t ldd = round8(c.n + c.pad);
+  const std::int64_t na = lda * (c.a == Order::row_major ? c.m : c.k), nb = ldb * (c.b == Order::row_major ? c.k : c.n);
+  const std::int64_t nd = ldd * c.m;
+  const std::size_t ea = na * c.batch, eb = nb * c.batch, ed = nd * c.batch;
+
+  DeviceBuffer a(ea * 2), b(eb * 2), cc(ed * 2), d(ed * 2);
+  DeviceBuffer af(ea * 4), bf(eb * 4), aabs(ea * 4), babs(eb * 4), cf(ed * 4), ref(ed * 4), bound(ed * 4);
+  auto fill_as = [&](DeviceBuffer& x, DeviceBuffer* f, DeviceBuffer* ab, std::size_t n, std::uint64_t seed) {
+    if (c.dtype == DataType::bfloat16)
+      fill<DataType::bfloat16><<<1024, 256>>>(x.as<std::uint16_t>(), f ? f->as<float>() : nullptr,
+                                               ab ? ab->as<float>() : nullptr, n, seed);
+    else
+      fill<DataType::float16><<<1024, 256>>>(x.as<std::uint16_t>(), f ? f->as<float>() : nullptr,
+                                              ab ? ab->as<float>() : nullptr, n, seed);
+  };
+  fill_as(a, &af, &aabs, ea, 1);
+  fill_as(b, &bf, &babs, eb, 2);
+  fill_as(cc, &cf, nullptr, ed, 3);
+  ASSERT_EQ(cudaMemset(d.p, 0xff, ed * 2), cudaSuccess);  // NaN everywhere: every element must be written
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  GemmArgs g;
+  g.dtype = c.dtype;
+  g.m = c.m;
+  g.n = c.n;
+  g.k = c.k;
+  g.batch = c.batch;
+  g.a = Matrix{a.p, c.a, lda, na};
+  g.b = Matrix{b.p, c.b, ldb, nb};
+  g.c = Matrix{cc.p, Order::row_major, ldd, nd};
+  g.d = Matrix{d.p, Order::row_major, ldd, nd};
+  g.alpha = c.alpha;
+  g.beta = c.beta;
+  g.cluster_m = c.cluster_m;
+  const GemmStatus s = tmakit::gemm_sm90::gemm(g);
+  if (s.ok) EXPECT_EQ(s.config.cluster_m, c.cluster_m == 2 && c.m > 128 ? 2 : 1);
+  std::string why;
+  for (const auto& e : s.errors) why += e + "\n";
+  ASSERT_TRUE(s.ok) << why;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  cublasHandle_t h;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);  // plain fp32: the reference must not be a TF32 one
+  reference(h, c, af.as<float>(), bf.as<float>(), cf.as<float>(), ref.as<float>(), lda, ldb, ldd, c.alpha, c.beta);
+  reference(h, c, aabs.as<float>(), babs.as<float>(), nullptr, bound.as<float>(), lda, ldb, ldd, 1.0f, 0.0f);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cublasDestroy(h);
+
+  std::vector<std::uint16_t> got(ed);
+  std::vector<float> want(ed), sum(ed);
+  ASSERT_EQ(cudaMemcpy(got.data(), d.p, ed * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(want.data(), ref.p, ed * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(sum.data(), bound.p, ed * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  const double rel = c.dtype == DataType::bfloat16 ? std::ldexp(1.0, -7) : std::ldexp(1.0, -10);
+  std::size_t bad = 0, checked = 0;
+  std::string first;
+  for (std::int64_t l = 0; l < c.batch; ++l)
+    for (std::int64_t i = 0; i < c.m; ++i)
+      for (std::int64_t j = 0; j < c.n; ++j) {
+        const std::size_t at = l * nd + i * ldd + j;
+        float v;
+        if (c.dtype == DataType::bfloat16) v = __bfloat162float(__ushort_as_bfloat16(got[at]));
+        else v = __half2float(__ushort_as_half(got[at]));
+        const double tol = rel * std::fabs(want[at]) + c.k * std::ldexp(1.0, -22) * (sum[at] * std::fabs(c.alpha)) +
+                           (c.beta != 0.0f ? rel : 0.0);
+        ++checked;
+        if (!(std::fabs(v - want[at]) <= tol)) {
+          if (!bad)
+            first = "first at batch " + std::to_string(l) + " (" + std::to_string(i) + ", " + std::to_string(j) +
+                    "): got " + std::to_string(v) + ", cuBLAS " + std::to_string(want[at]) + ", bound " + std::to_string(tol);
+          ++bad;
+        }
+      }
+  EXPECT_EQ(bad, 0u) << bad << " of " << checked << " elements outside the bound; " << first;
+}
+
+TEST(GemmSmall, EveryLayoutOnFullTiles) {
+  SKIP_WITHOUT_SM90();
+  for (Order a : {Order::row_major, Order::col_major})
+    for (Order b : {Order::row_major, Order::col_major}) run_case({256, 512, 256, 1, a, b});
+}
+
+TEST(GemmSmall, EveryLayoutOnPartialTiles) {
+  SKIP_WITHOUT_SM90();
+  for (Order a : {Order::row_major, Order::col_major})
+    for (Order b : {Order::row_major, Order::col_major}) run_case({200, 300, 136, 1, a, b});
+}
+
+TEST(GemmSmall, TinyAndOddShapes) {
+  SKIP_WITHOUT_SM90();
+  run_case({1, 1, 1});
+  run_case({1, 64, 8});
+  run_case({130, 20, 8});
+  run_case({77, 261, 65, 1, Order::col_major, Order::row_major});
+}
+
+TEST(GemmSmall, BatchAlphaBeta) {
+  SKIP_WITHOUT_SM90();
+  run_case({192, 320, 96, 3, Order::row_major, Order::col_major, 0.5f, 0.0f});
+  run_case({192, 320, 96, 3, Order::row_major, Order::col_major, 1.0f, -1.0f});
+  run_case({100, 70, 50, 2, Order::col_major, Order::row_major, 2.0f, 0.25f});
+}
+
+TEST(GemmSmall, Float16) {
+  SKIP_WITHOUT_SM90();
+  run_case({256, 256, 128, 1, Order::row_major, Order::col_major, 1.0f, 0.0f, DataType::float16});
+  run_case({150, 260, 72, 2, Order::col_major, Order::row_major, 1.0f, 0.5f, DataType::float16});
+}
+
+TEST(GemmSmall, PaddedLeadingDimensions) {
+  SKIP_WITHOUT_SM90();
+  run_case({128, 256, 64, 1, Order::row_major, Order::row_major, 1.0f, 0.0f, DataType::bfloat16, 24});
+}
+
+// Clusters of two CTAs along M, B multicast to both: every layout, an odd number of M tiles (the
+// last cluster's second CTA computes a tile wholly past M), batches and beta.
+TEST(GemmSmall, ClustersOfTwoShareB) {
+  SKIP_WITHOUT_SM90();
+  for (Order a : {Order::row_major, Order::col_major})
+    for (Order b : {Order::row_major, Order::col_major}) {
+      Case c{384, 512, 192, 1, a, b};
+      c.cluster_m = 2;
+      run_case(c);
+    }
+  Case odd{300, 260, 72, 2, Order::row_major, Order::col_major, 1.0f, 0.5f};
+  odd.cluster_m = 2;
+  run_case(odd);
+}
+
+TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
+  SKIP_WITHOUT_SM90();
+  DeviceBuffer x(1 << 20);
+  GemmArgs g;
+  g.m = 64;
+  g.n = 64;
+  g.k = 63;
+  g.a = Matrix{x.p, Order::row_major, 63, 0};  // 126-byte rows: not a multiple of 16
+  g.b = Matrix{x.p, Order::col_major, 64, 0};
+  g.d = Matrix{x.p, Order::row_major, 64, 0};
+  const GemmStatus s = tmakit::gemm_sm90::gemm(g);
+  EXPECT_FALSE(s.ok);
+  std::string all;
+  for (const auto& e : s.errors) all += e + "\n";
+  EXPECT_NE(all.find("A: error [gmem.stride_align]"), std::string::npos) << all;
+  g.a.ld = 64;
+  g.k = 0;
+  const GemmStatus z = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(z.ok);
+  EXPECT_NE(z.errors[0].find("gemm.extent"), std::string::npos);
+  g.k = 64;
+  g.cluster_m = 3;
+  const GemmStatus c = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(c.ok);
+  EXPECT_NE(c.errors[0].find("gemm.cluster_m"), std::string::npos);
+}
+
+TEST(GemmLarge, IssueShapes) {
+  SKIP_WITHOUT_SM90();
+  run_case({1, 8192, 8192});
+  run_case({8192, 1, 8192});
+  run_case({1000, 1000, 1000});
+  run_case({8191, 8191, 64});
+  run_case({8192, 8192, 8});
+  run_case({2048, 2048, 4096, 1, Order::col_major, Order::row_major});
+}
+
+}  // namespace
