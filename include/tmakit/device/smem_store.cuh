@@ -66,11 +66,15 @@ inline constexpr std::uint32_t offset_constant = [] {
 }();
 
 // Whether offset(t, v) == offset(t, 0) ^ offset(0, v) ^ offset(0, 0) for every thread and value, with
-// offset(t, 0) ^ offset(0, 0) the XOR of one term per set bit of t (threads a power of two).
+// offset(t, 0) ^ offset(0, 0) the XOR of one term per set bit of t (threads a power of two). The
+// check is exhaustive, so it is made only up to kMaxXorCheckPairs (thread, value) pairs (nvcc stops
+// evaluating a constant expression past a step budget); larger sources take the run-time path.
+inline constexpr int kMaxXorCheckPairs = 8192;
 template <const StoreSource& S, const StoreDestination& D>
 constexpr bool xor_linear() {
   const int threads = S.threads(), values = S.values();
   if (threads <= 0 || (threads & (threads - 1)) != 0 || values <= 0) return false;
+  if (threads * values > kMaxXorCheckPairs) return false;
   auto off = [](int t, int v) {
     const TileCoord c = S.coord(t, v);
     return D.buffer_offset(c.row, c.col);
