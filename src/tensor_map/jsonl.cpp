@@ -157,12 +157,44 @@ ordered_json enum_json(E v) {
 }
 
 // One output line (ending in '\n') appended to `out`: {"result","bytes","errors"}.
+// The line object is kept from one call to the next and its values overwritten: building a fresh
+// object per line (three keys, a 256-character string, an array of error objects) made
+// `encode --jsonl` 1.6 times as slow as writing the line by hand; reused, 1.2 times (100,000
+// generated lines on a 2-core machine, 2026-11-27).
 void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>& errors, std::string& out) {
-  ordered_json j;
+  thread_local ordered_json j = [] {
+    ordered_json t;
+    t["result"] = 0;
+    t["bytes"] = std::string();
+    t["errors"] = ordered_json::array();
+    return t;
+  }();
   j["result"] = ok ? 0 : 1;
-  j["bytes"] = ok && map ? to_hex(*map) : std::string();
-  j["errors"] = errors_json(errors);
-  out += json_text(j);
+  std::string& bytes = j["bytes"].get_ref<std::string&>();
+  if (ok && map) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    bytes.resize(256);
+    for (int i = 0; i < 128; ++i) {
+      const std::uint8_t v = map->byte(i);
+      bytes[2 * i] = kHex[v >> 4];
+      bytes[2 * i + 1] = kHex[v & 15];
+    }
+  } else {
+    bytes.clear();
+  }
+  // The error objects are reused too: their strings keep their capacity from line to line.
+  auto& errs = j["errors"].get_ref<ordered_json::array_t&>();
+  if (errs.size() > errors.size()) errs.resize(errors.size());
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    const Error& e = errors[i];
+    if (i == errs.size()) errs.push_back(ordered_json{{"rule", ""}, {"field", ""}, {"value", ""}, {"message", ""}});
+    ordered_json& o = errs[i];
+    o["rule"].get_ref<std::string&>() = e.rule;
+    o["field"].get_ref<std::string&>() = e.field;
+    o["value"].get_ref<std::string&>() = e.value;
+    o["message"].get_ref<std::string&>() = e.message;
+  }
+  append_json_text(j, out);
   out += '\n';
 }
 

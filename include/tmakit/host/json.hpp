@@ -18,4 +18,12 @@ std::string json_text(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// The same text appended to `out` (no string of its own: for writers of many lines).
+template <class Json>
+void append_json_text(const Json& j, std::string& out) {
+  nlohmann::detail::serializer<Json> s(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+                                       Json::error_handler_t::replace);
+  s.dump(j, false, false, 0);
+}
+
 }  // namespace tmakit
