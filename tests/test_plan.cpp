@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -776,9 +778,191 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   EXPECT_EQ(ids[0], "gmem.dtype");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::inner_contiguous)], "plan.inner_contiguous");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::leaf_capacity)], "plan.capacity");
-  EXPECT_EQ(ids.back(), "gmem.stride_range");  // the last rule (plan.smem_mismatch, never reported, is gone)
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::gmem_stride_range)], "gmem.stride_range");
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::store_multicast)], "plan.store_multicast");
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::store_oob_fill)], "plan.store_oob_fill");
+  EXPECT_EQ(ids.back(), "plan.reduce_dtype");  // the last rule
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stores and reductions: the same boxes, coordinates and shared offsets as the load plan of the
+// same tile, no mbarrier bytes, and the bulk-group steps in the description.
+
+namespace {
+
+PlanOptions store_options(PlanDirection d, ReduceOp op = ReduceOp::add) {
+  PlanOptions o;
+  o.direction = d;
+  o.reduce_op = op;
+  return o;
+}
+
+void expect_same_copies(const TmaPlan& load, const TmaPlan& st) {
+  ASSERT_EQ(load.instructions, st.instructions);
+  ASSERT_EQ(load.params.rank, st.params.rank);
+  EXPECT_EQ(std::memcmp(&load.params, &st.params, sizeof load.params), 0) << "descriptors differ";
+  EXPECT_EQ(load.tile_modes, st.tile_modes);
+  EXPECT_EQ(load.smem_bytes, st.smem_bytes);
+  EXPECT_EQ(load.smem_alignment, st.smem_alignment);
+  EXPECT_EQ(load.tx_bytes_per_instruction, st.tx_bytes_per_instruction);
+  const std::int32_t t[kMaxTileModes] = {1, 2, 1, 1, 1, 1, 1, 1};
+  for (std::uint32_t k = 0; k < load.instructions; ++k) {
+    const PlanInstruction a = load.instruction(k, t), b = st.instruction(k, t);
+    EXPECT_EQ(a.smem_offset, b.smem_offset) << k;
+    for (std::uint32_t j = 0; j < load.params.rank; ++j) EXPECT_EQ(a.coord[j], b.coord[j]) << k << " dim " << j;
+  }
+}
+
+}  // namespace
+
+TEST(PlanStore, StorePlanIssuesTheLoadPlansBoxes) {
+  const std::vector<std::array<std::string, 3>> cases = {
+      {"bf16 (384,320):(320,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64"},
+      {"bf16 (384,320):(1,384)", "Sw<3,4,3> o ((64,2),64):((1,4096),64)", "N=128,K=64"},
+      {"bf16 (512,64):(64,1)", "(8,64):(128,1)", "r=8,d=_"},
+      {"bf16 (256,8,64):(512,64,1)", "Sw<3,4,3> o (64,64):(64,1)", "seq=64,h=1,d=_"},
+      {"f32 (1000,32):(32,1)", "(512,32):(32,1)", "seq=512,d=_"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c[0] + " | " + c[1]);
+    const Inputs in = parse(c[0], c[1], c[2]);
+    const PlanResult load = plan_tile(in.g, in.s, in.t);
+    const PlanResult st = plan_tile(in.g, in.s, in.t, store_options(PlanDirection::store));
+    ASSERT_TRUE(load.ok() && st.ok());
+    EXPECT_EQ(load.plan.direction, PlanDirection::load);
+    EXPECT_EQ(st.plan.direction, PlanDirection::store);
+    EXPECT_EQ(st.plan.expect_tx_bytes, 0u);  // no mbarrier
+    expect_same_copies(load.plan, st.plan);
+    if (in.g.dtype == DataType::float32) {
+      const PlanResult red = plan_tile(in.g, in.s, in.t, store_options(PlanDirection::reduce, ReduceOp::add));
+      ASSERT_TRUE(red.ok());
+      EXPECT_EQ(red.plan.direction, PlanDirection::reduce);
+      EXPECT_EQ(red.plan.reduce_op, ReduceOp::add);
+      expect_same_copies(load.plan, red.plan);
+    }
+  }
+}
+
+TEST(PlanStore, DescriptionNamesTheDirectionAndTheBulkGroupSteps) {
+  const Inputs in = parse("bf16 (384,320):(320,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64");
+  const PlanResult load = plan_tile(in.g, in.s, in.t);
+  EXPECT_TRUE(bulk_group_steps(load.plan).empty());
+  EXPECT_EQ(describe_plan(load.plan).find("bulk groups"), std::string::npos);
+  const PlanResult st = plan_tile(in.g, in.s, in.t, store_options(PlanDirection::store));
+  const std::string d = describe_plan(st.plan, in.names);
+  EXPECT_NE(d.find("direction: store (shared -> global"), std::string::npos) << d;
+  EXPECT_NE(d.find("plan: 1 TMA store per tile, 16384 bytes each"), std::string::npos) << d;
+  const std::vector<BulkGroupStep> steps = bulk_group_steps(st.plan);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_NE(steps[0].ptx.find("fence.proxy.async.shared::cta"), std::string::npos);
+  EXPECT_EQ(steps[1].call, "commit_group()");
+  EXPECT_NE(steps[2].call.find("wait_group_read<0>"), std::string::npos);
+  EXPECT_EQ(steps[3].call, "wait_group<0>()");
+  for (const auto& b : steps) EXPECT_NE(d.find(b.ptx), std::string::npos) << b.ptx;
+  const PlanResult red = plan_tile(in.g, in.s, in.t, store_options(PlanDirection::reduce, ReduceOp::max));
+  ASSERT_TRUE(red.ok());
+  const std::string r = describe_plan(red.plan, in.names);
+  EXPECT_NE(r.find("direction: reduce .max (shared -> global, cp.reduce.async.bulk.tensor"), std::string::npos) << r;
+  EXPECT_NE(r.find("before the reductions"), std::string::npos) << r;
+}
+
+TEST(PlanStore, ConstexprStorePlan) {
+  constexpr PlanResult r = [] {
+    GlobalTensor g;
+    g.dtype = DataType::float32;
+    g.layout = make_layout(IntTuple::make(256, 64), IntTuple::make(64, 1));
+    SwizzledLayout s;
+    s.layout = make_layout(IntTuple::make(32, 64), IntTuple::make(64, 1));
+    TileExtents t;
+    t.modes = 2;
+    t.extent[0] = 32;
+    t.extent[1] = 0;
+    PlanOptions o;
+    o.direction = PlanDirection::reduce;
+    o.reduce_op = ReduceOp::add;
+    return plan_tile(g, s, t, o);
+  }();
+  static_assert(r.ok() && r.plan.direction == PlanDirection::reduce && r.plan.reduce_op == ReduceOp::add);
+  EXPECT_EQ(r.plan.instructions, 1u);
+}
+
+TEST(PlanStoreRefusal, StoreWithMulticast) {
+  PlanOptions o = store_options(PlanDirection::store);
+  o.cluster[0] = 2;
+  o.multicast_dim = 0;
+  expect_refusal(refusals("bf16 (384,320):(320,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64", o),
+                 "plan.store_multicast", {"a store cannot multicast", "drop --multicast-mode"});
+  o.direction = PlanDirection::reduce;
+  expect_refusal(refusals("f32 (384,320):(320,1)", "(128,32):(32,1)", "M=128,K=32", o), "plan.store_multicast",
+                 {"a reduction cannot multicast"});
+}
+
+TEST(PlanStoreRefusal, StoreWithOobFill) {
+  PlanOptions o = store_options(PlanDirection::store);
+  o.oob = OobFill::nan_request_zero_fma;
+  expect_refusal(refusals("bf16 (384,320):(320,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64", o),
+                 "plan.store_oob_fill", {"takes no out-of-bounds fill", "--oob none"});
+}
+
+// Every refusal at once: multicast, the fill and the type of one reduction.
+TEST(PlanStoreRefusal, AllStoreRefusalsAtOnce) {
+  PlanOptions o = store_options(PlanDirection::reduce, ReduceOp::inc);
+  o.cluster[0] = 2;
+  o.multicast_dim = 0;
+  o.oob = OobFill::nan_request_zero_fma;
+  const auto ds = refusals("f32 (384,320):(320,1)", "(128,32):(32,1)", "M=128,K=32", o);
+  EXPECT_NE(find(ds, "plan.store_multicast"), nullptr);
+  EXPECT_NE(find(ds, "plan.store_oob_fill"), nullptr);
+  expect_refusal(ds, "plan.reduce_dtype", {".inc does not take f32", "f32 takes .add"});
+}
+
+// The PTX ISA's table (core/reduce_op.hpp), checked through the planner for every op and type.
+TEST(PlanStoreRefusal, ReduceOpMustTakeTheElementType) {
+  struct Row {
+    DataType t;
+    const char* gmem;
+    const char* smem;
+    std::vector<ReduceOp> ok;
+  };
+  using O = ReduceOp;
+  const std::vector<Row> rows = {
+      {DataType::float32, "f32 (256,64):(64,1)", "(32,64):(64,1)", {O::add}},
+      {DataType::float64, "f64 (256,64):(64,1)", "(32,64):(64,1)", {}},
+      {DataType::float16, "f16 (256,64):(64,1)", "(32,64):(64,1)", {O::add, O::min, O::max}},
+      {DataType::bfloat16, "bf16 (256,64):(64,1)", "(32,64):(64,1)", {O::add, O::min, O::max}},
+      {DataType::uint32, "u32 (256,64):(64,1)", "(32,64):(64,1)", {O::add, O::min, O::max, O::inc, O::dec, O::and_, O::or_, O::xor_}},
+      {DataType::int32, "s32 (256,64):(64,1)", "(32,64):(64,1)", {O::add, O::min, O::max, O::and_, O::or_, O::xor_}},
+      {DataType::uint64, "u64 (256,64):(64,1)", "(32,64):(64,1)", {O::add, O::min, O::max, O::and_, O::or_, O::xor_}},
+      {DataType::int64, "s64 (256,64):(64,1)", "(32,64):(64,1)", {O::min, O::max, O::and_, O::or_, O::xor_}},
+      {DataType::uint8, "u8 (256,64):(64,1)", "(32,64):(64,1)", {}},
+      {DataType::uint16, "u16 (256,64):(64,1)", "(32,64):(64,1)", {}},
+  };
+  for (const Row& row : rows) {
+    for (std::uint32_t o = 0; o < kReduceOpCount; ++o) {
+      const auto op = static_cast<ReduceOp>(o);
+      const bool legal = std::find(row.ok.begin(), row.ok.end(), op) != row.ok.end();
+      SCOPED_TRACE(std::string(row.gmem) + " ." + reduce_op_name(op));
+      EXPECT_EQ(reduce_op_allows(op, row.t), legal);
+      const Inputs in = parse(row.gmem, row.smem, "r=32,c=_");
+      const PlanResult r = plan_tile(in.g, in.s, in.t, store_options(PlanDirection::reduce, op));
+      if (legal) {
+        EXPECT_TRUE(r.ok());
+        continue;
+      }
+      const auto ds = explain_plan(r.issues, r.problem, in.names);
+      expect_refusal(ds, "plan.reduce_dtype",
+                     {std::string(".") + reduce_op_name(op) + " does not take " + short_name(row.t)});
+      EXPECT_EQ(ds.size(), 1u);
+    }
+  }
+  // u32 takes every op: the message lists them
+  PlanIssues one;
+  one.add(PlanRule::reduce_dtype, -1, -1, static_cast<std::int64_t>(ReduceOp::inc), static_cast<std::int64_t>(DataType::int32),
+          reduce_ops_allowed(DataType::int32));
+  const auto d = explain_plan(one, TileProblem{});
+  EXPECT_NE(d[0].message().find("s32 takes .add, .min, .max, .and, .or, .xor"), std::string::npos) << d[0].message();
 }
 
 // The alignment a base address is known to have (plan notation addr=, DLPack data + byte_offset).

@@ -114,3 +114,75 @@ TEST(PlanCli, BadUsageExitsTwo) {
   EXPECT_EQ(h.rc, 0);
   EXPECT_NE(h.out.find("--multicast-mode"), std::string::npos);
 }
+
+// --store / --reduce OP: the same descriptor and instructions, the direction and the bulk-group steps.
+TEST(PlanCli, StoreAndReducePlans) {
+  std::vector<std::string> a = kGemmA;
+  a.push_back("--store");
+  const CliRun s = run(a);
+  ASSERT_EQ(s.rc, 0) << s.err;
+  EXPECT_NE(s.out.find("direction: store (shared -> global, cp.async.bulk.tensor"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("plan: 1 TMA store per tile, 16384 bytes each"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("fence.proxy.async.shared::cta"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("cp.async.bulk.commit_group"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("cp.async.bulk.wait_group.read 0"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("cp.async.bulk.wait_group 0"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("descriptor: " + kGemmAHex), std::string::npos) << s.out;  // the load's descriptor
+  EXPECT_EQ(run(kGemmA).out.find("bulk groups"), std::string::npos);             // loads: unchanged
+
+  a.push_back("--json");
+  const json j = json::parse(run(a).out);
+  EXPECT_EQ(j["plan"]["direction"], "store");
+  EXPECT_EQ(j["plan"]["expect_tx_bytes"], 0);
+  ASSERT_EQ(j["plan"]["bulk_group_steps"].size(), 4u);
+  EXPECT_EQ(j["plan"]["bulk_group_steps"][1]["call"], "commit_group()");
+  EXPECT_EQ(j["plan"]["bulk_group_steps"][3]["ptx"], "cp.async.bulk.wait_group 0");
+  EXPECT_FALSE(j["plan"].contains("reduce_op"));
+  std::vector<std::string> l = kGemmA;
+  l.push_back("--json");
+  const json lj = json::parse(run(l).out);
+  EXPECT_EQ(lj["plan"]["direction"], "load");
+  EXPECT_FALSE(lj["plan"].contains("bulk_group_steps"));
+  EXPECT_EQ(lj["plan"]["instructions"], j["plan"]["instructions"]);
+
+  for (const char* op : {"add", "ADD", "Max"}) {
+    std::vector<std::string> r = kGemmA;
+    r.insert(r.end(), {"--reduce", op, "--json"});
+    const CliRun x = run(r);
+    ASSERT_EQ(x.rc, 0) << x.err;
+    const json rj = json::parse(x.out);
+    EXPECT_EQ(rj["plan"]["direction"], "reduce");
+    EXPECT_TRUE(rj["plan"]["reduce_op"] == "add" || rj["plan"]["reduce_op"] == "max");
+  }
+}
+
+TEST(PlanCli, StoreRefusalsAndUsageErrors) {
+  std::vector<std::string> a = kGemmA;
+  a.insert(a.end(), {"--store", "--cluster", "2,1", "--multicast-mode", "x"});
+  const CliRun m = run(a);
+  EXPECT_EQ(m.rc, 1);
+  EXPECT_NE(m.err.find("error [plan.store_multicast]"), std::string::npos) << m.err;
+  std::vector<std::string> o = kGemmA;
+  o.insert(o.end(), {"--store", "--oob", "nan_request_zero_fma", "--json"});
+  const CliRun f = run(o);
+  EXPECT_EQ(f.rc, 1) << f.err;
+  const json fj = json::parse(f.out);
+  EXPECT_EQ(fj["errors"][0]["rule"], "plan.store_oob_fill");
+  std::vector<std::string> t = kGemmA;  // bf16 takes .add, .min, .max only
+  t.insert(t.end(), {"--reduce", "xor"});
+  const CliRun x = run(t);
+  EXPECT_EQ(x.rc, 1);
+  EXPECT_NE(x.err.find("error [plan.reduce_dtype] cp.reduce.async.bulk.tensor.xor does not take bf16"), std::string::npos)
+      << x.err;
+  EXPECT_NE(x.err.find("bf16 takes .add, .min, .max"), std::string::npos) << x.err;
+  std::vector<std::string> both = kGemmA;
+  both.insert(both.end(), {"--store", "--reduce", "add"});
+  const CliRun b = run(both);
+  EXPECT_EQ(b.rc, 2);
+  EXPECT_NE(b.err.find("--store and --reduce: choose one"), std::string::npos) << b.err;
+  std::vector<std::string> bad = kGemmA;
+  bad.insert(bad.end(), {"--reduce", "mul"});
+  const CliRun u = run(bad);
+  EXPECT_EQ(u.rc, 2);
+  EXPECT_NE(u.err.find("--reduce 'mul': expected add, min, max, inc, dec, and, or or xor"), std::string::npos) << u.err;
+}

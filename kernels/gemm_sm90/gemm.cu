@@ -147,7 +147,9 @@ Gemm::Gemm(const GemmArgs& g) {
   const GlobalTensor gd = global_tensor(g.dtype, g.d, g.m, g.n, g.batch, false);
   bool ok = plan_operand("A", ga, (a_mn ? kATile<true> : kATile<false>).tile, kTileM, kTileK, a_names, a, errors, a_options);
   ok &= plan_operand("B", gb, (b_mn ? kBTile<true> : kBTile<false>).tile, kTileN, kTileK, b_names, b, errors, b_options);
-  ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, d, errors);
+  PlanOptions d_options;  // D leaves shared memory through store_tile: a store plan
+  d_options.direction = PlanDirection::store;
+  ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, d, errors, d_options);
   const bool read_c = g.beta != 0.0f;
   if (read_c) {
     const GlobalTensor gc = global_tensor(g.dtype, g.c, g.m, g.n, g.batch, false);

@@ -42,13 +42,39 @@ std::string coordinate_formula(const TmaPlan& p, std::uint32_t j, const std::vec
   return s.empty() ? "0" : s;
 }
 
+std::vector<BulkGroupStep> bulk_group_steps(const TmaPlan& p) {
+  if (p.direction == PlanDirection::load) return {};
+  const std::string copies = p.direction == PlanDirection::reduce ? "reductions" : "stores";
+  return {
+      {"before the " + copies, "every thread that wrote the shared tile, then all of them together",
+       "fence.proxy.async.shared::cta, then a barrier among the writers",
+       "publish_smem_writes() (fence_smem_writes_for_async() + __syncthreads())"},
+      {"after the " + copies, "the issuing thread", "cp.async.bulk.commit_group", "commit_group()"},
+      {"before the shared tile is written again", "the issuing thread, then the writers synchronize",
+       "cp.async.bulk.wait_group.read 0 (N: up to N younger groups may still be reading)",
+       "wait_group_read<0>() (or <N>)"},
+      {"before the kernel exits", "the issuing thread", "cp.async.bulk.wait_group 0", "wait_group<0>()"},
+  };
+}
+
 std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& names) {
   const TensorMapParams& q = p.params;
   const std::uint32_t eb = element_bits(q.dtype) / 8;
   std::string s;
-  s += "plan: " + std::to_string(p.instructions) + " TMA instruction" + (p.instructions == 1 ? "" : "s") +
-       " per tile, " + std::to_string(p.tx_bytes_per_instruction) + " bytes each; expect_tx " +
-       std::to_string(p.expect_tx_bytes) + " bytes per stage\n";
+  if (p.direction == PlanDirection::load) {
+    s += "plan: " + std::to_string(p.instructions) + " TMA instruction" + (p.instructions == 1 ? "" : "s") +
+         " per tile, " + std::to_string(p.tx_bytes_per_instruction) + " bytes each; expect_tx " +
+         std::to_string(p.expect_tx_bytes) + " bytes per stage\n";
+  } else {
+    const bool red = p.direction == PlanDirection::reduce;
+    const char* op = reduce_op_name(p.reduce_op);
+    s += "direction: " + std::string(red ? "reduce ." + std::string(op ? op : "?") : "store") +
+         " (shared -> global, " + (red ? "cp.reduce.async.bulk.tensor" : "cp.async.bulk.tensor") +
+         "; completes by bulk groups, no mbarrier)\n";
+    s += "plan: " + std::to_string(p.instructions) + " TMA " + (red ? "reduction" : "store") +
+         (p.instructions == 1 ? "" : "s") + " per tile, " + std::to_string(p.tx_bytes_per_instruction) +
+         " bytes each (out-of-bounds elements are not written)\n";
+  }
   s += "descriptor: tiled " + to_name(q.dtype) + ", rank " + std::to_string(q.rank) + ", swizzle " + to_name(q.swizzle) +
        ", box {";
   for (std::uint32_t j = 0; j < q.rank; ++j) s += (j ? "," : "") + std::to_string(q.box[j]);
@@ -84,6 +110,9 @@ std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& name
          " bytes) to all of them (mask " + mask + " for the CTA at 0,0,0); each receiving CTA expects " +
          std::to_string(p.expect_tx_bytes) + " bytes\n";
   }
+  const std::vector<BulkGroupStep> steps = bulk_group_steps(p);
+  if (!steps.empty()) s += "bulk groups (device/tma.cuh):\n";
+  for (const BulkGroupStep& b : steps) s += "  " + b.when + ": " + b.who + ": " + b.ptx + "  [" + b.call + "]\n";
   return s;
 }
 
@@ -122,6 +151,17 @@ nlohmann::json plan_json(const TmaPlan& p, const std::vector<std::string>& names
     json e = {{"coord_offset", c}, {"smem_offset", in.smem_offset}};
     if (p.multicast_ctas > 1) e["cta"] = k / p.instructions_per_cta;
     ins.push_back(e);
+  }
+  j["direction"] = direction_name(p.direction);
+  if (p.direction == PlanDirection::reduce) {
+    const char* op = reduce_op_name(p.reduce_op);
+    j["reduce_op"] = op ? op : "unknown";
+  }
+  if (p.direction != PlanDirection::load) {
+    json steps = json::array();
+    for (const BulkGroupStep& b : bulk_group_steps(p))
+      steps.push_back({{"when", b.when}, {"who", b.who}, {"ptx", b.ptx}, {"call", b.call}});
+    j["bulk_group_steps"] = steps;
   }
   j["dtype"] = to_name(q.dtype);
   j["swizzle"] = to_name(q.swizzle);

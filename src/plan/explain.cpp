@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tmakit/core/dtype.hpp"
+#include "tmakit/core/reduce_op.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
@@ -37,6 +38,20 @@ S bytes_text(std::int64_t n, std::int64_t eb) {
 }
 // The largest legal TMA global stride: below 2^40 bytes, a multiple of 16.
 constexpr std::uint64_t kMaxTmaStride = (std::uint64_t{1} << 40) - 16;
+
+// "bf16", or "element type 17" for a value without a short name.
+S type_text(std::int64_t t) {
+  const char* n = t >= 0 && t < static_cast<std::int64_t>(kDataTypeCount) ? short_name(static_cast<DataType>(t)) : nullptr;
+  return n ? S(n) : "element type " + std::to_string(t);
+}
+S op_text(std::int64_t op) {
+  const char* n = op >= 0 && op < static_cast<std::int64_t>(kReduceOpCount) ? reduce_op_name(static_cast<ReduceOp>(op))
+                                                                              : nullptr;
+  return n ? "." + S(n) : "reduction op " + std::to_string(op);
+}
+S direction_text(std::int64_t d) {
+  return d == static_cast<std::int64_t>(PlanDirection::reduce) ? "a reduction" : "a store";
+}
 
 // The largest integer the layout notation reads (src/layout/notation.cpp): 2^62.
 constexpr std::int64_t kMaxNotation = std::int64_t{1} << 62;
@@ -398,6 +413,40 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.what = "the shared layout has " + num(i.a) + " pieces; the planner takes at most " + num(i.b);
       d.fix = "coalesce the shared layout's modes";
       break;
+    case PlanRule::store_multicast:
+      // a = the direction, b = the multicast dimension
+      d.what = direction_text(i.a) + " cannot multicast (multicast dimension " + num(i.b) +
+               "): TMA multicast delivers a load to several CTAs; stores and reductions go from one CTA's shared "
+               "memory to global memory";
+      d.fix = "plan the store without multicast (drop --multicast-mode); each CTA stores its own tile";
+      break;
+    case PlanRule::store_oob_fill:
+      // a = the direction, b = the OobFill
+      d.what = direction_text(i.a) + " takes no out-of-bounds fill (oob " + num(i.b) +
+               "): the fill is what a load writes for elements outside the tensor; a store or reduction skips them";
+      d.fix = "plan the store with --oob none (the default)";
+      break;
+    case PlanRule::reduce_dtype: {
+      if (i.a < 0) {  // c = a direction value outside PlanDirection
+        d.what = "direction " + num(i.c) + " is not load, store or reduce";
+        d.fix = "set PlanOptions::direction to PlanDirection::load, store or reduce";
+        break;
+      }
+      // a = the op, b = the element type, c = the ops that type takes (bit per ReduceOp)
+      S ops;
+      for (std::uint32_t o = 0; o < kReduceOpCount; ++o)
+        if ((static_cast<std::uint64_t>(i.c) >> o) & 1u) ops += (ops.empty() ? "" : ", ") + S(".") + reduce_op_name(static_cast<ReduceOp>(o));
+      const bool known = i.a < static_cast<std::int64_t>(kReduceOpCount);
+      d.what = (known ? "cp.reduce.async.bulk.tensor" + op_text(i.a) + " does not take " + type_text(i.b)
+                      : op_text(i.a) + " is none of cp.reduce.async.bulk.tensor's ops") +
+               " (PTX ISA: .add u32 s32 u64 f32 f16 bf16; .min/.max u32 s32 u64 s64 f16 bf16; .inc/.dec u32; "
+               ".and/.or/.xor 32- and 64-bit integers); " + type_text(i.b) + " takes " +
+               (ops.empty() ? S("no reduction") : ops);
+      d.fix = ops.empty() ? "store " + type_text(i.b) + " tiles with a plain store, or reduce in a type the op takes (e.g. "
+                            "f32 for .add, u32 for .inc)"
+                          : "use one of " + ops + " on " + type_text(i.b) + ", or a type " + op_text(i.a) + " takes";
+      break;
+    }
   }
   return d;
 }

@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "  tmakit diff HEX|@FILE HEX|@FILE [--json]          field-by-field difference of two descriptors\n"
     "  tmakit layout OP ARGS... [--json] [--svg FILE]    CuTe layout algebra (tmakit layout --help)\n"
     "  tmakit plan --gmem G --smem S --tile T [--json]   TMA plan of a tile: descriptor, instructions, bytes\n"
+    "       [--store | --reduce OP]                      ... of its stores / reductions (shared -> global)\n"
     "  tmakit smem-store --src FRAGMENT --dst LAYOUT     plan a register -> shared-memory store\n"
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"

@@ -1,8 +1,12 @@
 // `tmakit plan --gmem SPEC --smem LAYOUT --tile TILER [--cluster X,Y[,Z] --multicast-mode x|y|z]
-//               [--arch A] [--l2 L] [--oob O] [--json]`
+//               [--arch A] [--l2 L] [--oob O] [--store | --reduce OP] [--json]`
 // Prints the plan (descriptor dims, coordinates per tile, instructions, bytes, alignment) and the
-// encoded descriptor (hex and decoded fields); on refusal every violated rule (exit 1). --json:
+// encoded descriptor (hex and decoded fields); on refusal every violated rule (exit 1). --store /
+// --reduce OP plan the same boxes from shared to global memory and add the bulk-group steps; both
+// at once, or an unknown OP, is bad usage (exit 2); multicast or an OOB fill with them is the
+// planner's refusal (plan.store_multicast, plan.store_oob_fill: exit 1). --json:
 // {"result":0,"gmem","smem","plan":{...},"descriptor":{"bytes","decoded"}} or {"result":1,"errors":[...]}.
+#include <cctype>
 #include <ostream>
 
 #include "commands.hpp"
@@ -40,13 +44,25 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
   return true;
 }
 
+// "add", "ADD", "And", ...: the PTX op names, case-insensitive.
+bool parse_reduce_op(std::string s, ReduceOp& out) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (std::uint32_t o = 0; o < kReduceOpCount; ++o)
+    if (s == reduce_op_name(static_cast<ReduceOp>(o))) {
+      out = static_cast<ReduceOp>(o);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, std::ostream& err) {
   const std::string name = "tmakit plan";
   CLI::App app{"Plan the TMA copies of a tile: descriptor, instructions per tile, bytes to expect.", name};
   std::string gmem, smem, tile, cluster = "1,1,1", mc = "none", arch = "sm_90", l2 = "none", oob = "none";
-  bool json = false;
+  std::string reduce;
+  bool json = false, store = false;
   app.add_option("--gmem", gmem, "global tensor: '<dtype> <layout> [align=N] [addr=A]', e.g. 'bf16 (4096,4096):(4096,1)'")
       ->required();
   app.add_option("--smem", smem, "shared tile layout, swizzle in BYTE units, e.g. 'Sw<3,4,3> o (128,64):(64,1)'")
@@ -58,6 +74,9 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   app.add_option("--arch", arch, "sm_90 (default), sm_100, sm_120");
   app.add_option("--l2", l2, "L2 promotion of the descriptor (default none)");
   app.add_option("--oob", oob, "out-of-bounds fill (default none)");
+  app.add_flag("--store", store, "plan TMA stores (shared -> global) instead of loads");
+  CLI::Option* reduce_opt = app.add_option("--reduce", reduce,
+                 "plan TMA reductions into global memory with OP: add|min|max|inc|dec|and|or|xor (any case)");
   add_json_flag(app, json);
   constexpr const char* kFooter = "\nSee docs/plan.md for the notation and examples.\n";
   if (const int rc = parse_app(app, std::move(args), name, out, err, kFooter); rc >= 0) return rc;
@@ -79,6 +98,14 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   if (!parse_name(arch, o.arch, &why)) return usage("--arch: " + why);
   if (!parse_name(l2, o.l2, &why)) return usage("--l2: " + why);
   if (!parse_name(oob, o.oob, &why)) return usage("--oob: " + why);
+  const bool reducing = reduce_opt->count() > 0;
+  if (store && reducing) return usage("--store and --reduce: choose one (a reduction is a store that combines)");
+  if (store) o.direction = PlanDirection::store;
+  if (reducing) {
+    if (!parse_reduce_op(reduce, o.reduce_op))
+      return usage("--reduce '" + reduce + "': expected add, min, max, inc, dec, and, or or xor");
+    o.direction = PlanDirection::reduce;
+  }
 
   const PlanResult r = plan_tile(g.value, s.value, t.value, o);
   if (!r.ok()) {

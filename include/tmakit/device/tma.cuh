@@ -34,6 +34,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "tmakit/core/reduce_op.hpp"
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/tensor_map/bytes.hpp"
@@ -220,8 +221,9 @@ __device__ inline void store_hint(MapRef map, const void* smem_src, std::uint64_
 // ---------------------------------------------------------------------------------------------
 // Reduce shared -> global. Type rules (PTX ISA): add: u32 s32 u64 f32 f16 bf16 (f64 not);
 // min/max: u32 s32 u64 s64 f16 bf16; inc/dec: u32; and/or/xor: b32 b64 (u32 s32 u64 s64). The
-// element type comes from the descriptor.
-enum class ReduceOp { add, min, max, inc, dec, and_, or_, xor_ };
+// element type comes from the descriptor. The op is the host's tmakit::ReduceOp (core/reduce_op.hpp:
+// names and the type table, which the planner checks as plan.reduce_dtype).
+using ReduceOp = ::tmakit::ReduceOp;
 
 namespace detail {
 template <ReduceOp Op>

@@ -21,6 +21,9 @@ struct PlanOptions {
   std::int32_t multicast_dim = -1;  // 0 x, 1 y, 2 z; -1 none
   L2Promotion l2 = L2Promotion::none;
   OobFill oob = OobFill::none;
+  // load (default), store or reduce (with reduce_op): see TileProblem.
+  PlanDirection direction = PlanDirection::load;
+  ReduceOp reduce_op = ReduceOp::add;
 };
 
 struct ProblemResult {
@@ -44,6 +47,8 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
   pb.multicast_dim = o.multicast_dim;
   pb.l2 = o.l2;
   pb.oob = o.oob;
+  pb.direction = o.direction;
+  pb.reduce_op = o.reduce_op;
   const Layout gf = g.layout.flatten();
   const int gm = gf.num_leaves();
   if (gm > kMaxTileModes || gf.overflow()) {

@@ -344,7 +344,11 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   P.instructions_per_cta = static_cast<std::uint32_t>(instr / n);
   P.tx_bytes_per_instruction = static_cast<std::uint32_t>(transaction_bytes(p));
   const std::uint64_t expect = instr * P.tx_bytes_per_instruction;
-  P.expect_tx_bytes = static_cast<std::uint32_t>(expect);
+  // Only a load arms an mbarrier with the tile's bytes; stores and reductions count bulk groups.
+  const bool load = pb.direction == PlanDirection::load;
+  P.expect_tx_bytes = load ? static_cast<std::uint32_t>(expect) : 0;
+  P.direction = pb.direction;
+  P.reduce_op = pb.reduce_op;
   // Shared span: the box's image (rows padded to the span, rounded to the swizzle repeat) past the
   // last instruction's offset (from the unnarrowed steps: a step past 4 GiB must not wrap).
   const std::uint64_t box_span = smem_footprint(sw, smem_padded_row(sw, std::uint64_t{p.box[0]} * eb), p.box, p.rank);
@@ -353,7 +357,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     last += std::uint64_t{P.loop[l].extent - 1} * static_cast<std::uint64_t>(step[l]);
   P.smem_bytes = last + box_span;
   c.instructions = instr;
-  if (expect > kMaxTransactionBytes)
+  if (load && expect > kMaxTransactionBytes)
     c.issues.add(PlanRule::expect_tx_limit, -1, -1, static_cast<std::int64_t>(expect), kMaxTransactionBytes);
   if (P.smem_bytes > smem_limit_bytes(pb.arch))
     c.issues.add(PlanRule::smem_capacity, -1, -1, static_cast<std::int64_t>(P.smem_bytes),
@@ -390,6 +394,19 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
     if (pb.multicast_dim > 2 || !ClusterShape{pb.cluster[0], pb.cluster[1], pb.cluster[2]}.valid())
       is.add(PlanRule::multicast_cluster, -1, -1, static_cast<std::int64_t>(csize), pb.multicast_dim);
+  }
+  // Stores and reductions: the same boxes the other way. TMA multicasts loads only, and an OOB fill
+  // is what a load writes for elements outside the tensor (a store skips them). A reduction's op
+  // must take the element type (core/reduce_op.hpp: the PTX ISA's table).
+  if (pb.direction != PlanDirection::load) {
+    const auto dir = static_cast<std::int64_t>(pb.direction);
+    if (pb.multicast_dim >= 0) is.add(PlanRule::store_multicast, -1, -1, dir, pb.multicast_dim);
+    if (pb.oob != OobFill::none) is.add(PlanRule::store_oob_fill, -1, -1, dir, static_cast<std::int64_t>(pb.oob));
+    if (pb.direction != PlanDirection::store && pb.direction != PlanDirection::reduce)
+      is.add(PlanRule::reduce_dtype, -1, -1, -1, static_cast<std::int64_t>(pb.dtype), dir);  // not a direction
+    else if (pb.direction == PlanDirection::reduce && dtype_ok && !reduce_op_allows(pb.reduce_op, pb.dtype))
+      is.add(PlanRule::reduce_dtype, -1, -1, static_cast<std::int64_t>(pb.reduce_op), static_cast<std::int64_t>(pb.dtype),
+             reduce_ops_allowed(pb.dtype));
   }
   if (!is.empty()) return r;
 

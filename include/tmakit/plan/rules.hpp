@@ -44,11 +44,14 @@ enum class PlanRule : std::uint32_t {
   descriptor_invalid,    // plan.descriptor: validate() refused the planned descriptor
   leaf_capacity,         // plan.capacity: more tile pieces than kMaxTileLeaves
   gmem_stride_range,     // gmem.stride_range: a stride TMA needs is at or above 2^40 bytes
+  store_multicast,       // plan.store_multicast: a store / reduce plan with multicast (loads only)
+  store_oob_fill,        // plan.store_oob_fill: a store / reduce plan with an OOB fill (loads only)
+  reduce_dtype,          // plan.reduce_dtype: the reduction op does not take the element type (PTX ISA)
 };
 
 // `text` says what the input does wrong in one line; `part` names the input the rule concerns. The
 // words with the user's numbers and mode names, and the fixes, come from explain_plan().
-TMAKIT_HD constexpr RuleTable<PlanRule, 29> rule_table(PlanRule) {
+TMAKIT_HD constexpr RuleTable<PlanRule, 32> rule_table(PlanRule) {
   return {{
       {PlanRule::gmem_dtype, "gmem.dtype", "global tensor",
        "an element type the planner cannot place (invalid, or packed sub-byte)"},
@@ -94,10 +97,16 @@ TMAKIT_HD constexpr RuleTable<PlanRule, 29> rule_table(PlanRule) {
       {PlanRule::descriptor_invalid, "plan.descriptor", "plan", "validate() refused the planned descriptor"},
       {PlanRule::leaf_capacity, "plan.capacity", "shared layout", "more tile pieces than kMaxTileLeaves"},
       {PlanRule::gmem_stride_range, "gmem.stride_range", "global tensor", "a stride TMA needs at or above 2^40 bytes"},
+      {PlanRule::store_multicast, "plan.store_multicast", "cluster",
+       "a store or reduction with multicast (TMA multicasts loads only)"},
+      {PlanRule::store_oob_fill, "plan.store_oob_fill", "plan",
+       "a store or reduction with an out-of-bounds fill (the fill applies to loads only)"},
+      {PlanRule::reduce_dtype, "plan.reduce_dtype", "global tensor",
+       "a reduction op that cp.reduce.async.bulk.tensor does not perform on the element type"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PlanRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::gmem_stride_range) + 1, "a row for every enum value");
+static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::reduce_dtype) + 1, "a row for every enum value");
 
 // One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
 // shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in

@@ -9,6 +9,7 @@
 
 #include "tmakit/core/arch.hpp"
 #include "tmakit/core/config.hpp"
+#include "tmakit/core/reduce_op.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/tensor_map/params.hpp"
@@ -17,6 +18,21 @@ namespace tmakit {
 
 inline constexpr int kMaxTileModes = 8;    // global modes (after flattening)
 inline constexpr int kMaxTileLeaves = 16;  // pieces of the shared layout (after splitting)
+
+// Which way the planned copies go. load: global -> shared (cp.async.bulk.tensor, completes on an
+// mbarrier). store: shared -> global (cp.async.bulk.tensor ... .global.shared::cta, completes by
+// bulk groups). reduce: the same boxes combined into global memory with a ReduceOp
+// (cp.reduce.async.bulk.tensor, bulk groups too). Stored in plans: values are stable.
+enum class PlanDirection : std::uint32_t { load = 0, store = 1, reduce = 2 };
+
+TMAKIT_HD constexpr const char* direction_name(PlanDirection d) {
+  switch (d) {
+    case PlanDirection::load: return "load";
+    case PlanDirection::store: return "store";
+    case PlanDirection::reduce: return "reduce";
+  }
+  return "unknown";
+}
 
 // One piece of the shared layout: `extent` steps; step k sits at shared element offset
 // k * smem_stride (before the swizzle) and at global coordinate origin + k * offset along `mode`.
@@ -46,6 +62,11 @@ struct TileProblem {
   std::int32_t multicast_dim = -1;
   L2Promotion l2 = L2Promotion::none;
   OobFill oob = OobFill::none;
+  // Stores and reductions plan the same boxes as a load; they refuse multicast and an OOB fill, and
+  // a reduction's op must take the element type (plan.store_multicast, plan.store_oob_fill,
+  // plan.reduce_dtype).
+  PlanDirection direction = PlanDirection::load;
+  ReduceOp reduce_op = ReduceOp::add;  // direction == reduce only
 };
 
 }  // namespace tmakit

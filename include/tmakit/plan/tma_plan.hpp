@@ -51,13 +51,17 @@ struct TmaPlan {
   PlanLoop loop[kMaxPlanLoops] = {};
   std::uint32_t instructions = 1;          // per tile (all CTAs of a multicast group together)
   std::uint32_t tx_bytes_per_instruction = 0;  // transaction_bytes(params)
-  std::uint32_t expect_tx_bytes = 0;       // per stage, for every CTA that receives the tile
+  std::uint32_t expect_tx_bytes = 0;       // per stage, for every CTA that receives the tile (loads; 0 otherwise)
   std::uint64_t smem_bytes = 0;            // shared bytes the tile spans from its base
   std::uint32_t smem_alignment = 128;      // the tile base must be a multiple of this (bytes): max(128, swizzle repeat)
   std::uint32_t cluster[3] = {1, 1, 1};
   std::int32_t multicast_dim = -1;
   std::uint32_t multicast_ctas = 1;        // CTAs that share the tile (1: no multicast)
   std::uint32_t instructions_per_cta = 1;  // instructions each of them issues
+  // load, or store / reduce (device/store_tile.cuh): the same instructions, the other way. Stores and
+  // reductions complete by bulk groups, not an mbarrier: see bulk_group_steps (plan/describe.hpp).
+  PlanDirection direction = PlanDirection::load;
+  ReduceOp reduce_op = ReduceOp::add;  // direction == reduce only
 
   // Instruction k (0 <= k < instructions) of the tile at `tile_coord` (tile_modes entries). Every
   // loop runs to its compile-time bound, with the plan's own counts as conditions, and every array
