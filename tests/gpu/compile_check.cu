@@ -146,6 +146,8 @@ __global__ void tmakit_compile_check_rule_tables_kernel(int r, const char** text
 // and WGMMA (sm_90a only: Blackwell has no wgmma).
 __global__ void __cluster_dims__(2, 1, 1)
     tmakit_compile_check_pipeline_kernel(const __grid_constant__ tmakit::TmaPlan plan,
+                                         const __grid_constant__ tmakit::TmaPlan store_plan,
+                                         const __grid_constant__ tmakit::TmaPlan reduce_plan,
                                          const __grid_constant__ CUtensorMap map, std::uint64_t desc, float* out) {
   __shared__ alignas(1024) unsigned char tile[1024];
   __shared__ td::Pipeline<2> pipe;
@@ -169,8 +171,8 @@ __global__ void __cluster_dims__(2, 1, 1)
   pipe.consumer_wait(s);
   if (threadIdx.x == 0) {
     pipe.consumer_release(s);
-    td::store_tile(plan, &map, tile, coord);
-    td::reduce_tile<td::ReduceOp::add>(plan, &map, tile, coord);
+    td::store_tile(store_plan, &map, tile, coord);
+    td::reduce_tile<td::ReduceOp::add>(reduce_plan, &map, tile, coord);
     td::commit_group();
     td::wait_group<0>();
   }
