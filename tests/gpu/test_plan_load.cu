@@ -17,6 +17,7 @@
 
 #include "../plan_test_util.hpp"
 #include "gpu_test_util.cuh"
+#include "plan_gpu_util.cuh"
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/describe.hpp"
@@ -144,28 +145,6 @@ std::vector<unsigned char> predicted(const Prepared& p, const TileCoord& t, std:
   return e;
 }
 
-CUtensorMap descriptor_for(const TmaPlan& plan, const void* dev) {
-  TensorMapParams q = plan.params;
-  q.address = reinterpret_cast<std::uint64_t>(dev);
-  const EncodeResult e = encode(q);
-  EXPECT_TRUE(e.ok());
-  CUtensorMap m;
-  static_assert(sizeof(m) == sizeof(e.map));
-  std::memcpy(&m, &e.map, sizeof m);
-  return m;
-}
-
-std::string first_difference(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want) {
-  std::size_t n = 0, first = want.size();
-  for (std::size_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i]) {
-      if (first == want.size()) first = i;
-      ++n;
-    }
-  if (!n) return "";
-  return std::to_string(n) + " bytes differ, first at " + std::to_string(first) + ": got " + std::to_string(got[first]) +
-         ", predicted " + std::to_string(want[first]);
-}
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> v = {
@@ -273,7 +252,7 @@ TEST(PlanLoad, ExecutedPlansPutEveryElementAtThePlannedPlace) {
     TMAKIT_CUDA_OK(cudaMemcpy(d.global, p.global.data(), p.global.size(), cudaMemcpyHostToDevice));
     TMAKIT_CUDA_OK(cudaMalloc(&d.out, p.plan.smem_bytes));
     TMAKIT_CUDA_OK(cudaMalloc(&d.status, 4));
-    const CUtensorMap desc = descriptor_for(p.plan, d.global);
+    const CUtensorMap desc = tmakit_test::descriptor_for(p.plan, d.global);
     for (const TileCoord& t : tile_coords(p)) {
       std::string why;
       const auto want = predicted(p, t, why);
@@ -286,7 +265,7 @@ TEST(PlanLoad, ExecutedPlansPutEveryElementAtThePlannedPlace) {
       TMAKIT_CUDA_OK(cudaMemcpy(&st, d.status, 4, cudaMemcpyDeviceToHost));
       TMAKIT_CUDA_OK(cudaMemcpy(got.data(), d.out, got.size(), cudaMemcpyDeviceToHost));
       EXPECT_EQ(st, 1u) << "barrier did not complete with the planned bytes";
-      EXPECT_EQ(first_difference(got, want), "") << "tile (" << t.v[0] << "," << t.v[1] << ",...)\n"
+      EXPECT_EQ(tmakit_test::first_difference(got, want), "") << "tile (" << t.v[0] << "," << t.v[1] << ",...)\n"
                                                 << describe_plan(p.plan, p.names);
       ++checked;
     }
@@ -308,7 +287,7 @@ TEST(PlanLoad, CompileTimePlanAsTemplateArgument) {
   TMAKIT_CUDA_OK(cudaMemcpy(d.global, p.global.data(), p.global.size(), cudaMemcpyHostToDevice));
   TMAKIT_CUDA_OK(cudaMalloc(&d.out, kPlan.smem_bytes));
   TMAKIT_CUDA_OK(cudaMalloc(&d.status, 4));
-  const CUtensorMap desc = descriptor_for(kPlan, d.global);
+  const CUtensorMap desc = tmakit_test::descriptor_for(kPlan, d.global);
   for (const TileCoord& t : tile_coords(p)) {
     std::string why;
     const auto want = predicted(p, t, why);
@@ -320,7 +299,7 @@ TEST(PlanLoad, CompileTimePlanAsTemplateArgument) {
     TMAKIT_CUDA_OK(cudaMemcpy(&st, d.status, 4, cudaMemcpyDeviceToHost));
     TMAKIT_CUDA_OK(cudaMemcpy(got.data(), d.out, got.size(), cudaMemcpyDeviceToHost));
     EXPECT_EQ(st, 1u);
-    EXPECT_EQ(first_difference(got, want), "");
+    EXPECT_EQ(tmakit_test::first_difference(got, want), "");
   }
 }
 
@@ -342,7 +321,7 @@ TEST(PlanLoad, MulticastPairBothReceiveTheWholeTile) {
     TMAKIT_CUDA_OK(cudaMemcpy(d.global, p.global.data(), p.global.size(), cudaMemcpyHostToDevice));
     TMAKIT_CUDA_OK(cudaMalloc(&d.out, 2 * p.plan.smem_bytes));
     TMAKIT_CUDA_OK(cudaMalloc(&d.status, 8));
-    const CUtensorMap desc = descriptor_for(p.plan, d.global);
+    const CUtensorMap desc = tmakit_test::descriptor_for(p.plan, d.global);
     for (const TileCoord& t : tile_coords(p)) {
       std::string why;
       const auto want = predicted(p, t, why);
@@ -356,7 +335,7 @@ TEST(PlanLoad, MulticastPairBothReceiveTheWholeTile) {
       for (int r = 0; r < 2; ++r) {
         EXPECT_EQ(st[r], 1u) << "CTA " << r;
         const std::vector<unsigned char> mine(got.begin() + r * p.plan.smem_bytes, got.begin() + (r + 1) * p.plan.smem_bytes);
-        EXPECT_EQ(first_difference(mine, want), "") << "CTA " << r;
+        EXPECT_EQ(tmakit_test::first_difference(mine, want), "") << "CTA " << r;
       }
     }
   }

@@ -20,6 +20,7 @@
 
 #include "../plan_test_util.hpp"
 #include "gpu_test_util.cuh"
+#include "plan_gpu_util.cuh"
 #include "tmakit/device/store_tile.cuh"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/describe.hpp"
@@ -138,28 +139,6 @@ bool model(const TmaPlan& plan, std::vector<unsigned char>& global, const TileCo
   return true;
 }
 
-CUtensorMap descriptor_for(const TmaPlan& plan, const void* dev) {
-  TensorMapParams q = plan.params;
-  q.address = reinterpret_cast<std::uint64_t>(dev);
-  const EncodeResult e = encode(q);
-  EXPECT_TRUE(e.ok());
-  CUtensorMap m;
-  static_assert(sizeof(m) == sizeof(e.map));
-  std::memcpy(&m, &e.map, sizeof m);
-  return m;
-}
-
-std::string first_difference(const std::vector<unsigned char>& got, const std::vector<unsigned char>& want) {
-  std::size_t n = 0, first = want.size();
-  for (std::size_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i]) {
-      if (first == want.size()) first = i;
-      ++n;
-    }
-  if (!n) return "";
-  return std::to_string(n) + " bytes differ, first at " + std::to_string(first) + ": got " + std::to_string(got[first]) +
-         ", predicted " + std::to_string(want[first]);
-}
 
 struct Device {
   unsigned char* global = nullptr;
@@ -175,7 +154,7 @@ void run_and_compare(const Prepared& p, const std::vector<unsigned char>& initia
   Device d;
   TMAKIT_CUDA_OK(cudaMalloc(&d.global, initial.size()));
   TMAKIT_CUDA_OK(cudaMalloc(&d.image, p.plan.smem_bytes));
-  const CUtensorMap desc = descriptor_for(p.plan, d.global);
+  const CUtensorMap desc = tmakit_test::descriptor_for(p.plan, d.global);
   std::uint32_t salt = 0;
   for (const TileCoord& t : tile_coords(p.problem)) {
     const std::vector<unsigned char> image = make_image(p.plan, ++salt);
@@ -188,7 +167,7 @@ void run_and_compare(const Prepared& p, const std::vector<unsigned char>& initia
     TMAKIT_CUDA_OK(cudaDeviceSynchronize());
     std::vector<unsigned char> got(initial.size());
     TMAKIT_CUDA_OK(cudaMemcpy(got.data(), d.global, got.size(), cudaMemcpyDeviceToHost));
-    EXPECT_EQ(first_difference(got, want), "") << "tile (" << t.v[0] << "," << t.v[1] << "," << t.v[2] << ",...)\n"
+    EXPECT_EQ(tmakit_test::first_difference(got, want), "") << "tile (" << t.v[0] << "," << t.v[1] << "," << t.v[2] << ",...)\n"
                                               << describe_plan(p.plan, p.names);
     ++checked;
   }
@@ -283,7 +262,7 @@ TEST(PlanStore, CompileTimeStorePlan) {
   Device d;
   TMAKIT_CUDA_OK(cudaMalloc(&d.global, initial.size()));
   TMAKIT_CUDA_OK(cudaMalloc(&d.image, kCxBytes));
-  const CUtensorMap desc = descriptor_for(kPlan, d.global);
+  const CUtensorMap desc = tmakit_test::descriptor_for(kPlan, d.global);
   const TileCoord t{{3, 0}};
   const std::vector<unsigned char> image = make_image(kPlan, 9);
   std::vector<unsigned char> want = initial;
@@ -294,5 +273,5 @@ TEST(PlanStore, CompileTimeStorePlan) {
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
   std::vector<unsigned char> got(initial.size());
   TMAKIT_CUDA_OK(cudaMemcpy(got.data(), d.global, got.size(), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(first_difference(got, want), "");
+  EXPECT_EQ(tmakit_test::first_difference(got, want), "");
 }

@@ -129,15 +129,8 @@ __device__ inline void load_tile(MapRef desc, void* smem, Barrier& bar, const st
 // One thread in each CTA of the multicast group (same tile_coord everywhere).
 __device__ inline void load_tile_multicast(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
                                            const std::int32_t* tile_coord) {
-  if (plan.multicast_ctas <= 1 || plan.multicast_dim < 0) {
-    load_tile(plan, desc, smem, bar, tile_coord);
-    return;
-  }
-  const dim3 b = cooperative_groups::this_cluster().block_index();
-  const std::uint32_t cta[3] = {b.x, b.y, b.z};
   detail::arm(plan, desc, bar);  // the whole tile arrives here, from every sharer
-  detail::issue(plan, desc, smem, bar, tile_coord, plan.first_instruction(cta[plan.multicast_dim]),
-                plan.instructions_per_cta, plan.multicast_mask(cta));
+  issue_tile_multicast(plan, desc, smem, bar, tile_coord);
 }
 
 }  // namespace tmakit::device
