@@ -1,6 +1,7 @@
 // The GEMM kernel: persistent, warp-specialized, one 128 x 256 output tile per CTA at a time.
 //
-//   warpgroup 0  (producer)   one thread issues the TMA loads of A and B into a ring of stages
+//   warpgroup 0  thread 0 (producer) issues the TMA loads of A and B into a ring of stages;
+//                thread 32 (releaser) arms each stage and hands it back to the producers
 //   warpgroup 1, 2 (consumers) each multiplies its 64 rows of the tile with m64n256k16 WGMMA, then
 //                              writes them out through shared memory with TMA stores
 //
@@ -14,7 +15,7 @@
 //
 // Nothing here computes a byte count, a box, a coordinate or a shared offset by hand:
 //   - the A, B, C and D tiles' descriptors, instructions and expected bytes are tmakit plans
-//     (plan_tile, made on the host in gemm.cu) that load_tile / store_tile execute;
+//     (plan_tile, made on the host in gemm.cu) that arm_tile / issue_tile / store_tile execute;
 //   - the operands' shared layouts are gmma_operand's canonical WGMMA layouts, the same objects the
 //     plans were made from, and the WGMMA descriptors are read off them (wgmma_descriptor_fields,
 //     wgmma_start_offset);
