@@ -67,8 +67,8 @@ struct GemmStatus {
   GemmConfig config{};
 };
 
-// A GEMM planned once and launched any number of times (the planning and the descriptors' encoding
-// are host work of a few microseconds; a caller that launches the same problem repeatedly keeps one).
+// A GEMM planned once and launched any number of times (planning, encoding the descriptors and the
+// occupancy query are host work: a caller that launches the same problem repeatedly keeps one).
 class Gemm {
  public:
   explicit Gemm(const GemmArgs& args);  // plans and encodes; status() says whether it can launch
