@@ -9,7 +9,8 @@
 // difference relative to max |D|), so that a fast wrong kernel cannot pass as a result.
 //
 //   build/bench/bench_gemm [samples=21] [shape filter substring]
-// Prints one table row per shape and a CSV block (for docs/lab and the plot).
+//   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
+// Prints one table row per shape and a CSV block (for docs/lab and tools/plot_gemm_bench.py).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
