@@ -250,3 +250,100 @@ TEST(LayoutAlgebra, SwizzledLayoutsDivideTheInnerLayout) {
                   sl.value.byte_offset(IntTuple::make(8 * t + r, c), 2));
   EXPECT_FALSE(composition(sl.value, L("2:3")).ok());
 }
+
+// ---- checked arithmetic: a result that does not fit in 64 bits is layout.overflow, never a wrapped value
+
+namespace {
+constexpr std::int64_t k62 = std::int64_t{1} << 62;
+}  // namespace
+
+static_assert([] {
+  std::int64_t r = 0;
+  return !checked_mul(k62, 2, &r) && checked_mul(k62, -2, &r) && r == INT64_MIN && !checked_add(INT64_MAX, 1, &r) &&
+         checked_add(INT64_MIN, INT64_MAX, &r) && r == -1 && !checked_sub(INT64_MIN, 1, &r) &&
+         mul_saturated(k62, 4) == INT64_MAX && mul_saturated(-k62, 4) == INT64_MIN;
+}());
+static_assert(!checked_cosize(Layout{IntTuple::make(2, 2), IntTuple::make(k62, k62)}).ok());
+static_assert(checked_cosize(Layout{IntTuple::make(2, 2), IntTuple::make(k62, k62 - 2)}).value == INT64_MAX);
+static_assert(Layout{IntTuple::make(2, 2), IntTuple::make(k62, k62)}.cosize() == INT64_MAX);  // saturates
+static_assert(IntTuple::make(k62, 4).product() == INT64_MAX);                                  // saturates
+static_assert(complement(Layout{2, k62}, 32).diagnostic.rule == LayoutRule::overflow);
+
+TEST(LayoutOverflow, CosizeIsRefusedNotWrapped) {
+  const IntResult r = checked_cosize(L("(2,2):(4611686018427387904,4611686018427387904)"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostic.rule, LayoutRule::overflow);
+  EXPECT_EQ(r.diagnostic.op, LayoutOperation::cosize);
+  EXPECT_EQ(r.diagnostic.mode, 1);
+  EXPECT_EQ(std::string(rule_id(r.diagnostic.rule)), "layout.overflow");
+  EXPECT_NE(message(r.diagnostic).find("cosize at leaf 1"), std::string::npos) << message(r.diagnostic);
+  EXPECT_EQ(checked_cosize(L("(2,2):(-4611686018427387904,-4611686018427387904)")).diagnostic.rule, LayoutRule::ok);
+  EXPECT_EQ(check_offsets(L("(2,2):(-4611686018427387904,-4611686018427387904)")).op, LayoutOperation::offsets);
+}
+
+TEST(LayoutOverflow, EveryOperationRefusesInsteadOfWrapping) {
+  const std::int64_t big = k62;
+  struct Case {
+    LayoutResult r;
+    LayoutOperation op;
+  } cases[] = {
+      // complement's extent 2 * 2^62 (today's "negative stride")
+      {logical_divide(L("(4,8):(8,1)"), T("2:4611686018427387904")), LayoutOperation::complement},
+      // size(A) * cosize(B) (today's "size 0")
+      {logical_product(L("4611686018427387904:1"), T("(4,8):(8,1)")), LayoutOperation::logical_product},
+      // the result (2^62 : 1, 4 : 0) has 2^64 elements
+      {logical_product(L("4611686018427387904:1"), T("4:0")), LayoutOperation::size},
+      // composition: the leaf A's stride times B's stride
+      {composition(L("2:4611686018427387904"), L("2:4")), LayoutOperation::composition},
+      // composition: the last mode's stride times the stride left over
+      {composition(L("(2,2):(1,4611686018427387904)"), L("2:4")), LayoutOperation::composition},
+      // complement(A) of a layout whose cosize does not fit
+      {complement(L("(2,2):(4611686018427387904,4611686018427387904)")), LayoutOperation::cosize},
+      {left_inverse(L("(2,2):(4611686018427387904,4611686018427387904)")), LayoutOperation::cosize},
+      // a by-mode coalesce whose result's offsets do not fit
+      {coalesce(L("(2,2):(4611686018427387904,4611686018427387904)"), IntTuple::make(1, 1)), LayoutOperation::offsets},
+      {blocked_product(L("(2,2):(1,2)"), L("(2,2):(1,4611686018427387904)")), LayoutOperation::logical_product},
+      {raked_product(L("4611686018427387904:1"), L("2:0")), LayoutOperation::size},
+      {max_common_layout(L("(2,2):(4611686018427387904,4611686018427387904)"), L("4:1")), LayoutOperation::offsets},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.r.diagnostic.rule, LayoutRule::overflow) << i << ": " << str(c.r);
+    EXPECT_EQ(c.r.diagnostic.op, c.op) << i << ": " << str(c.r);
+    EXPECT_NE(message(c.r.diagnostic).find(operation_name(c.op)), std::string::npos) << message(c.r.diagnostic);
+    ++i;
+  }
+  // Near the limit, results that fit are still computed.
+  EXPECT_EQ(str(complement(Layout{2, big / 2}, big)), "2305843009213693952:1");
+  EXPECT_EQ(str(logical_product(L("2:1"), T("2:1"))), "(2,2):(1,2)");
+}
+
+// ---- the empty layout (): one element at offset 0, the constant function 0 (as 1:0)
+
+TEST(LayoutEmpty, EveryOperationIsDefined) {
+  const Layout e = L("()");
+  EXPECT_EQ(e.size(), 1);
+  EXPECT_EQ(e.cosize(), 1);
+  EXPECT_EQ(e(0), 0);
+  EXPECT_EQ(str(composition(e, T("(4,8):(8,1)"))), "(4,8):(0,0)");  // as 1:0 o B: B's shape, strides 0
+  EXPECT_EQ(str(composition(L("(4,8):(8,1)"), T("()"))), "():()");   // no tilers: every mode dropped
+  EXPECT_EQ(str(logical_divide(e, T("2:1"))), "(2,1):(0,0)");
+  EXPECT_EQ(str(zipped_divide(e, T("2:1"))), "(2,1):(0,0)");
+  EXPECT_EQ(str(tiled_divide(e, T("2:1"))), "(2,1):(0,0)");
+  EXPECT_EQ(logical_divide(e, T("(4,8)")).diagnostic.rule, LayoutRule::tiler_rank);  // () has no modes
+  EXPECT_EQ(str(logical_divide(L("(4,8):(8,1)"), T("()"))), "(4,8):(8,1)");         // no tilers: all kept
+  EXPECT_EQ(str(zipped_divide(L("(4,8)"), T("()"))), "((),(4,8)):((),(1,4))");
+  EXPECT_EQ(max_common_vector(e, L("(4,8)")).value, 1);
+  EXPECT_EQ(max_common_vector(L("(4,8)"), e).value, 1);
+  EXPECT_EQ(str(max_common_layout(e, L("(4,8)"))), "1:0");
+  EXPECT_EQ(str(max_common_layout(L("(4,8)"), e)), "1:0");
+  EXPECT_EQ(to_string(coalesce(e)), "1:0");
+  EXPECT_EQ(str(complement(e)), "1:0");
+  EXPECT_EQ(str(complement(e, 8)), "8:1");
+  EXPECT_EQ(str(left_inverse(e)), "1:0");
+  EXPECT_EQ(to_string(right_inverse(e)), "1:0");
+  EXPECT_EQ(str(logical_product(e, T("4:1"))), "((),4):((),1)");
+  EXPECT_EQ(str(logical_product(L("(4,8)"), T("()"))), "(4,8):(1,4)");
+  EXPECT_EQ(str(blocked_product(e, L("(2,2)"))), "(2,2):(1,2)");
+  EXPECT_EQ(str(raked_product(L("(2,2)"), e)), "(2,2):(1,2)");
+}

@@ -200,3 +200,69 @@ TEST(LayoutCli, DtypeIsValidatedForEveryOperation) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "8:1\n");
 }
+
+// ---- overflow, the empty layout, and layouts too large to draw
+
+TEST(LayoutCli, OverflowIsARefusalWithItsRule) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* op;
+  } cases[] = {
+      {{"cosize", "(2,2):(4611686018427387904,4611686018427387904)"}, "cosize"},
+      {{"logical_divide", "(4,8):(8,1)", "2:4611686018427387904"}, "complement"},
+      {{"logical_product", "4611686018427387904:1", "(4,8):(8,1)"}, "logical_product"},
+      {{"print", "(2,2):(4611686018427387904,4611686018427387904)"}, "offsets"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = layout(c.args);
+    EXPECT_EQ(r.rc, 1) << c.args[0];
+    EXPECT_EQ(r.out, "") << c.args[0];
+    EXPECT_NE(r.err.find("layout.overflow: " + std::string(c.op)), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("fix: "), std::string::npos) << r.err;
+    std::vector<std::string> js = c.args;
+    js.push_back("--json");
+    const CliRun j = layout(js);
+    EXPECT_EQ(j.rc, 1);
+    const json o = json::parse(j.out);
+    EXPECT_EQ(o["ok"], false);
+    EXPECT_EQ(o["error"]["rule"], "layout.overflow");
+    EXPECT_FALSE(o["error"]["fix"].get<std::string>().empty());
+  }
+  // A result whose cosize does not fit still prints; its JSON cosize is null, not a wrapped number.
+  const CliRun j = layout({"coalesce", "(2,2):(4611686018427387904,4611686018427387904)", "--json"});
+  EXPECT_EQ(j.rc, 0);
+  EXPECT_TRUE(json::parse(j.out)["cosize"].is_null());
+}
+
+TEST(LayoutCli, EmptyLayout) {
+  EXPECT_EQ(layout({"composition", "()", "(4,8):(8,1)"}).out, "(4,8):(0,0)\n");
+  EXPECT_EQ(layout({"logical_divide", "()", "2:1"}).out, "(2,1):(0,0)\n");
+  EXPECT_EQ(layout({"max_common_vector", "()", "(4,8)"}).out, "1\n");
+  EXPECT_EQ(layout({"max_common_layout", "(4,8)", "()"}).out, "1:0\n");
+  EXPECT_EQ(layout({"size", "()"}).out, "1\n");
+  EXPECT_EQ(layout({"cosize", "()"}).out, "1\n");
+  const CliRun r = layout({"logical_divide", "()", "(4,8)"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("layout.tiler.rank"), std::string::npos) << r.err;
+  EXPECT_EQ(layout({"print", "()"}).rc, 0);
+}
+
+TEST(LayoutCli, TooLargeToDrawIsRefusedBeforeAllocating) {
+  const std::string svg = (std::filesystem::temp_directory_path() / "tmakit_too_large.svg").string();
+  for (const char* l : {"(65536,65536):(1,65536)", "4611686018427387904:1", "(16384,16384):(1,16384)", "(257,256)"}) {
+    const CliRun r = layout({"print", l});
+    EXPECT_EQ(r.rc, 1) << l;
+    EXPECT_NE(r.err.find("layout.too_large_to_draw"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("draw a slice"), std::string::npos) << r.err;
+    const CliRun j = layout({"print", l, "--json"});
+    EXPECT_EQ(j.rc, 1);
+    const json o = json::parse(j.out);
+    EXPECT_EQ(o["error"]["rule"], "layout.too_large_to_draw");
+    EXPECT_EQ(o["error"]["values"][1], 65536);
+    const CliRun s = layout({"coalesce", l, "--svg", svg});
+    EXPECT_EQ(s.rc, 1) << l;
+    EXPECT_NE(s.err.find("layout.too_large_to_draw"), std::string::npos) << s.err;
+  }
+  EXPECT_EQ(layout({"print", "(256,256)"}).rc, 0);  // the limit itself is drawn
+  std::remove(svg.c_str());
+}

@@ -56,6 +56,20 @@ std::string message(const LayoutDiagnostic& d) {
     case LayoutRule::size_range:
       return head + "shape leaf " + n(d.mode) + " (extent " + n(d.a) + ") after leaves of " + n(d.b) +
              " elements makes more than 2^62 = " + n(kMaxLayoutSize) + " elements, the most a layout may have";
+    case LayoutRule::overflow: {
+      const std::string op = d.op == LayoutOperation::none ? std::string("the layout") : operation_name(d.op);
+      const std::string where = d.mode >= 0 ? " at leaf " + n(d.mode) : std::string();
+      switch (d.op) {
+        case LayoutOperation::cosize:
+        case LayoutOperation::offsets:
+          return head + op + where + ": extent " + n(d.a) + " with stride " + n(d.b) +
+                 " reaches an offset that does not fit in 64 bits";
+        default:
+          return head + op + where + ": " + n(d.a) + " * " + n(d.b) + " does not fit in 64 bits";
+      }
+    }
+    case LayoutRule::too_large_to_draw:
+      return head + "the layout has " + n(d.a) + " elements; a table or picture draws at most " + n(d.b);
   }
   return head + "unknown rule";
 }
@@ -91,6 +105,12 @@ std::string fix(const LayoutDiagnostic& d) {
                  ? "make shape leaf " + n(d.mode) + " at most " + n(kMaxLayoutSize / d.b) +
                        " (or the leaves before it smaller): at most 2^62 elements in all"
                  : "use at most 2^62 elements in all";
+    case LayoutRule::overflow:
+      return "use smaller extents or strides: every size, stride and offset the operation computes must fit in a "
+             "signed 64-bit integer";
+    case LayoutRule::too_large_to_draw:
+      return "draw a slice: compose with a smaller tiler and draw that, e.g. `tmakit layout composition A '(32,32)' "
+             "--svg FILE`, or print the composition's result";
   }
   return "";
 }

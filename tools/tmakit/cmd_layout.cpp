@@ -68,9 +68,15 @@ struct Context {
   std::ostream& err;
 };
 
+// size and cosize are null where they do not fit in 64 bits (checked_size / checked_cosize).
 nlohmann::json layout_json(const Layout& l) {
-  return {{"result", to_string(l)}, {"shape", to_string(l.shape)}, {"stride", to_string(l.stride)},
-          {"size", l.size()},       {"cosize", l.cosize()},         {"rank", l.rank()},
+  const IntResult size = checked_size(l), cosize = checked_cosize(l);
+  return {{"result", to_string(l)},
+          {"shape", to_string(l.shape)},
+          {"stride", to_string(l.stride)},
+          {"size", size.ok() ? nlohmann::json(size.value) : nlohmann::json(nullptr)},
+          {"cosize", cosize.ok() ? nlohmann::json(cosize.value) : nlohmann::json(nullptr)},
+          {"rank", l.rank()},
           {"depth", l.depth()}};
 }
 
@@ -144,11 +150,32 @@ int check_dtype_for(Context& c, const SwizzledLayout& l) {
   return 0;
 }
 
+// Whether l may be drawn (print, --svg): at most kMaxDrawElements elements (layout.too_large_to_draw,
+// checked before anything is allocated) and every offset in int64 (layout.overflow). Returns 0, or
+// the exit status of the refusal.
+int check_drawable(Context& c, const SwizzledLayout& l) {
+  const IntResult n = checked_size(l.layout);
+  if (!n.ok()) return refusal(c, n.diagnostic);
+  if (n.value > kMaxDrawElements)
+    return refusal(c, make_diagnostic(LayoutRule::too_large_to_draw, -1, n.value, kMaxDrawElements));
+  const LayoutDiagnostic o = check_offsets(l.layout);
+  if (!o.ok()) return refusal(c, o);
+  if (c.elem_bytes > 0) {
+    // Byte offsets are computed in 64 bits too: the largest offset times the element size must fit.
+    const IntResult cos = checked_cosize(l.layout);
+    std::int64_t bytes = 0;
+    if (!cos.ok() || !checked_mul(cos.value, c.elem_bytes, &bytes))
+      return refusal(c, overflow_diagnostic(LayoutOperation::offsets, -1, cos.value, c.elem_bytes));
+  }
+  return 0;
+}
+
 // Writes the SVG of l (swizzled or not) when --svg was given; with --dtype each element is coloured
 // by its bank. Returns 0, or an exit status.
 int maybe_svg(Context& c, const SwizzledLayout& l) {
   if (c.svg_path.empty()) return 0;
   if (const int rc = check_dtype_for(c, l)) return rc;
+  if (const int rc = check_drawable(c, l)) return rc;
   const LayoutGrid g = make_grid(l, static_cast<std::uint64_t>(c.elem_bytes));
   std::string title = to_string(l);
   if (c.elem_bytes > 0) title += "  [" + c.dtype + ": element offsets; colour = 4-byte bank]";
@@ -191,9 +218,11 @@ int run_op(Context& c) {
     if (c.op == "size" || c.op == "cosize") {
       const int rc = maybe_svg(c, p.value);
       if (rc) return rc;
-      return emit_int(c, c.op == "size" ? p.value.layout.size() : p.value.layout.cosize());
+      const IntResult v = c.op == "size" ? checked_size(p.value.layout) : checked_cosize(p.value.layout);
+      return v.ok() ? emit_int(c, v.value) : refusal(c, v.diagnostic);
     }
     if (const int rc = check_dtype_for(c, p.value)) return rc;
+    if (const int rc = check_drawable(c, p.value)) return rc;
     const int rc = maybe_svg(c, p.value);
     if (rc) return rc;
     const LayoutGrid g = make_grid(p.value, static_cast<std::uint64_t>(c.elem_bytes));

@@ -21,6 +21,10 @@ struct LayoutGrid {
   std::int64_t at(std::int64_t r, std::int64_t c) const { return offset[static_cast<std::size_t>(r * cols + c)]; }
 };
 
+// The most elements print and --svg draw (2^16, e.g. 256 x 256): a larger layout is refused
+// (layout.too_large_to_draw) before its grid is allocated.
+inline constexpr std::int64_t kMaxDrawElements = std::int64_t{1} << 16;
+
 // elem_bytes = 0: no element size (a swizzled layout then cannot be drawn: the caller refuses).
 LayoutGrid make_grid(const SwizzledLayout& l, std::uint64_t elem_bytes);
 

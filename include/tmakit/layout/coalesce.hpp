@@ -10,6 +10,8 @@
 
 namespace tmakit {
 
+// For a layout whose size fits in int64 (check_layout / checked_size); the by-mode form below
+// refuses one whose size does not (layout.overflow).
 TMAKIT_HD constexpr Layout coalesce(const Layout& l) { return coalesce_flat(flat_of(l)).to_layout(); }
 
 // By-mode: where the profile has a leaf, coalesce that sub-layout entirely; where it has a tuple,
@@ -17,6 +19,8 @@ TMAKIT_HD constexpr Layout coalesce(const Layout& l) { return coalesce_flat(flat
 // rank are kept as they are. Refused when the profile has more modes than the layout (rule
 // layout.tiler.rank; a leaf layout has one mode).
 TMAKIT_HD constexpr LayoutResult coalesce(const Layout& l, const IntTuple& profile) {
+  const LayoutOpResult<std::int64_t> n = checked_size(l);
+  if (!n.ok()) return {Layout{}, n.diagnostic};
   if (profile.is_leaf()) return accept(coalesce(l));
   return apply_by_mode(l, shape_tiler(profile), true,
                        [](const Layout& m, const Layout& p) { return coalesce(m, p.shape); });

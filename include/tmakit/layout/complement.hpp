@@ -12,7 +12,8 @@
 // Refusals: a stride below the covered extent (A not injective, or modes interleave:
 // layout.complement.not_injective); a stride that is not a multiple of it (no layout fills that gap:
 // layout.complement.stride_divisibility, where CuTe would silently give a result that violates its
-// own post-conditions); negative strides; N < 1.
+// own post-conditions); negative strides; N < 1; an extent spanned (extent * stride) that does not
+// fit in 64 bits (layout.overflow, operation complement).
 #pragma once
 
 #include <cstdint>
@@ -48,15 +49,19 @@ TMAKIT_HD constexpr LayoutResult complement(const Layout& a, std::int64_t cotarg
     if (d < cur) return refuse(LayoutRule::complement_not_injective, i, d, cur);
     if (d % cur != 0) return refuse(LayoutRule::complement_not_divisible, i, d, cur);
     out.push(d / cur, cur);
-    cur = m.shape[i] * d;
+    if (!checked_mul(m.shape[i], d, &cur)) return {Layout{}, overflow_diagnostic(LayoutOperation::complement, i, m.shape[i], d)};
   }
-  out.push((cotarget + cur - 1) / cur, cur);
-  return accept(coalesce_flat(out).to_layout());
+  out.push(cotarget / cur + (cotarget % cur != 0 ? 1 : 0), cur);  // ceil(N / cur), without N + cur - 1
+  const FlatLayout c = coalesce_flat(out);
+  if (c.arith_overflow) return {Layout{}, c.overflow_diagnostic};
+  return accept(c.to_layout());
 }
 
-// complement(A) = complement(A, cosize(A)).
+// complement(A) = complement(A, cosize(A)); refused (layout.overflow) when cosize(A) does not fit.
 TMAKIT_HD constexpr LayoutResult complement(const Layout& a) {
-  return complement(a, a.cosize() < 1 ? 1 : a.cosize());
+  const LayoutOpResult<std::int64_t> n = checked_cosize(a);
+  if (!n.ok()) return {Layout{}, n.diagnostic};
+  return complement(a, n.value < 1 ? 1 : n.value);
 }
 
 }  // namespace tmakit

@@ -8,7 +8,9 @@
 //
 // Preconditions (refused, never asserted): the stride divisibility condition (each of A's extents
 // that the stride walks over divides it or is a multiple of it: layout.composition.stride_divisibility)
-// and the shape divisibility condition (layout.composition.shape_divisibility); B's strides >= 0.
+// and the shape divisibility condition (layout.composition.shape_divisibility); B's strides >= 0;
+// every stride product fits in 64 bits (layout.overflow, operation composition, naming A's leaf).
+// The empty layout () as A is the constant function 0 (as 1:0): A o B = B's shape with strides 0.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +41,17 @@ TMAKIT_HD constexpr FlatResult compose_leaf(const FlatLayout& a, bool a_is_leaf,
     r.value.push(s, 0);
     return r;
   }
+  if (a.n == 0) {  // the empty layout () maps everything to offset 0, as 1:0 does
+    r.value.push(s, 0);
+    return r;
+  }
+  std::int64_t prod = 0;
   if (a_is_leaf) {  // a:b o s:d = s:(b*d)
-    r.value.push(s, a.stride[0] * d);
+    if (!checked_mul(a.stride[0], d, &prod)) {
+      r.diagnostic = overflow_diagnostic(LayoutOperation::composition, 0, a.stride[0], d);
+      return r;
+    }
+    r.value.push(s, prod);
     return r;
   }
   const int R = a.n;
@@ -54,7 +65,11 @@ TMAKIT_HD constexpr FlatResult compose_leaf(const FlatLayout& a, bool a_is_leaf,
       return r;
     }
     const std::int64_t ns = shape_div(si, rest_stride);
-    mid.push(ns, a.stride[i] * (si / ns));
+    if (!checked_mul(a.stride[i], si / ns, &prod)) {
+      r.diagnostic = overflow_diagnostic(LayoutOperation::composition, i, a.stride[i], si / ns);
+      return r;
+    }
+    mid.push(ns, prod);
     rest_stride = shape_div(rest_stride, si);
   }
   // 2. Mod out the extent.
@@ -70,8 +85,13 @@ TMAKIT_HD constexpr FlatResult compose_leaf(const FlatLayout& a, bool a_is_leaf,
     rest_shape = shape_div(rest_shape, si);
   }
   // 3. The last mode of A absorbs what is left (its extent does not bound the composition).
-  out.push(rest_shape, rest_stride * a.stride[R - 1]);
+  if (!checked_mul(rest_stride, a.stride[R - 1], &prod)) {
+    r.diagnostic = overflow_diagnostic(LayoutOperation::composition, R - 1, rest_stride, a.stride[R - 1]);
+    return r;
+  }
+  out.push(rest_shape, prod);
   r.value = coalesce_flat(out);
+  if (r.value.arith_overflow) r.diagnostic = r.value.overflow_diagnostic;
   return r;
 }
 

@@ -29,11 +29,39 @@ enum class LayoutRule : std::uint16_t {
   dims_mismatch,               // F2 linear layouts: the two maps do not share the named dimension
   not_linear,                  // F2 linear layouts: two input bits land on output bit a (carries)
   size_range,                  // the shape has more than 2^62 elements: leaf `mode` (extent a) after b
+  overflow,                    // operation `op`: a * b (or a + b) at leaf `mode` does not fit in 64 bits
+  too_large_to_draw,           // print / --svg: a layout of a elements, more than the b a drawing may have
 };
+
+// Which operation's arithmetic a layout.overflow refusal comes from (LayoutDiagnostic::op).
+enum class LayoutOperation : std::uint8_t {
+  none = 0,
+  size,             // the product of the extents
+  cosize,           // 1 + sum of (extent - 1) * stride
+  offsets,          // the largest |offset| a layout reaches (sum of |(extent - 1) * stride|)
+  coalesce,         // merging two modes: extent * stride, extent * extent
+  complement,       // the extent a mode spans: extent * stride
+  composition,      // a left-hand stride times the right-hand stride (or the extent divided out)
+  logical_product,  // size(A) * cosize(B), the complement's target
+};
+
+TMAKIT_HD constexpr const char* operation_name(LayoutOperation o) {
+  switch (o) {
+    case LayoutOperation::none: return "";
+    case LayoutOperation::size: return "size";
+    case LayoutOperation::cosize: return "cosize";
+    case LayoutOperation::offsets: return "offsets";
+    case LayoutOperation::coalesce: return "coalesce";
+    case LayoutOperation::complement: return "complement";
+    case LayoutOperation::composition: return "composition";
+    case LayoutOperation::logical_product: return "logical_product";
+  }
+  return "?";
+}
 
 // `text` says in one line what the input does wrong (`ok`: a note, no refusal); the words with the
 // numbers, and the fixes, come from message() / fix() (host only).
-TMAKIT_HD constexpr RuleTable<LayoutRule, 17> rule_table(LayoutRule) {
+TMAKIT_HD constexpr RuleTable<LayoutRule, 19> rule_table(LayoutRule) {
   return {{
       {LayoutRule::ok, "layout.ok", "", "no refusal", Severity::note},
       {LayoutRule::capacity, "layout.capacity", "result",
@@ -66,15 +94,20 @@ TMAKIT_HD constexpr RuleTable<LayoutRule, 17> rule_table(LayoutRule) {
       {LayoutRule::not_linear, "layout.linear.not_linear", "layout",
        "F2 linear layouts: two input bits land on one output bit (carries)"},
       {LayoutRule::size_range, "layout.size_range", "shape", "a shape of more than 2^62 elements"},
+      {LayoutRule::overflow, "layout.overflow", "layout",
+       "a product or sum of extents and strides that does not fit in 64 bits"},
+      {LayoutRule::too_large_to_draw, "layout.too_large_to_draw", "layout",
+       "a layout with more elements than a table or picture may have"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(LayoutRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<LayoutRule> == static_cast<int>(LayoutRule::size_range) + 1, "a row for every enum value");
+static_assert(rule_count<LayoutRule> == static_cast<int>(LayoutRule::too_large_to_draw) + 1, "a row for every enum value");
 
 struct LayoutDiagnostic {
   LayoutRule rule = LayoutRule::ok;
   std::int32_t mode = -1;  // the (flattened) mode it concerns, -1 for none
   std::int64_t a = 0, b = 0;  // the numbers (see the enum)
+  LayoutOperation op = LayoutOperation::none;  // layout.overflow: the operation whose arithmetic overflowed
   TMAKIT_HD constexpr bool ok() const { return rule == LayoutRule::ok; }
 };
 
@@ -89,7 +122,13 @@ struct LayoutOpResult {
 
 TMAKIT_HD constexpr LayoutDiagnostic make_diagnostic(LayoutRule r, int mode = -1, std::int64_t a = 0,
                                                      std::int64_t b = 0) {
-  return {r, mode, a, b};
+  return {r, mode, a, b, LayoutOperation::none};
+}
+
+// layout.overflow: operation `op`, leaf `mode` (-1 for none), operands a and b.
+TMAKIT_HD constexpr LayoutDiagnostic overflow_diagnostic(LayoutOperation op, int mode, std::int64_t a,
+                                                         std::int64_t b) {
+  return {LayoutRule::overflow, mode, a, b, op};
 }
 
 }  // namespace tmakit

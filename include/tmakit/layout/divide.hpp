@@ -16,7 +16,9 @@
 namespace tmakit {
 
 TMAKIT_HD constexpr LayoutResult logical_divide(const Layout& a, const Layout& b) {
-  const LayoutResult c = complement(b, a.size());
+  const LayoutOpResult<std::int64_t> n = checked_size(a);
+  if (!n.ok()) return {Layout{}, n.diagnostic};
+  const LayoutResult c = complement(b, n.value);
   if (!c.ok()) return c;
   return composition(a, make_layout_of(b, c.value));
 }

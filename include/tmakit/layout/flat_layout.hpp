@@ -14,7 +14,9 @@ struct FlatLayout {
   std::int64_t shape[kCapacity] = {};
   std::int64_t stride[kCapacity] = {};
   int n = 0;
-  bool overflow = false;
+  bool overflow = false;        // ran out of capacity
+  bool arith_overflow = false;  // an extent or stride product did not fit in 64 bits (see overflow_diagnostic)
+  LayoutDiagnostic overflow_diagnostic{};
 
   TMAKIT_HD constexpr void push(std::int64_t s, std::int64_t d) {
     if (n >= kCapacity) {
@@ -47,19 +49,31 @@ TMAKIT_HD constexpr FlatLayout flat_of(const Layout& l) {
 }
 
 // CuTe's coalesce on a flat list: drop extent-1 modes; merge s0:d0 ++ s1:d1 into s0*s1:d0 when
-// d1 == s0*d0. The function on [0, size) and the size are unchanged.
+// d1 == s0*d0. The function on [0, size) and the size are unchanged. A product s0*d0 that does not
+// fit in 64 bits cannot equal d1 (no merge); a merged extent s0*s1 that does not fit (a layout of
+// more than 2^63 elements) sets arith_overflow with a layout.overflow diagnostic (operation coalesce).
 TMAKIT_HD constexpr FlatLayout coalesce_flat(const FlatLayout& in) {
   FlatLayout out;
   for (int i = 0; i < in.n; ++i) {
     const std::int64_t s = in.shape[i], d = in.stride[i];
     if (s == 1) continue;
-    if (out.n > 0 && out.shape[out.n - 1] * out.stride[out.n - 1] == d) {
-      out.shape[out.n - 1] *= s;
+    std::int64_t span = 0;
+    if (out.n > 0 && checked_mul(out.shape[out.n - 1], out.stride[out.n - 1], &span) && span == d) {
+      const std::int64_t prev = out.shape[out.n - 1];
+      if (!checked_mul(prev, s, &out.shape[out.n - 1])) {
+        out.arith_overflow = true;
+        out.overflow_diagnostic = overflow_diagnostic(LayoutOperation::coalesce, i, prev, s);
+        out.shape[out.n - 1] = prev;
+      }
       continue;
     }
     out.push(s, d);
   }
   out.overflow = out.overflow || in.overflow;
+  if (in.arith_overflow && !out.arith_overflow) {
+    out.arith_overflow = true;
+    out.overflow_diagnostic = in.overflow_diagnostic;
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "tmakit/core/checked.hpp"
 #include "tmakit/core/config.hpp"
 
 namespace tmakit {
@@ -101,11 +102,12 @@ struct IntTuple {
       if (nodes[i].rank < 0 && k-- == 0) return nodes[i].value;
     return 0;
   }
-  // Product of all leaves (CuTe's size of a shape); 1 for ().
+  // Product of all leaves (CuTe's size of a shape); 1 for (). Saturates at INT64_MAX / INT64_MIN
+  // where the exact product does not fit (checked_size in layout.hpp refuses it instead).
   TMAKIT_HD constexpr std::int64_t product() const {
     std::int64_t p = 1;
     for (int i = 0; i < count; ++i)
-      if (nodes[i].rank < 0) p *= nodes[i].value;
+      if (nodes[i].rank < 0) p = mul_saturated(p, nodes[i].value);
     return p;
   }
   // Same tree shape (CuTe's congruent): equal structure, leaf values ignored.

@@ -21,24 +21,25 @@ namespace tmakit {
 
 TMAKIT_HD constexpr Layout right_inverse(const Layout& a) {
   const FlatLayout c = coalesce_flat(flat_of(a));
+  // Domain strides past a size that does not fit in int64 are marked -1: the chain stops before them.
   std::int64_t domain_stride[FlatLayout::kCapacity] = {};
   std::int64_t p = 1;
   for (int i = 0; i < c.n; ++i) {
     domain_stride[i] = p;
-    p *= c.shape[i];
+    if (p >= 0 && !checked_mul(p, c.shape[i], &p)) p = -1;
   }
   FlatLayout r;
   std::int64_t want = 1;
   for (int step = 0; step < c.n; ++step) {
     int found = -1;
     for (int i = 0; i < c.n && found < 0; ++i) {
-      const std::int64_t ad = c.stride[i] < 0 ? -c.stride[i] : c.stride[i];
+      const std::int64_t ad = c.stride[i] == INT64_MIN ? -1 : c.stride[i] < 0 ? -c.stride[i] : c.stride[i];
       if (ad == want) found = i;
     }
-    if (found < 0) break;
+    if (found < 0 || domain_stride[found] < 0) break;
     r.push(c.shape[found], c.stride[found] < 0 ? -domain_stride[found] : domain_stride[found]);
     const std::int64_t ad = c.stride[found] < 0 ? -c.stride[found] : c.stride[found];
-    want = c.shape[found] * ad;
+    if (!checked_mul(c.shape[found], ad, &want)) break;  // no stride reaches past int64: the chain ends
   }
   return r.to_layout();
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "tmakit/core/checked.hpp"
 #include "tmakit/core/config.hpp"
 #include "tmakit/layout/int_tuple.hpp"
 #include "tmakit/layout/diagnostic.hpp"
@@ -29,10 +30,15 @@ struct Layout {
 
   TMAKIT_HD constexpr std::int64_t size() const { return shape.product(); }
   // CuTe's cosize: layout(size - 1) + 1, i.e. one past the largest offset for non-negative strides.
+  // Saturates at INT64_MAX / INT64_MIN where the exact value does not fit (checked_cosize refuses).
   TMAKIT_HD constexpr std::int64_t cosize() const {
     std::int64_t c = 1;
     for (int i = 0; i < shape.count; ++i)
-      if (shape.nodes[i].rank < 0) c += (shape.nodes[i].value - 1) * stride.nodes[i].value;
+      if (shape.nodes[i].rank < 0) {
+        const std::int64_t t = mul_saturated(shape.nodes[i].value - 1, stride.nodes[i].value);
+        if (!checked_add(c, t, &c)) return t < 0 ? static_cast<std::int64_t>(std::uint64_t{1} << 63)
+                                                 : static_cast<std::int64_t>((std::uint64_t{1} << 63) - 1);
+      }
     return c;
   }
   TMAKIT_HD constexpr int rank() const { return shape.rank(); }
@@ -105,26 +111,70 @@ using LayoutResult = LayoutOpResult<Layout>;
 TMAKIT_HD constexpr LayoutResult refuse(LayoutRule r, int mode = -1, std::int64_t a = 0, std::int64_t b = 0) {
   return {Layout{}, make_diagnostic(r, mode, a, b)};
 }
+
+// The exact size (product of the extents), or layout.overflow (operation size) naming the leaf at
+// which the product leaves int64 (a = the product of the leaves before it, b = its extent).
+TMAKIT_HD constexpr LayoutOpResult<std::int64_t> checked_size(const Layout& l) {
+  std::int64_t p = 1;
+  int k = 0;
+  for (int i = 0; i < l.shape.count; ++i) {
+    if (l.shape.nodes[i].rank >= 0) continue;
+    const std::int64_t s = l.shape.nodes[i].value;
+    std::int64_t next = 0;
+    if (!checked_mul(p, s, &next)) return {0, overflow_diagnostic(LayoutOperation::size, k, p, s)};
+    p = next;
+    ++k;
+  }
+  return {p, {}};
+}
+
+// The exact cosize, or layout.overflow (operation cosize) naming the leaf whose term (a = extent - 1
+// times b = stride, or the sum with it) leaves int64.
+TMAKIT_HD constexpr LayoutOpResult<std::int64_t> checked_cosize(const Layout& l) {
+  std::int64_t c = 1;
+  int k = 0;
+  for (int i = 0; i < l.shape.count; ++i) {
+    if (l.shape.nodes[i].rank >= 0) continue;
+    const std::int64_t s = l.shape.nodes[i].value, d = l.stride.nodes[i].value;
+    std::int64_t t = 0;
+    if (!checked_sub(s, 1, &t) || !checked_mul(t, d, &t) || !checked_add(c, t, &c))
+      return {0, overflow_diagnostic(LayoutOperation::cosize, k, s, d)};
+    ++k;
+  }
+  return {c, {}};
+}
+
+// Whether every offset of the layout's domain fits in int64: the sum of |(extent - 1) * stride| over
+// the leaves must (layout.overflow, operation offsets, naming the first leaf that makes it too
+// large, a = extent, b = stride). A layout that passes evaluates without overflow.
+TMAKIT_HD constexpr LayoutDiagnostic check_offsets(const Layout& l) {
+  std::int64_t span = 0;
+  int k = 0;
+  for (int i = 0; i < l.shape.count; ++i) {
+    if (l.shape.nodes[i].rank >= 0) continue;
+    const std::int64_t s = l.shape.nodes[i].value, d = l.stride.nodes[i].value;
+    std::int64_t t = 0;
+    if (!checked_sub(s, 1, &t) || !checked_mul(t, d, &t) || t == INT64_MIN || !checked_add(span, t < 0 ? -t : t, &span))
+      return overflow_diagnostic(LayoutOperation::offsets, k, s, d);
+    ++k;
+  }
+  return {};
+}
+
+// A result leaves an operation only when it fits: within the node capacity (layout.capacity), its
+// size and every offset in int64 (layout.overflow).
 TMAKIT_HD constexpr LayoutResult accept(const Layout& l) {
   if (l.overflow()) return refuse(LayoutRule::capacity, -1, IntTuple::kMaxNodes);
+  const LayoutOpResult<std::int64_t> n = checked_size(l);
+  if (!n.ok()) return {Layout{}, n.diagnostic};
+  const LayoutDiagnostic o = check_offsets(l);
+  if (!o.ok()) return {Layout{}, o};
   return {l, {}};
 }
 
 // The most elements a layout from outside may have (check_layout, layout.size_range): 2^62, the
 // largest integer the notation reads. Below it size() and the compact strides stay in int64.
 inline constexpr std::int64_t kMaxLayoutSize = std::int64_t{1} << 62;
-
-// a * b, or INT64_MAX / INT64_MIN (the sign of the exact product) where that does not fit in int64.
-TMAKIT_HD constexpr std::int64_t mul_saturated(std::int64_t a, std::int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  const bool neg = (a < 0) != (b < 0);
-  const std::uint64_t ua = a < 0 ? 0 - static_cast<std::uint64_t>(a) : static_cast<std::uint64_t>(a);
-  const std::uint64_t ub = b < 0 ? 0 - static_cast<std::uint64_t>(b) : static_cast<std::uint64_t>(b);
-  const std::uint64_t limit = (std::uint64_t{1} << 63) - (neg ? 0 : 1);
-  if (ua > limit / ub) return neg ? static_cast<std::int64_t>(std::uint64_t{1} << 63) : static_cast<std::int64_t>(limit);
-  const std::uint64_t m = ua * ub;
-  return neg ? static_cast<std::int64_t>(0 - m) : static_cast<std::int64_t>(m);
-}
 
 // The compact column-major (CuTe's default, LayoutLeft) strides for a shape: prefix products. For a
 // shape of more than 2^63 elements (check_layout refuses it: layout.size_range) the products

@@ -293,7 +293,11 @@ TMAKIT_HD constexpr LinearLayoutResult linear_byte_map(const SwizzledLayout& sl,
   if (log2_exact(elem_bytes) < 0) return detail::refuse_linear(LayoutRule::not_power_of_two, -1, elem_bytes);
   Layout bytes = sl.layout;
   for (int i = 0; i < bytes.stride.count; ++i)
-    if (bytes.stride.nodes[i].rank < 0) bytes.stride.nodes[i].value *= elem_bytes;
+    if (bytes.stride.nodes[i].rank < 0) {
+      const std::int64_t d = bytes.stride.nodes[i].value;
+      if (!checked_mul(d, elem_bytes, &bytes.stride.nodes[i].value))
+        return {LinearLayout{}, overflow_diagnostic(LayoutOperation::offsets, -1, d, elem_bytes)};
+    }
   const LinearLayoutResult m = linear_from_layout(bytes, in_names, n_names, "offset");
   if (!m.ok() || sl.swizzle.bits == 0) return m;
   const int needed = sl.swizzle.base + sl.swizzle.shift + sl.swizzle.bits;

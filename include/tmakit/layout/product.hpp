@@ -9,6 +9,8 @@
 //   raked_product(A, B): the same with each mode (P_i, A_i): the tile interleaved ("raked") with the
 //     layout of tiles:  (2,5):(5,1) raked (3,4):(1,3) = ((3,2),(4,5)):((10,5),(30,1))
 //   For rank 1 both give the single coalesced mode.
+//   Refused (layout.overflow) when size(A) * cosize(B), or the result's size or offsets, do not fit
+//   in 64 bits.
 #pragma once
 
 #include "tmakit/core/config.hpp"
@@ -21,7 +23,13 @@
 namespace tmakit {
 
 TMAKIT_HD constexpr LayoutResult logical_product(const Layout& a, const Layout& b) {
-  const LayoutResult c = complement(a, a.size() * b.cosize());
+  const LayoutOpResult<std::int64_t> sa = checked_size(a), cb = checked_cosize(b);
+  if (!sa.ok()) return {Layout{}, sa.diagnostic};
+  if (!cb.ok()) return {Layout{}, cb.diagnostic};
+  std::int64_t target = 0;
+  if (!checked_mul(sa.value, cb.value, &target))
+    return {Layout{}, overflow_diagnostic(LayoutOperation::logical_product, -1, sa.value, cb.value)};
+  const LayoutResult c = complement(a, target);
   if (!c.ok()) return c;
   const LayoutResult p = composition(c.value, b);
   if (!p.ok()) return p;
