@@ -115,10 +115,10 @@ void read_inputs_write_maps(const TensorMapParams* p, TensorMapBytes* out, int n
 // samples. Each timed run follows an untimed run of the same encoder, by default as long as the
 // timed one (warm_passes), so that every encoder is timed in its steady state:
 //   - after the driver, the next encoder paid for the cache lines the driver had evicted (1-11%
-//     more time per map with 256 maps, median 3%: docs/results.md, 2026-11-22 12:00);
+//     more time per map with 256 maps, median 3%: docs/lab/encode_2026-11-22.md, 2026-11-22 12:00);
 //   - after any pause in AVX-512 work (the driver's run, or 20 us of scalar code), encode_many's
 //     first 8-16 calls of 8 maps took 2-3 times as long as later ones, about 1 us in all: one
-//     untimed call did not cover it (docs/results.md, 2026-11-26 02:27).
+//     untimed call did not cover it (docs/lab/encode_2026-11-26.md, 2026-11-26 02:27).
 // TMAKIT_BENCH_WARM_PASSES=1 gives one untimed pass instead, the method of the runs before
 // 2026-11-26 02:27, for comparison.
 int fixed_warm_passes() {  // 0: as many as the timed run

@@ -3,7 +3,7 @@
 // (Linux, x86-64). Virtual machines often expose no hardware counters to a program (`perf stat`
 // prints `cycles <not supported>`), so this is the one cost besides time that can be read there;
 // time still decides (fewer instructions did not always mean less time, since encode_many's block
-// form is bound by its two 512-bit vector ports: docs/results.md, 2026-11-26, instructions per
+// form is bound by its two 512-bit vector ports: docs/lab/encode_2026-11-26.md, 2026-11-26, instructions per
 // map).
 //   build/bench/icount_encode            (no GPU needed)
 // Each count includes the benchmark loop's own instructions around the call (about 34 for

@@ -53,7 +53,7 @@ TMAKIT_ENCODE_AVX512_TARGET inline __m512i loadu(const void* a) { return _mm512_
 //   c = bytes 128..191 less 1 in the lanes of elementStrides[3..4]: those, interleave, swizzle,
 //       l2Promotion, oobFill (bytes 152..191, the im2col fields, take no part in a tiled map).
 // A block form that loaded bytes 88..151 (across a line) and bytes 140..151 again took 3-18% more
-// time per map (docs/results.md, 2026-11-22 12:43).
+// time per map (docs/lab/encode_2026-11-22.md, 2026-11-22 12:43).
 struct ParamVectors {
   __m512i a, b, c;
 };
@@ -195,7 +195,7 @@ TMAKIT_ENCODE_AVX512_TARGET inline bool encode_fast_avx512(const TensorMapParams
   // the vector's saved a move and a mask register (0.98-0.99 of a loop's time), but a caller that
   // reads the map right after (encode_host() returning it, a copy into kernel arguments) then loads
   // bytes of two stores at once, which the CPU cannot forward: encode_host() took 1.18-1.39 times
-  // encode_into_host()'s time instead of 1.08-1.16 (docs/results.md, 2026-11-26 02:58).
+  // encode_into_host()'s time instead of 1.08-1.16 (docs/lab/encode_2026-11-26.md, 2026-11-26 02:58).
   _mm512_store_si512(&out.words[0], _mm512_mask_set1_epi32(F::with_packed_nibbles(words), 1 << 2, mode));
   _mm512_store_si512(&out.words[8], _mm512_zextsi128_si512(_mm_insert_epi64(_mm_cvtsi64_si128(static_cast<long long>(footprint)),
                                                                              static_cast<long long>(se.alignment), 1)));

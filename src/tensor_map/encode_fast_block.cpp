@@ -32,9 +32,9 @@ TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::size_t en
 // the same for 1 map as for 16 (1, 2 and 3 maps took 0.40-0.50, 0.61-0.76 and 0.80-0.96 of the
 // block form's time; 4 and more, about the same or more). That loop has the AVX-512 form inlined:
 // a loop that called the fast path per map took 1.08-1.18 times as long with 2 or 3 maps
-// (docs/results.md, 2026-11-26 01:37 and 02:05). Up to 16 take a path of their own, without the
+// (docs/lab/encode_2026-11-26.md, 2026-11-26 01:37 and 02:05). Up to 16 take a path of their own, without the
 // loop of blocks: in that loop g++ kept pass 2's constants on the stack, which a single block paid
-// for in full (0.87-0.92 of the time with 8 maps, docs/results.md, 2026-11-26 01:10), and copies
+// for in full (0.87-0.92 of the time with 8 maps, docs/lab/encode_2026-11-26.md, 2026-11-26 01:10), and copies
 // registers and reloads constants there (8 maps through the loop: 63.8 instructions per map by
 // bench/icount_encode.cpp, against 52.9 without it).
 TMAKIT_ENCODE_AVX512_TARGET std::size_t encode_many_avx512(const TensorMapParams* params, TensorMapBytes* out, bool* ok,

@@ -126,7 +126,7 @@ alignas(64) inline constexpr BlockWords kBlockWords = make_block_words();
 // map j in lane j: pass 2's reject mask is already in map order. (Maps in carriers[j / 4] gave
 // lane 4k + q to map 4q + k, which took a table and three more instructions to turn the mask back,
 // and with 8 maps four merges in a row into one carrier instead of two; 0.91-1.0 of that form's
-// time with 8 maps, docs/results.md, 2026-11-26 01:07.)
+// time with 8 maps, docs/lab/encode_2026-11-26.md, 2026-11-26 01:07.)
 struct alignas(64) LaneTables {
   std::uint32_t carriers[16];       // pass 1: dword kCarrierDword[i % 4] of a map into lane i
   std::uint32_t words89[4][16];     // maps 4q..4q+3: (footprint, 0, alignment, 0) each
@@ -204,7 +204,7 @@ TMAKIT_ENCODE_AVX512_TARGET inline std::uint32_t range_refusals(const TensorMapP
 #define TMAKIT_FAST_BLOCK_UNROLL(n) _Pragma(TMAKIT_FAST_BLOCK_UNROLL_STR(GCC unroll n))
 
 // encode_fast_block16's body, always inlined: g++ kept it a call in encode_many's loop, which took
-// 4-11% longer with 8 maps (docs/results.md, 2026-11-22 12:43).
+// 4-11% longer with 8 maps (docs/lab/encode_2026-11-22.md, 2026-11-22 12:43).
 TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t encode_block16(const TensorMapParams* p,
                                                                                            TensorMapBytes* out, int n,
                                                                                            const Splats* splats) {
@@ -214,7 +214,7 @@ TMAKIT_ENCODE_AVX512_TARGET inline __attribute__((always_inline)) std::uint32_t 
   const __m512i carrier_index = load(kLaneTables.carriers);
   // Words 0..7 stay in registers until pass 3 completes them, so each half of a map is stored
   // once: storing them in pass 1 and fixing three dwords in pass 3 took 1.5-2x the time past the
-  // copy floor (docs/results.md, 2026-11-22 11:44). Zeroed: g++ cannot see that maps past n are
+  // copy floor (docs/lab/encode_2026-11-22.md, 2026-11-22 11:44). Zeroed: g++ cannot see that maps past n are
   // never read.
   __m512i words[16] = {};
 TMAKIT_FAST_BLOCK_UNROLL(16)

@@ -20,7 +20,7 @@ struct alignas(64) TensorMapBytes {
   // All zero. In x86-64 host code, eight 16-byte stores of a zero the compiler cannot see (a
   // vector register, through the compiler's vector extension: no intrinsics header): g++ -O2 turns
   // any 128-byte zero fill it recognizes into `rep stosq`, which cost 12-15 ns per map (longer than
-  // encoding one) and made encode() take twice encode_into()'s time (docs/results.md, 2026-11-22
+  // encoding one) and made encode() take twice encode_into()'s time (docs/lab/encode_2026-11-22.md, 2026-11-22
   // 08:53 and 09:04).
   TMAKIT_HD constexpr TensorMapBytes() {
 #if TMAKIT_BYTES_ZERO_IN_CHUNKS
