@@ -1,6 +1,6 @@
 // tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, the TMA copies
 // (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh), planned tile loads and stores
-// (load_tile.cuh, store_tile.cuh), stage pipelines (pipeline.cuh), WGMMA (wgmma.cuh, sm_90a) and the
+// (load_tile.cuh, store_tile.cuh), WGMMA (wgmma.cuh, sm_90a) and the
 // planned register -> shared-memory stores (smem_store.cuh); on the host, cluster launches
 // (launch.cuh) and CUtensorMap kernel parameters from the encoder (cu_tensor_map.cuh).
 #pragma once
@@ -17,7 +17,6 @@
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/store_tile.cuh"
-#include "tmakit/device/pipeline.cuh"
 #include "tmakit/device/wgmma.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"

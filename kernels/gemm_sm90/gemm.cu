@@ -179,6 +179,13 @@ Gemm::Gemm(const GemmArgs& g) {
   p.alpha = g.alpha;
   p.beta = g.beta;
   p.read_c = read_c ? 1 : 0;
+  // Every CTA of a cluster receives its own A tile and every CTA's slice of B, and sends into every
+  // CTA (its B slice; only itself for A): the stage accounting is the same for each, with the bytes
+  // to arm taken from the plans.
+  const std::uint16_t cluster_mask = static_cast<std::uint16_t>((1u << prep->cluster_m) - 1u);
+  p.role.expect_bytes = a.plan.expect_tx_bytes + b.plan.expect_tx_bytes;
+  p.role.senders = cluster_mask;
+  p.role.receivers = cluster_mask;
 
   const std::int64_t tiles = std::int64_t{p.tiles_m} * p.tiles_n * p.batch;
   if (tiles > 0x7fffffff) {

@@ -8,14 +8,16 @@
 // CTAs run in clusters of ClusterM (1 or 2) along M: the CTAs of a cluster compute vertically
 // adjacent tiles, which share their B tile. Each loads its own A and one slice of B, multicast to
 // every CTA of the cluster (the B plan is planned for that cluster; issue_tile_multicast issues this
-// CTA's slice). The stages follow device/pipeline.cuh's ClusterPipeline (ARM-BEFORE-ISSUE): a
-// releaser thread in warpgroup 0 waits until this CTA's consumers left a stage, arms its barrier
-// with the plans' bytes (the whole B tile: every slice lands here), and frees the stage in every CTA
-// of the cluster; a producer issues once every CTA has done so.
+// CTA's slice). The stages are device/multicast.cuh's warp-specialized MulticastPipeline
+// (ARM-BEFORE-ISSUE): a releaser thread in warpgroup 0 waits until this CTA's consumer warps left a
+// stage, arms its barrier with the plans' bytes (StageRole::expect_bytes: this CTA's A tile and the
+// whole B tile, every slice of which lands here), and frees the stage in every CTA of the cluster;
+// a producer issues once every CTA it copies into has done so.
 //
 // Nothing here computes a byte count, a box, a coordinate or a shared offset by hand:
 //   - the A, B, C and D tiles' descriptors, instructions and expected bytes are tmakit plans
-//     (plan_tile, made on the host in gemm.cu) that arm_tile / issue_tile / store_tile execute;
+//     (plan_tile, made on the host in gemm.cu) that issue_tile / store_tile execute, and the bytes
+//     each stage is armed with are the plans' own (gemm.cu sums them into the StageRole);
 //   - the operands' shared layouts are gmma_operand's canonical WGMMA layouts, the same objects the
 //     plans were made from, and the WGMMA descriptors are read off them (wgmma_descriptor_fields,
 //     wgmma_start_offset);
@@ -32,7 +34,7 @@
 
 #include "tmakit/device/cluster.cuh"
 #include "tmakit/device/load_tile.cuh"
-#include "tmakit/device/pipeline.cuh"
+#include "tmakit/device/multicast.cuh"
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/store_tile.cuh"
@@ -98,7 +100,7 @@ struct alignas(1024) SharedStorage {
   unsigned char a[kStages][kABytes];
   unsigned char b[kStages][kBBytes];
   unsigned char d[kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
-  device::ClusterPipeline<kStages> pipe;
+  device::MulticastPipeline<kStages> pipe;
   device::Barrier c_full[kConsumers];
 };
 
@@ -109,6 +111,7 @@ struct KernelParams {
   std::int32_t tiles_m = 0, tiles_n = 0, batch = 1, k_blocks = 0, group_m = 8;
   float alpha = 1.0f, beta = 0.0f;
   std::int32_t read_c = 0;
+  StageRole role{};  // this CTA's stage accounting: the bytes to arm, the CTAs it sends to and hears from
 };
 
 // The persistent loop walks cluster tiles: ClusterM vertically adjacent output tiles, one per CTA of
@@ -169,42 +172,33 @@ __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// ---- producer: one thread walks the same tiles as the consumers and fills the stages.
+// The rounds (stages filled) this CTA's loop runs: one per K block of each cluster tile it visits.
+template <int ClusterM>
+__device__ __forceinline__ std::uint32_t rounds(const KernelParams& p) {
+  const std::int32_t tiles = cluster_tiles<ClusterM>(p), first = cluster_id<ClusterM>(), step = cluster_count<ClusterM>();
+  const std::int32_t visits = first < tiles ? (tiles - first + step - 1) / step : 0;
+  return static_cast<std::uint32_t>(visits) * static_cast<std::uint32_t>(p.k_blocks);
+}
+
+// ---- producer: one thread walks the same tiles as the consumers and fills round k's stage once
+// every CTA it copies into has armed it.
 template <int ClusterM>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s) {
-  typename device::ClusterPipeline<kStages>::State st;
+  std::uint32_t k = 0;
   const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
   for (std::int32_t t = cluster_id<ClusterM>(); t < tiles; t += cluster_count<ClusterM>()) {
     const TilePos pos = tile_position<ClusterM>(t, p, rank);
-    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb) {
-      s.pipe.producer_acquire(st);
+    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb, ++k) {
+      device::wait_receivers_armed(s.pipe, p.role, k);
       // Tile coordinates with every entry the plans may read (kMaxTileModes): constant indices only,
       // so they live in registers.
       const std::int32_t ca[kMaxTileModes] = {pos.m, kb, pos.l};
       const std::int32_t cb[kMaxTileModes] = {pos.n, kb, pos.l};
-      device::issue_tile(p.a, &p.a_map, s.a[st.stage], s.pipe.full[st.stage], ca);
-      device::issue_tile_multicast(p.b, &p.b_map, s.b[st.stage], s.pipe.full[st.stage], cb);
-      st.advance();
+      device::Barrier& full = s.pipe.full[k % kStages];
+      device::issue_tile(p.a, &p.a_map, s.a[k % kStages], full, ca);
+      device::issue_tile_multicast(p.b, &p.b_map, s.b[k % kStages], full, cb);
     }
   }
-}
-
-// ---- releaser: one thread (warp 1 of warpgroup 0) walks the same rounds; once this CTA's consumers
-// have left a stage it arms the stage's full barrier with the plans' bytes and frees the stage in
-// every CTA of the cluster.
-template <int ClusterM>
-__device__ __forceinline__ void release_stages(const KernelParams& p, SharedStorage& s) {
-  typename device::ClusterPipeline<kStages>::State st;
-  const std::int32_t tiles = cluster_tiles<ClusterM>(p);
-  const std::uint32_t rank = static_cast<std::uint32_t>(cluster_rank<ClusterM>());
-  for (std::int32_t t = cluster_id<ClusterM>(); t < tiles; t += cluster_count<ClusterM>())
-    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb) {
-      s.pipe.release_and_arm(st, rank, ClusterM, [&](device::Barrier& full) {
-        device::arm_tile(p.a, &p.a_map, full);  // this CTA's A tile
-        device::arm_tile(p.b, &p.b_map, full);  // the whole B tile: every slice lands here
-      });
-      st.advance();
-    }
 }
 
 // ---- consumer: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
@@ -221,21 +215,19 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
 #pragma unroll
   for (int i = 0; i < kTileN / 2; ++i) acc[i] = 0.0f;
 
-  typename device::ClusterPipeline<kStages>::State st;
+  std::uint32_t k = 0;  // the round: stage k % kStages
   device::Phase c_phase;
   int buf = 0;
   const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
-  auto release = [&](const typename device::ClusterPipeline<kStages>::State& x) { s.pipe.consumer_release(x); };
   for (std::int32_t tile = cluster_id<ClusterM>(); tile < tiles; tile += cluster_count<ClusterM>()) {
     const TilePos pos = tile_position<ClusterM>(tile, p, rank);
 
     // Mainloop: one stage per K block; the WGMMAs of block kb run while block kb + 1's wait, and a
     // stage is handed back once the WGMMAs reading it have completed (wait_group<1>).
-    typename device::ClusterPipeline<kStages>::State prev = st;
-    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb) {
-      s.pipe.consumer_wait(st);
-      const std::uint32_t a0 = smem_u32(s.a[st.stage]) + a_row0;
-      const std::uint32_t b0 = smem_u32(s.b[st.stage]);
+    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb, ++k) {
+      device::wait_round(s.pipe, k);
+      const std::uint32_t a0 = smem_u32(s.a[k % kStages]) + a_row0;
+      const std::uint32_t b0 = smem_u32(s.b[k % kStages]);
       device::wgmma::fence();
       device::wgmma::fence_operands(acc);
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -247,13 +239,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
       device::wgmma::commit_group();
       device::wgmma::fence_operands(acc);
       device::wgmma::wait_group<1>();
-      if (kb > 0 && t == 0) release(prev);
-      prev = st;
-      st.advance();
+      if (kb > 0) device::consumer_done(s.pipe, k - 1);  // every warp: round k - 1's stage is read
     }
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(acc);
-    if (t == 0) release(prev);
+    device::consumer_done(s.pipe, k - 1);
 
     // Epilogue: four 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the
     // store plan and written to global memory by one TMA store (the D plan). Unrolled: the
@@ -296,27 +286,24 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = smem_u32(dyn);
   SharedStorage& s = *reinterpret_cast<SharedStorage*>(dyn + ((1024 - base % 1024) % 1024));
-  if (threadIdx.x == 0) {
-    // full: the releaser's two arms (A, B); consumed: the consumer warpgroups; empty: one releaser per CTA.
-    s.pipe.init(/*arms per stage*/ 2, /*consumers*/ kConsumers, /*releasers*/ ClusterM);
+  if (threadIdx.x == 0)
     for (int i = 0; i < kConsumers; ++i) device::init(s.c_full[i], 1);
-    if constexpr (ClusterM > 1) device::fence_init_cluster();
-  }
-  // The barriers are initialized in every CTA before any peer arrives on them or copies into them.
-  if constexpr (ClusterM > 1) device::cluster_sync();
-  else __syncthreads();
+  // full: the releaser's one arm; consumed: every consumer warp; empty: the releaser of each CTA
+  // this CTA copies into. Initialized in every CTA before any peer arrives on them or copies into
+  // them (a cluster barrier, taken by all threads; it also publishes c_full).
+  device::pipeline_init(s.pipe, p.role, /*consumer warps*/ 4 * kConsumers);
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     device::ptx_raw::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) produce<ClusterM>(p, s);
-    if (threadIdx.x == 32) release_stages<ClusterM>(p, s);  // another warp than the producer's
+    if (threadIdx.x == 32) device::run_releaser(s.pipe, p.role, rounds<ClusterM>(p));  // another warp than the producer's
   } else {
     device::ptx_raw::setmaxnreg_inc<232>();
     consume<T, AMn, BMn, ClusterM>(p, s, wg - 1);
   }
   // No CTA leaves while a peer may still arrive on its barriers or copy into its shared memory.
-  if constexpr (ClusterM > 1) device::cluster_sync();
+  device::pipeline_teardown();
 }
 
 }  // namespace tmakit::gemm_sm90

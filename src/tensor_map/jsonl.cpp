@@ -171,17 +171,8 @@ void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>&
   }();
   j["result"] = ok ? 0 : 1;
   std::string& bytes = j["bytes"].get_ref<std::string&>();
-  if (ok && map) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    bytes.resize(256);
-    for (int i = 0; i < 128; ++i) {
-      const std::uint8_t v = map->byte(i);
-      bytes[2 * i] = kHex[v >> 4];
-      bytes[2 * i + 1] = kHex[v & 15];
-    }
-  } else {
-    bytes.clear();
-  }
+  if (ok && map) to_hex_into(*map, bytes);
+  else bytes.clear();
   // The error objects are reused too: their strings keep their capacity from line to line.
   auto& errs = j["errors"].get_ref<ordered_json::array_t&>();
   if (errs.size() > errors.size()) errs.resize(errors.size());
@@ -336,14 +327,19 @@ StreamStats process_stream(std::istream& in, std::ostream& out) {
   return stats;
 }
 
-std::string to_hex(const TensorMapBytes& b) {
+void to_hex_into(const TensorMapBytes& b, std::string& s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string s(256, '0');
+  s.resize(256);
   for (int i = 0; i < 128; ++i) {
     const std::uint8_t v = b.byte(i);
     s[2 * i] = kHex[v >> 4];
     s[2 * i + 1] = kHex[v & 15];
   }
+}
+
+std::string to_hex(const TensorMapBytes& b) {
+  std::string s;
+  to_hex_into(b, s);
   return s;
 }
 

@@ -142,35 +142,28 @@ __global__ void tmakit_compile_check_rule_tables_kernel(int r, const char** text
   out[0] = d.ok() + d.errors() + tmakit::is_note(static_cast<tmakit::ClusterRule>(r + 1));
 }
 
-// Planned stores and reductions, the stage pipelines (one CTA; a cluster's ARM-BEFORE-ISSUE form),
-// and WGMMA (sm_90a only: Blackwell has no wgmma).
+// Planned stores and reductions, a tile armed and issued in two halves, and WGMMA (sm_90a only:
+// Blackwell has no wgmma).
 __global__ void __cluster_dims__(2, 1, 1)
-    tmakit_compile_check_pipeline_kernel(const __grid_constant__ tmakit::TmaPlan plan,
-                                         const __grid_constant__ tmakit::TmaPlan store_plan,
-                                         const __grid_constant__ tmakit::TmaPlan reduce_plan,
-                                         const __grid_constant__ CUtensorMap map, std::uint64_t desc, float* out) {
+    tmakit_compile_check_planned_kernel(const __grid_constant__ tmakit::TmaPlan plan,
+                                        const __grid_constant__ tmakit::TmaPlan store_plan,
+                                        const __grid_constant__ tmakit::TmaPlan reduce_plan,
+                                        const __grid_constant__ CUtensorMap map, std::uint64_t desc, float* out) {
   __shared__ alignas(1024) unsigned char tile[1024];
-  __shared__ td::Pipeline<2> pipe;
-  __shared__ td::ClusterPipeline<2> cpipe;
+  __shared__ td::Barrier bar;
   if (threadIdx.x == 0) {
-    pipe.init(1, 1);
-    cpipe.init(1, 1, 2);
+    td::init(bar, 1);
     td::fence_init_cluster();
   }
   cooperative_groups::this_cluster().sync();
   const std::int32_t coord[tmakit::kMaxTileModes] = {};
-  td::Pipeline<2>::State s;
-  td::ClusterPipeline<2>::State c;
   if (threadIdx.x == 0) {
-    pipe.producer_acquire(s);
-    td::load_tile(plan, &map, tile, pipe.full[s.stage], coord);
-    cpipe.release_and_arm(c, td::cluster_rank(), 2, [&](td::Barrier& b) { td::arm_tile(plan, &map, b); });
-    cpipe.producer_acquire(c);
-    td::issue_tile_multicast(plan, &map, tile, cpipe.full[c.stage], coord);
+    td::arm_tile(plan, &map, bar);
+    td::issue_tile_multicast(plan, &map, tile, bar, coord);
   }
-  pipe.consumer_wait(s);
+  td::Phase ph;
+  td::wait(bar, ph);
   if (threadIdx.x == 0) {
-    pipe.consumer_release(s);
     td::store_tile(store_plan, &map, tile, coord);
     td::reduce_tile<td::ReduceOp::add>(reduce_plan, &map, tile, coord);
     td::commit_group();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test_util.cuh"
 #include "kernels/gemm_sm90/gemm.hpp"
 
 namespace {
@@ -27,16 +28,6 @@ using tmakit::gemm_sm90::GemmArgs;
 using tmakit::gemm_sm90::GemmStatus;
 using tmakit::gemm_sm90::Matrix;
 using tmakit::gemm_sm90::Order;
-
-bool have_sm90() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
-  cudaDeviceProp p{};
-  return cudaGetDeviceProperties(&p, 0) == cudaSuccess && p.major >= 9;
-}
-
-#define SKIP_WITHOUT_SM90() \
-  if (!have_sm90()) GTEST_SKIP() << "needs a GPU of compute capability 9.0"
 
 __device__ std::uint32_t hash32(std::uint64_t x) {
   x ^= x >> 33;
@@ -188,19 +179,19 @@ void run_case(const Case& c) {
 }
 
 TEST(GemmSmall, EveryLayoutOnFullTiles) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   for (Order a : {Order::row_major, Order::col_major})
     for (Order b : {Order::row_major, Order::col_major}) run_case({256, 512, 256, 1, a, b});
 }
 
 TEST(GemmSmall, EveryLayoutOnPartialTiles) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   for (Order a : {Order::row_major, Order::col_major})
     for (Order b : {Order::row_major, Order::col_major}) run_case({200, 300, 136, 1, a, b});
 }
 
 TEST(GemmSmall, TinyAndOddShapes) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   run_case({1, 1, 1});
   run_case({1, 64, 8});
   run_case({130, 20, 8});
@@ -208,27 +199,27 @@ TEST(GemmSmall, TinyAndOddShapes) {
 }
 
 TEST(GemmSmall, BatchAlphaBeta) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   run_case({192, 320, 96, 3, Order::row_major, Order::col_major, 0.5f, 0.0f});
   run_case({192, 320, 96, 3, Order::row_major, Order::col_major, 1.0f, -1.0f});
   run_case({100, 70, 50, 2, Order::col_major, Order::row_major, 2.0f, 0.25f});
 }
 
 TEST(GemmSmall, Float16) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   run_case({256, 256, 128, 1, Order::row_major, Order::col_major, 1.0f, 0.0f, DataType::float16});
   run_case({150, 260, 72, 2, Order::col_major, Order::row_major, 1.0f, 0.5f, DataType::float16});
 }
 
 TEST(GemmSmall, PaddedLeadingDimensions) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   run_case({128, 256, 64, 1, Order::row_major, Order::row_major, 1.0f, 0.0f, DataType::bfloat16, 24});
 }
 
 // Clusters of two CTAs along M, B multicast to both: every layout, an odd number of M tiles (the
 // last cluster's second CTA computes a tile wholly past M), batches and beta.
 TEST(GemmSmall, ClustersOfTwoShareB) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   for (Order a : {Order::row_major, Order::col_major})
     for (Order b : {Order::row_major, Order::col_major}) {
       Case c{384, 512, 192, 1, a, b};
@@ -241,7 +232,7 @@ TEST(GemmSmall, ClustersOfTwoShareB) {
 }
 
 TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   DeviceBuffer x(1 << 20);
   GemmArgs g;
   g.m = 64;
@@ -268,7 +259,7 @@ TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
 }
 
 TEST(GemmLarge, IssueShapes) {
-  SKIP_WITHOUT_SM90();
+  TMAKIT_REQUIRE_GPU();
   run_case({1, 8192, 8192});
   run_case({8192, 1, 8192});
   run_case({1000, 1000, 1000});

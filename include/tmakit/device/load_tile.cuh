@@ -88,9 +88,8 @@ __device__ __forceinline__ void issue(const TmaPlan& plan, MapRef desc, void* sm
 
 }  // namespace detail
 
-// The two halves of load_tile for pipelines that arm a stage before anyone may copy into it
-// (device/pipeline.cuh's ClusterPipeline: the receiving CTA arms, then tells the issuing CTAs the
-// stage is free). arm_tile: arrive_expect_tx with the bytes the tile brings to THIS CTA (one arrival).
+// The two halves of load_tile, for pipelines that arm a stage before anyone may copy into it
+// (multicast.cuh's pipelines: the receiving CTA arms, then tells the issuing CTAs the stage is free). arm_tile: arrive_expect_tx with the bytes the tile brings to THIS CTA (one arrival).
 __device__ inline void arm_tile(const TmaPlan& plan, MapRef desc, Barrier& bar) { detail::arm(plan, desc, bar); }
 // issue_tile: the tile's copies without arming (bar must have been armed for them).
 __device__ inline void issue_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
@@ -114,8 +113,8 @@ __device__ inline void issue_tile_multicast(const TmaPlan& plan, MapRef desc, vo
 // One thread: arm + issue every instruction of the tile at tile_coord (plan.tile_modes entries).
 __device__ inline void load_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
                                  const std::int32_t* tile_coord) {
-  detail::arm(plan, desc, bar);
-  detail::issue(plan, desc, smem, bar, tile_coord, 0, plan.instructions);
+  arm_tile(plan, desc, bar);
+  issue_tile(plan, desc, smem, bar, tile_coord);
 }
 
 // The same with the plan as a compile-time constant (the loop unrolls).

@@ -75,6 +75,8 @@ StreamStats process_stream(std::istream& in, std::ostream& out);
 
 // The 128 bytes as 256 lowercase hex characters in memory order.
 std::string to_hex(const TensorMapBytes& b);
+// The same into `s` (its capacity reused: for writers of many lines).
+void to_hex_into(const TensorMapBytes& b, std::string& s);
 
 // A JSON array of error objects {"rule","field","value","message"}.
 nlohmann::ordered_json errors_json(const std::vector<Error>& errors);
