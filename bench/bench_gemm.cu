@@ -10,6 +10,8 @@
 //
 //   build/bench/bench_gemm [samples=21] [shape filter substring]
 //   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
+//   TMAKIT_GEMM_A_PIECES=n, TMAKIT_GEMM_B_PIECES=n set GemmArgs::a_box_pieces / b_box_pieces (each
+//   stage's box of A / B cut into n copies).
 // Prints one table row per shape and a CSV block (for docs/lab and tools/plot_gemm_bench.py).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -240,9 +242,13 @@ int main(int argc, char** argv) {
     lt.pick(buf[0], st);
 
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
+    const char* a_pieces = std::getenv("TMAKIT_GEMM_A_PIECES");
+    const char* b_pieces = std::getenv("TMAKIT_GEMM_B_PIECES");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
       g.cluster_m = force ? std::atoi(force) : 0;
+      g.a_box_pieces = a_pieces ? std::atoi(a_pieces) : 1;
+      g.b_box_pieces = b_pieces ? std::atoi(b_pieces) : 1;
       g.m = s.m;
       g.n = s.n;
       g.k = s.k;

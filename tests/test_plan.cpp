@@ -757,6 +757,37 @@ TEST(PlanRefusal, StageTooLargeForTheBarrierAndSharedMemory) {
   expect_refusal(ds, "plan.smem_capacity", {"1048576 bytes"});
 }
 
+TEST(Plan, BoxPiecesCutsTheBoxIntoEqualCopiesThatStillLandEveryElement) {
+  // The many-copy form of a GEMM B tile (256 x 64 bf16, 128B swizzle): one 32 KiB box, or 2 / 4 / 8
+  // copies of 128 / 64 / 32 rows, each landing one contiguous quarter (etc.) of the stage.
+  const std::string g = "bf16 (8192,8192):(8192,1)", s = "Sw<3,4,3> o (256,64):(64,1)", t = "N=256,K=64";
+  for (std::uint32_t pieces : {1u, 2u, 4u, 8u}) {
+    SCOPED_TRACE(pieces);
+    PlanOptions o;
+    o.box_pieces = pieces;
+    const TmaPlan p = plan_and_check(g, s, t, o);
+    EXPECT_EQ(p.instructions, pieces);
+    EXPECT_EQ(p.params.box[1], 256u / pieces);
+    EXPECT_EQ(p.tx_bytes_per_instruction, 32768u / pieces);
+    EXPECT_EQ(p.expect_tx_bytes, 32768u);
+  }
+  // With multicast over two CTAs the pieces divide over them: 4 pieces, 2 issued by each.
+  PlanOptions o;
+  o.box_pieces = 4;
+  o.cluster[0] = 2;
+  o.multicast_dim = 0;
+  const TmaPlan p = plan_and_check(g, s, t, o);
+  EXPECT_EQ(p.instructions, 4u);
+  EXPECT_EQ(p.instructions_per_cta, 2u);
+  EXPECT_EQ(p.expect_tx_bytes, 32768u);
+  // A count that does not cut the box into aligned equal parts is refused, naming both numbers.
+  PlanOptions bad;
+  bad.box_pieces = 3;
+  expect_refusal(refusals(g, s, t, bad), "plan.box_pieces", {"256 elements", "into 3 equal copies"});
+  bad.box_pieces = 512;  // slices of half a row: below the 1024-byte swizzle alignment
+  expect_refusal(refusals(g, s, t, bad), "plan.box_pieces", {"into 512 equal copies"});
+}
+
 TEST(PlanRefusal, MulticastThatCannotBeSplitAndBadClusters) {
   PlanOptions o;
   o.cluster[0] = 2;

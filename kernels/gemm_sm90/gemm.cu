@@ -133,6 +133,8 @@ Gemm::Gemm(const GemmArgs& g) {
   PlanOptions a_options;
   a_options.l2 = L2Promotion::b256;
   PlanOptions b_options = a_options;
+  a_options.box_pieces = static_cast<std::uint32_t>(std::max(1, g.a_box_pieces));
+  b_options.box_pieces = static_cast<std::uint32_t>(std::max(1, g.b_box_pieces));
   b_options.cluster[0] = static_cast<std::uint32_t>(prep->cluster_m);
   b_options.multicast_dim = prep->cluster_m > 1 ? 0 : -1;
   if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))

@@ -48,6 +48,10 @@ struct GemmArgs {
   // CTAs per cluster along M: 0 or 1: one; 2: pairs of vertically adjacent tiles share each B tile
   // by multicast (where M has two tiles to pair; see docs/gemm.md for what it measured).
   int cluster_m = 0;
+  // The many-copy form of the A and B tiles (PlanOptions::box_pieces): each stage's box cut into
+  // this many equal copies along its outermost dimension. 1: one copy per box (the default). For
+  // measuring one large box against several small ones (docs/gemm.md).
+  int a_box_pieces = 1, b_box_pieces = 1;
 };
 
 // Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).

@@ -426,6 +426,12 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
                "): the fill is what a load writes for elements outside the tensor; a store or reduction skips them";
       d.fix = "plan the store with --oob none (the default)";
       break;
+    case PlanRule::box_pieces:
+      d.what = "the box's outermost dimension (" + num(i.a) + " elements) cannot be cut into " + num(i.b) +
+               " equal copies whose shared destinations keep the alignment the swizzle needs";
+      d.fix = "ask for a number of pieces that divides the outermost box extent into aligned slices (1: one copy "
+              "per box)";
+      break;
     case PlanRule::reduce_dtype: {
       if (i.a < 0) {  // c = a direction value outside PlanDirection
         d.what = "direction " + num(i.c) + " is not load, store or reduce";

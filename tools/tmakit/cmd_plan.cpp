@@ -1,5 +1,6 @@
 // `tmakit plan --gmem SPEC --smem LAYOUT --tile TILER [--cluster X,Y[,Z] --multicast-mode x|y|z]
-//               [--arch A] [--l2 L] [--oob O] [--store | --reduce OP] [--json]`
+//               [--arch A] [--l2 L] [--oob O] [--box-pieces N] [--store | --reduce OP]
+//               [--json]`
 // Prints the plan (descriptor dims, coordinates per tile, instructions, bytes, alignment) and the
 // encoded descriptor (hex and decoded fields); on refusal every violated rule (exit 1). --store /
 // --reduce OP plan the same boxes from shared to global memory and add the bulk-group steps; both
@@ -62,6 +63,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   CLI::App app{"Plan the TMA copies of a tile: descriptor, instructions per tile, bytes to expect.", name};
   std::string gmem, smem, tile, cluster = "1,1,1", mc = "none", arch = "sm_90", l2 = "none", oob = "none";
   std::string reduce;
+  std::uint32_t box_pieces = 1;
   bool json = false, store = false;
   app.add_option("--gmem", gmem, "global tensor: '<dtype> <layout> [align=N] [addr=A]', e.g. 'bf16 (4096,4096):(4096,1)'")
       ->required();
@@ -74,6 +76,9 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   app.add_option("--arch", arch, "sm_90 (default), sm_100, sm_120");
   app.add_option("--l2", l2, "L2 promotion of the descriptor (default none)");
   app.add_option("--oob", oob, "out-of-bounds fill (default none)");
+  app.add_option("--box-pieces", box_pieces,
+                 "cut the box into N equal copies along its outermost dimension (default 1: the fewest copies)")
+      ->check(CLI::Range(1u, 256u));
   app.add_flag("--store", store, "plan TMA stores (shared -> global) instead of loads");
   CLI::Option* reduce_opt = app.add_option("--reduce", reduce,
                  "plan TMA reductions into global memory with OP: add|min|max|inc|dec|and|or|xor (any case)");
@@ -98,6 +103,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   if (!parse_name(arch, o.arch, &why)) return usage("--arch: " + why);
   if (!parse_name(l2, o.l2, &why)) return usage("--l2: " + why);
   if (!parse_name(oob, o.oob, &why)) return usage("--oob: " + why);
+  o.box_pieces = box_pieces;
   const bool reducing = reduce_opt->count() > 0;
   if (store && reducing) return usage("--store and --reduce: choose one (a reduction is a store that combines)");
   if (store) o.direction = PlanDirection::store;

@@ -24,6 +24,10 @@ struct PlanOptions {
   // load (default), store or reduce (with reduce_op): see TileProblem.
   PlanDirection direction = PlanDirection::load;
   ReduceOp reduce_op = ReduceOp::add;
+  // The many-copy form: cut the box's outermost dimension into this many equal copies (1: the
+  // fewest copies the tile allows). For measuring one large box against several small ones; a box
+  // that cannot be cut so is plan.box_pieces.
+  std::uint32_t box_pieces = 1;
 };
 
 struct ProblemResult {
@@ -47,6 +51,7 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
   pb.multicast_dim = o.multicast_dim;
   pb.l2 = o.l2;
   pb.oob = o.oob;
+  pb.box_pieces = o.box_pieces;
   pb.direction = o.direction;
   pb.reduce_op = o.reduce_op;
   const Layout gf = g.layout.flatten();

@@ -305,34 +305,36 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   }
   if (!c.issues.empty()) return c;
 
-  // Multicast: each CTA of the group issues an equal share.
+  // Cuts the box's outermost chain dim into n equal slices (slice_box, box_slices.hpp: the cluster
+  // planner's split too; each slice's shared offset a multiple of the alignment, which also makes a
+  // cut dim 0 a multiple of 16 bytes) as a new slowest loop, so that consecutive instructions cover
+  // one contiguous shared range each. False where the box cannot be cut so.
   std::uint64_t instr = 1;
   for (std::uint32_t l = 0; l < P.loops; ++l) instr *= P.loop[l].extent;
+  auto add_slice_loop = [&](std::uint32_t n) {
+    const std::int32_t k = nchain - 1;
+    if (k < 0 || P.loops >= static_cast<std::uint32_t>(kMaxPlanLoops)) return false;
+    const BoxSlices sl = slice_box(p, static_cast<std::uint32_t>(k), n);
+    if (!sl.ok()) return false;
+    p.box[k] = sl.part;
+    step[P.loops] = static_cast<std::int64_t>(sl.smem_step);
+    P.loop[P.loops++] = PlanLoop{n, k, static_cast<std::int32_t>(sl.part), static_cast<std::uint32_t>(sl.smem_step)};
+    instr *= n;
+    return true;
+  };
+  // The many-copy form on request (PlanOptions::box_pieces).
+  if (pb.box_pieces > 1 && !add_slice_loop(pb.box_pieces)) {
+    c.issues.add(PlanRule::box_pieces, -1, -1, nchain > 0 ? p.box[nchain - 1] : 0, pb.box_pieces);
+    return c;
+  }
+  // Multicast: each CTA of the group issues an equal share; where the instructions do not divide
+  // over the CTAs, the box is cut into one slice per CTA.
   std::uint32_t n = 1;
   if (pb.multicast_dim >= 0) {
     n = pb.cluster[pb.multicast_dim];
-    if (n > 1 && instr % n != 0) {
-      // cut the box into n slices, one per CTA: slice_box (box_slices.hpp), the cluster planner's
-      // split too (the outermost box dim: the last of the chain; equal parts; each slice's shared
-      // offset a multiple of the alignment, which also makes a cut dim 0 a multiple of 16 bytes)
-      bool done = false;
-      const std::int32_t k = nchain - 1;
-      if (k >= 0 && P.loops < static_cast<std::uint32_t>(kMaxPlanLoops)) {
-        const BoxSlices sl = slice_box(p, static_cast<std::uint32_t>(k), n);
-        if (sl.ok()) {
-          p.box[k] = sl.part;
-          // the new loop is the slowest, so that each CTA's share is one contiguous range
-          step[P.loops] = static_cast<std::int64_t>(sl.smem_step);
-          P.loop[P.loops++] =
-              PlanLoop{n, k, static_cast<std::int32_t>(sl.part), static_cast<std::uint32_t>(sl.smem_step)};
-          instr *= n;
-          done = true;
-        }
-      }
-      if (!done) {
-        c.issues.add(PlanRule::multicast_split, -1, -1, static_cast<std::int64_t>(instr), n);
-        return c;
-      }
+    if (n > 1 && instr % n != 0 && !add_slice_loop(n)) {
+      c.issues.add(PlanRule::multicast_split, -1, -1, static_cast<std::int64_t>(instr), n);
+      return c;
     }
   }
   P.cluster[0] = pb.cluster[0];

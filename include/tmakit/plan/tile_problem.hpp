@@ -67,6 +67,7 @@ struct TileProblem {
   // plan.reduce_dtype).
   PlanDirection direction = PlanDirection::load;
   ReduceOp reduce_op = ReduceOp::add;  // direction == reduce only
+  std::uint32_t box_pieces = 1;        // copies the box is cut into (PlanOptions::box_pieces)
 };
 
 }  // namespace tmakit
