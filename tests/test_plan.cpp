@@ -788,6 +788,44 @@ TEST(Plan, BoxPiecesCutsTheBoxIntoEqualCopiesThatStillLandEveryElement) {
   expect_refusal(refusals(g, s, t, bad), "plan.box_pieces", {"into 512 equal copies"});
 }
 
+TEST(Plan, OriginIsLinearSoAWalkAlongOneModeOnlyAdds) {
+  // instruction(k, t) == instruction_at(k, origin(t0).plus(origin(step), n)) for t = t0 + n * step:
+  // what device::walk_tile / issue_walk rely on. MN-major (rank 4, several coefficients per dim),
+  // a cut box (loops) and a 3-mode tensor.
+  struct Case {
+    std::string g, s, t;
+    std::uint32_t pieces;
+  };
+  const Case cases[] = {
+      {"bf16 (8192,8192):(8192,1)", "Sw<3,4,3> o (256,64):(64,1)", "N=256,K=64", 4},
+      {"bf16 (4096,4096):(1,4096)", "Sw<3,4,3> o ((64,2),(8,8)):((1,4096),(64,512))", "M=128,K=64", 1},
+      {"f32 (3,512,96):(49152,96,1)", "(128,32):(32,1)", "b=1,r=128,d=32", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.g + " | " + c.s);
+    const Inputs in = parse(c.g, c.s, c.t);
+    PlanOptions o;
+    o.box_pieces = c.pieces;
+    const PlanResult r = plan_tile(in.g, in.s, in.t, o);
+    ASSERT_TRUE(r.ok()) << describe_plan(r.plan, in.names);
+    const TmaPlan& p = r.plan;
+    const int km = p.tile_modes - (p.tile_modes == 3 ? 2 : 1);  // walk the K / d mode
+    std::int32_t t0[kMaxTileModes] = {}, step[kMaxTileModes] = {};
+    t0[0] = p.tile_modes == 3 ? 2 : 3;
+    step[km] = 1;
+    const PlanOrigin o0 = p.origin(t0), os = p.origin(step);
+    for (std::int32_t n = 0; n < 3; ++n) {
+      std::int32_t t[kMaxTileModes] = {};
+      for (int m = 0; m < kMaxTileModes; ++m) t[m] = t0[m] + n * step[m];
+      for (std::uint32_t k = 0; k < p.instructions; ++k) {
+        const PlanInstruction a = p.instruction(k, t), b = p.instruction_at(k, o0.plus(os, n));
+        EXPECT_EQ(a.smem_offset, b.smem_offset);
+        for (std::uint32_t d = 0; d < kMaxRank; ++d) EXPECT_EQ(a.coord[d], b.coord[d]) << "dim " << d << " step " << n;
+      }
+    }
+  }
+}
+
 TEST(PlanRefusal, MulticastThatCannotBeSplitAndBadClusters) {
   PlanOptions o;
   o.cluster[0] = 2;

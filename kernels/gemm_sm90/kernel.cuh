@@ -7,8 +7,8 @@
 //
 // CTAs run in clusters of ClusterM (1 or 2) along M: the CTAs of a cluster compute vertically
 // adjacent tiles, which share their B tile. Each loads its own A and one slice of B, multicast to
-// every CTA of the cluster (the B plan is planned for that cluster; issue_tile_multicast issues this
-// CTA's slice). The stages are device/multicast.cuh's warp-specialized MulticastPipeline
+// every CTA of the cluster (the B plan is planned for that cluster; walk_tile picks this CTA's slice
+// and issue_walk issues it). The stages are device/multicast.cuh's warp-specialized MulticastPipeline
 // (ARM-BEFORE-ISSUE): a releaser thread in warpgroup 0 waits until this CTA's consumer warps left a
 // stage, arms its barrier with the plans' bytes (StageRole::expect_bytes: this CTA's A tile and the
 // whole B tile, every slice of which lands here), and frees the stage in every CTA of the cluster;
@@ -16,7 +16,7 @@
 //
 // Nothing here computes a byte count, a box, a coordinate or a shared offset by hand:
 //   - the A, B, C and D tiles' descriptors, instructions and expected bytes are tmakit plans
-//     (plan_tile, made on the host in gemm.cu) that issue_tile / store_tile execute, and the bytes
+//     (plan_tile, made on the host in gemm.cu) that issue_walk / store_tile execute, and the bytes
 //     each stage is armed with are the plans' own (gemm.cu sums them into the StageRole);
 //   - the operands' shared layouts are gmma_operand's canonical WGMMA layouts, the same objects the
 //     plans were made from, and the WGMMA descriptors are read off them (wgmma_descriptor_fields,
@@ -186,17 +186,21 @@ template <int ClusterM>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s) {
   std::uint32_t k = 0;
   const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
+  device::prefetch_tensor_map(&p.a_map);
+  device::prefetch_tensor_map(&p.b_map);
+  // Tile coordinates hold every entry the plans may read (kMaxTileModes) with constant indices only,
+  // so they live in registers. The K loop walks each tile's copies (TileWalk): additions only.
+  const std::int32_t k_step[kMaxTileModes] = {0, 1, 0};
   for (std::int32_t t = cluster_id<ClusterM>(); t < tiles; t += cluster_count<ClusterM>()) {
     const TilePos pos = tile_position<ClusterM>(t, p, rank);
+    const std::int32_t ca[kMaxTileModes] = {pos.m, 0, pos.l};
+    const std::int32_t cb[kMaxTileModes] = {pos.n, 0, pos.l};
+    const device::TileWalk a = device::walk_tile(p.a, ca, k_step), b = device::walk_tile(p.b, cb, k_step);
     for (std::int32_t kb = 0; kb < p.k_blocks; ++kb, ++k) {
       device::wait_receivers_armed(s.pipe, p.role, k);
-      // Tile coordinates with every entry the plans may read (kMaxTileModes): constant indices only,
-      // so they live in registers.
-      const std::int32_t ca[kMaxTileModes] = {pos.m, kb, pos.l};
-      const std::int32_t cb[kMaxTileModes] = {pos.n, kb, pos.l};
       device::Barrier& full = s.pipe.full[k % kStages];
-      device::issue_tile(p.a, &p.a_map, s.a[k % kStages], full, ca);
-      device::issue_tile_multicast(p.b, &p.b_map, s.b[k % kStages], full, cb);
+      device::issue_walk(p.a, &p.a_map, s.a[k % kStages], full, a, kb);
+      device::issue_walk(p.b, &p.b_map, s.b[k % kStages], full, b, kb);
     }
   }
 }

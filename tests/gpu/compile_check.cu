@@ -160,6 +160,9 @@ __global__ void __cluster_dims__(2, 1, 1)
   if (threadIdx.x == 0) {
     td::arm_tile(plan, &map, bar);
     td::issue_tile_multicast(plan, &map, tile, bar, coord);
+    const std::int32_t step[tmakit::kMaxTileModes] = {0, 1};
+    const td::TileWalk w = td::walk_tile(plan, coord, step);
+    td::issue_walk(plan, &map, tile, bar, w, 0);
   }
   td::Phase ph;
   td::wait(bar, ph);

@@ -70,6 +70,7 @@ struct Case {
   DataType dtype = DataType::bfloat16;
   std::int64_t pad = 0;  // added to every leading dimension (rounded up to a multiple of 8 elements)
   int cluster_m = 0;     // GemmArgs::cluster_m
+  int a_pieces = 1, b_pieces = 1;  // GemmArgs::a_box_pieces / b_box_pieces
 };
 
 std::string describe(const Case& c) {
@@ -135,6 +136,8 @@ void run_case(const Case& c) {
   g.alpha = c.alpha;
   g.beta = c.beta;
   g.cluster_m = c.cluster_m;
+  g.a_box_pieces = c.a_pieces;
+  g.b_box_pieces = c.b_pieces;
   const GemmStatus s = tmakit::gemm_sm90::gemm(g);
   if (s.ok) EXPECT_EQ(s.config.cluster_m, c.cluster_m == 2 && c.m > 128 ? 2 : 1);
   std::string why;
@@ -229,6 +232,21 @@ TEST(GemmSmall, ClustersOfTwoShareB) {
   Case odd{300, 260, 72, 2, Order::row_major, Order::col_major, 1.0f, 0.5f};
   odd.cluster_m = 2;
   run_case(odd);
+}
+
+// The many-copy form (each stage's A box cut into 2 copies, B's into 4): the producer walks several
+// copies per operand (and, in clusters of two, two slices of B per CTA), every layout.
+TEST(GemmSmall, SeveralCopiesPerStage) {
+  TMAKIT_REQUIRE_GPU();
+  for (int cluster : {1, 2})
+    for (Order a : {Order::row_major, Order::col_major})
+      for (Order b : {Order::row_major, Order::col_major}) {
+        Case c{384, 512, 200, 1, a, b};
+        c.cluster_m = cluster;
+        c.a_pieces = 2;
+        c.b_pieces = 4;
+        run_case(c);
+      }
 }
 
 TEST(GemmSmall, RefusesWhatTmaCannotAddress) {

@@ -41,6 +41,18 @@ struct PlanInstruction {
   std::uint32_t smem_offset = 0;  // bytes from the (aligned) tile base
 };
 
+// The tile coordinate's share of an instruction's coordinates (TmaPlan::origin). plus(step, n): the
+// origin n steps further, where step is origin() of a unit tile coordinate along one mode.
+struct PlanOrigin {
+  std::int32_t coord[kMaxRank] = {};
+  TMAKIT_HD constexpr PlanOrigin plus(const PlanOrigin& step, std::int32_t n) const {
+    PlanOrigin o;
+    TMAKIT_UNROLL
+    for (std::uint32_t j = 0; j < kMaxRank; ++j) o.coord[j] = coord[j] + n * step.coord[j];
+    return o;
+  }
+};
+
 struct TmaPlan {
   TensorMapParams params{};  // tiled map; address as given in the problem
   PlanDim dim[kMaxRank] = {};
@@ -63,12 +75,14 @@ struct TmaPlan {
   PlanDirection direction = PlanDirection::load;
   ReduceOp reduce_op = ReduceOp::add;  // direction == reduce only
 
-  // Instruction k (0 <= k < instructions) of the tile at `tile_coord` (tile_modes entries). Every
-  // loop runs to its compile-time bound, with the plan's own counts as conditions, and every array
-  // index is a constant: in device code the coordinates stay in registers (a kernel that keeps its
-  // tile coordinate in registers passes kMaxTileModes entries, the ones past tile_modes zero).
-  TMAKIT_HD constexpr PlanInstruction instruction(std::uint32_t k, const std::int32_t* tile_coord) const {
-    PlanInstruction in;
+  // The part of every instruction's coordinates that comes from the tile coordinate (tile_modes
+  // entries): sum_m coef[j][m] * tile_coord[m]. Linear in the tile coordinate: a kernel that walks
+  // tiles along one mode (a GEMM's K loop) computes origin() of its first tile and of one step
+  // once, then adds (PlanOrigin::plus). Every loop runs to its compile-time bound with the plan's
+  // counts as conditions and every array index is a constant: in device code it stays in registers
+  // (pass kMaxTileModes entries, the ones past tile_modes zero).
+  TMAKIT_HD constexpr PlanOrigin origin(const std::int32_t* tile_coord) const {
+    PlanOrigin o;
     TMAKIT_UNROLL
     for (std::uint32_t j = 0; j < kMaxRank; ++j) {
       if (j >= params.rank) break;
@@ -78,8 +92,16 @@ struct TmaPlan {
         if (m >= tile_modes) break;
         c += std::int64_t{coef[j][m]} * tile_coord[m];
       }
-      in.coord[j] = static_cast<std::int32_t>(c);
+      o.coord[j] = static_cast<std::int32_t>(c);
     }
+    return o;
+  }
+
+  // Instruction k (0 <= k < instructions) at origin `o`: o plus instruction k's loop offsets.
+  TMAKIT_HD constexpr PlanInstruction instruction_at(std::uint32_t k, const PlanOrigin& o) const {
+    PlanInstruction in;
+    TMAKIT_UNROLL
+    for (std::uint32_t j = 0; j < kMaxRank; ++j) in.coord[j] = o.coord[j];
     std::uint32_t rest = k;
     TMAKIT_UNROLL
     for (std::uint32_t l = 0; l < kMaxPlanLoops; ++l) {
@@ -93,6 +115,11 @@ struct TmaPlan {
       in.smem_offset += i * loop[l].smem_step;
     }
     return in;
+  }
+
+  // Instruction k (0 <= k < instructions) of the tile at `tile_coord` (tile_modes entries).
+  TMAKIT_HD constexpr PlanInstruction instruction(std::uint32_t k, const std::int32_t* tile_coord) const {
+    return instruction_at(k, origin(tile_coord));
   }
 
   // Multicast: the mask of the CTAs (cluster ranks, x fastest) that share the tile with the CTA at
