@@ -781,7 +781,8 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   EXPECT_EQ(ids[static_cast<int>(PlanRule::gmem_stride_range)], "gmem.stride_range");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::store_multicast)], "plan.store_multicast");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::store_oob_fill)], "plan.store_oob_fill");
-  EXPECT_EQ(ids.back(), "plan.reduce_dtype");  // the last rule
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::reduce_dtype)], "plan.reduce_dtype");
+  EXPECT_EQ(ids.back(), "gmem.dtype_arch");  // the last rule
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
 }
