@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -715,4 +717,37 @@ TEST(CliContract, ErrorsBlameTheRightOption) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("not a hex digit: '\\xff' at position 2"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\xff'), std::string::npos);
+}
+
+// docs/cli.md's synopsis of each command names exactly the options its --help lists.
+TEST(CliContract, HelpAndDocsNameTheSameOptions) {
+  const std::string doc = read_file(std::filesystem::path(TMAKIT_SOURCE_DIR) / "docs" / "cli.md");
+  const auto options_in = [](const std::string& text) {
+    std::set<std::string> o;
+    for (std::size_t i = text.find("--"); i != std::string::npos; i = text.find("--", i + 2)) {
+      std::size_t e = i + 2;
+      while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '-')) ++e;
+      if (e > i + 2) o.insert(text.substr(i, e - i));
+    }
+    o.erase("--help");
+    o.erase("--help-all");
+    return o;
+  };
+  // the ```sh synopsis block after each command's heading
+  const auto synopsis = [&](const std::string& heading) {
+    const std::size_t h = doc.find("\n## " + heading + "\n");
+    EXPECT_NE(h, std::string::npos) << heading;
+    const std::size_t a = doc.find("```sh\n", h), b = doc.find("```\n", a + 6);
+    return doc.substr(a, b - a);
+  };
+  const std::vector<std::pair<std::string, std::string>> cmds = {
+      {"plan", "plan"}, {"smem-store", "smem-store"}, {"encode", "encode tiled"}, {"decode, diff", "decode"}};
+  for (const auto& [heading, cmd] : cmds) {
+    SCOPED_TRACE(cmd);
+    std::set<std::string> help = options_in(run_inprocess(split(cmd + " --help")).out);
+    if (cmd == "encode tiled")  // the synopsis shows the three kinds
+      for (const char* kind : {"encode im2col --help", "encode im2col-wide --help"})
+        for (const std::string& o : options_in(run_inprocess(split(kind)).out)) help.insert(o);
+    EXPECT_EQ(options_in(synopsis(heading)), help);
+  }
 }

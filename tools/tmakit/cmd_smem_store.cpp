@@ -80,7 +80,7 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
   CLI::Option* base_opt = app.add_option(
       "--base", base_text,
       "shared address of the tile's first element modulo the swizzle repeat (bytes, any multiple of the element "
-      "size; default 0): e.g. 8 for a tile that starts 4 bf16 columns into a swizzled row");
+      "size; default 0): e.g. 8 for a tile that starts 4 bf16 columns into a swizzled row")->type_name("N");
   app.add_flag("--elements", elements, "the --dst swizzle is in element units (CuTe's recast form): convert to bytes");
   app.add_flag("--no-stmatrix", no_stmatrix, "plan with st.shared only");
   app.add_flag("--any-swizzle", any_swizzle,
@@ -88,10 +88,10 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
   CLI::Option* insn_opt = app.add_option(
       "--instruction", insn_text,
       "also plan with this store instruction (b8, b16, b32, v2.b32, v4.b32, stmatrix.x1|x2|x4[.trans]) and show it "
-      "next to the best plan");
+      "next to the best plan")->type_name("INSN");
   add_json_flag(app, json);
   CLI::Option* svg_opt =
-      app.add_option("--svg", svg_path, "write a picture of warp 0's first instructions (lanes, bytes, banks)");
+      app.add_option("--svg", svg_path, "write a picture of warp 0's first instructions (lanes, bytes, banks)")->type_name("FILE");
   if (const int rc = parse_app(app, std::move(args), rep); rc >= 0) return rc;
   std::uint64_t base = 0;
   std::string why;
