@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -275,10 +277,15 @@ TEST(ParseEncodeArgs, NeverThrowsOnOddInput) {
     EXPECT_NO_THROW(r = parse_encode_args(args));
     EXPECT_NO_THROW(r = parse_encode_args(args, Command::check));
   }
-  // An empty --dims is rank 0: held for validate to refuse, not a usage error.
-  const ParseResult r = parse_encode_args({"tiled", "--dtype", "u8", "--dims", "", "--box", ""});
-  EXPECT_TRUE(r.ok()) << r.message;
-  EXPECT_EQ(r.request.params.rank, 0u);
+  // An empty --dims is a usage error that names --dims (it was read as rank 0, and the error then
+  // blamed --strides or --box, whose counts follow from the rank).
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"tiled", "--dtype", "u8", "--dims", "", "--box", "1"},
+                                               {"tiled", "--dtype", "u8", "--dims", "", "--strides", "64", "--box", "1"}}) {
+    const ParseResult r = parse_encode_args(args);
+    EXPECT_EQ(r.status, ParseResult::Status::usage_error);
+    EXPECT_EQ(r.option, "--dims");
+    EXPECT_NE(r.message.find("--dims: empty list"), std::string::npos) << r.message;
+  }
 }
 
 TEST(ParseNumbers, U64AndI64) {
@@ -501,4 +508,246 @@ TEST(Binary, Jsonl) {
   }
   std::filesystem::remove(file);
   EXPECT_EQ(run_binary("encode --jsonl /nonexistent/tmakit.jsonl").rc, 2);
+}
+
+// ---------------------------------------------------------------- the contract, every command
+// (docs/cli.md: exit 0 ok, 1 refused, 2 bad usage; errors on stderr once; --json: one object on
+// stdout for every outcome, with "ok", "exit" and, when not ok, "error" {"rule","message",...}).
+
+namespace {
+
+const std::string kPlanA = "plan --gmem 'bf16 (4096,4096):(4096,1)' --smem 'Sw<3,4,3> o (128,64):(64,1)' --tile 'M=128,K=64'";
+// The descriptor of kTiled, as encode prints it.
+const std::string kHex = [] {
+  std::istringstream in;
+  std::ostringstream out, err;
+  run_cli(split("encode " + kTiled), in, out, err);
+  return out.str().substr(0, 256);
+}();
+
+struct Outcome {
+  std::string args;  // pasted into the shell
+  int rc;
+};
+
+// One ok, one refused and one bad-usage command line per command.
+const std::vector<Outcome> kOutcomes = {
+    {"encode " + kTiled, 0},
+    {"encode " + kMisaligned, 1},
+    {"encode tiled --dtype bf16 --dims 64 --box 64 --swizzle 96B", 2},
+    {"check " + kTiled, 0},
+    {"check " + kMisaligned, 1},
+    {"check tiled --dims 64", 2},
+    {"decode " + kHex, 0},
+    {"decode 00ff", 2},
+    {"diff " + kHex + " " + kHex, 0},
+    {"diff " + kHex + " 12", 2},
+    {"layout composition '(6,2):(8,2)' '(4,3):(3,1)'", 0},
+    {"layout complement '(2,2):(4,4)'", 1},
+    {"layout composition '(6,2' '(4,3):(3,1)'", 2},
+    {kPlanA, 0},
+    {"plan --gmem 'bf16 (4096,4096):(4096,1)' --smem 'Sw<3,4,3> o (128,64):(1,128)' --tile 'M=128,K=64'", 1},
+    {kPlanA + " --cluster 2,1,1,1", 2},
+    {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128'", 0},
+    {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128' --base 3", 1},
+    {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128' --base -1", 2},
+    {"frobnicate", 2},
+};
+
+}  // namespace
+
+// Text: a refusal or usage error is on stderr, once, with nothing on stdout (check: its findings
+// are its result, on stdout by design). smem-store once printed each refusal on stdout and stderr.
+TEST(CliContract, ErrorsGoToStderrOnce) {
+  for (const Outcome& o : kOutcomes) {
+    SCOPED_TRACE(o.args);
+    const CliRun r = run_binary(o.args);
+    ASSERT_EQ(r.rc, o.rc) << r.err;
+    if (o.rc == 0) {
+      EXPECT_EQ(r.err, "");
+      continue;
+    }
+    const bool check_refusal = o.args.rfind("check ", 0) == 0 && o.rc == 1;
+    const std::string& where = check_refusal ? r.out : r.err;
+    ASSERT_FALSE(where.empty());
+    EXPECT_EQ(check_refusal ? r.err : r.out, "");
+    const std::string first = lines_of(where)[0];
+    const std::string both = r.out + r.err;
+    EXPECT_EQ(both.find(first), both.rfind(first)) << "printed twice: " << first;
+  }
+}
+
+// --json: exactly one JSON object on stdout, nothing on stderr, whatever the outcome.
+TEST(CliContract, JsonForEveryOutcome) {
+  for (const Outcome& o : kOutcomes) {
+    SCOPED_TRACE(o.args);
+    const CliRun r = run_binary(o.args + " --json");
+    ASSERT_EQ(r.rc, o.rc) << r.out << r.err;
+    EXPECT_EQ(r.err, "");
+    ASSERT_EQ(lines_of(r.out).size(), 1u) << r.out;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["exit"], o.rc);
+    EXPECT_EQ(j["ok"], o.rc == 0);
+    if (o.rc == 0) continue;
+    ASSERT_TRUE(j.contains("error")) << r.out;
+    EXPECT_TRUE(j["error"]["rule"].is_string());
+    EXPECT_TRUE(j["error"]["message"].is_string());
+    if (o.rc == 2) {
+      const std::string rule = j["error"]["rule"];
+      EXPECT_TRUE(rule.rfind("usage.", 0) == 0 || rule.rfind("layout.", 0) == 0) << rule;
+    }
+  }
+  // diff's exit 1 ("they differ") is a result, not an error
+  const std::string other = std::string(kHex).replace(18, 1, "7");
+  const CliRun d = run_binary("diff " + kHex + " " + other + " --json");
+  EXPECT_EQ(d.rc, 1);
+  const json j = json::parse(d.out);
+  EXPECT_EQ(j["exit"], 1);
+  EXPECT_EQ(j["ok"], true);
+  // the JSON usage error names the option it blames
+  const json u = json::parse(run_binary("smem-store --src 'wgmma m64n128 f32' --dst 'kmajor sw128' --base '' --json").out);
+  EXPECT_EQ(u["error"]["rule"], "usage.value");
+  EXPECT_EQ(u["error"]["option"], "--base");
+}
+
+// One vocabulary of element types (tensor_map/names.hpp's parse_name) in every command.
+TEST(CliContract, OneVocabularyOfElementTypes) {
+  for (const char* t : {"fp8", "e4m3", "E5M2", "u8", "s8", "UINT8"}) {
+    SCOPED_TRACE(t);
+    const std::string ts = t;
+    EXPECT_EQ(run_inprocess(split("encode tiled --dtype " + ts + " --dims 64 --box 64")).rc, 0);
+    EXPECT_EQ(run_inprocess({"plan", "--gmem", ts + " (4096,4096):(4096,1)", "--smem", "Sw<3,4,3> o (128,128):(128,1)",
+                             "--tile", "M=128,K=128"}).rc, 0);
+    EXPECT_EQ(run_inprocess({"layout", "print", "Sw<3,4,3> o (8,128):(128,1)", "--dtype", ts}).rc, 0);
+    EXPECT_EQ(run_inprocess({"smem-store", "--src", "wgmma m64n256 f32->" + ts, "--dst", "kmajor sw128"}).rc, 0);
+  }
+  // a packed type is named, never a number
+  const CliRun p = run_inprocess({"plan", "--gmem", "u4_align16b (128,128):(128,1)", "--smem", "Sw<3,4,3> o (128,128):(128,1)",
+                                  "--tile", "128,128", "--arch", "sm_90"});
+  EXPECT_EQ(p.rc, 1);
+  EXPECT_NE(p.err.find("16U4_ALIGN16B"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("element type 14"), std::string::npos) << p.err;
+}
+
+TEST(CliContract, EnumSpellingsInAnyCase) {
+  EXPECT_EQ(run_inprocess(split(kPlanA.substr(0, 0) + "encode TILED --dtype BF16 --dims 64 --box 64 --swizzle none")).rc, 0);
+  EXPECT_EQ(run_inprocess(split("encode Im2col_Wide --dtype f16 --dims 64,30,30,8 --strides 128,3840,115200 --lower -1 "
+                                "--upper 1 --channels 64 --pixels 128 --mode w128")).rc, 0);
+  std::vector<std::string> plan = {"plan", "--gmem", "bf16 (4096,4096):(4096,1)", "--smem", "Sw<3,4,3> o (128,64):(64,1)",
+                                   "--tile", "M=128,K=64", "--cluster", "2", "--multicast-mode", "X"};
+  EXPECT_EQ(run_inprocess(plan).rc, 0) << run_inprocess(plan).err;
+  plan.resize(7);
+  plan.insert(plan.end(), {"--reduce", "ADD"});
+  EXPECT_EQ(run_inprocess(plan).rc, 0);
+  EXPECT_EQ(run_inprocess({"layout", "Coalesce", "(2,4):(1,2)"}).out, "8:1\n");
+  EXPECT_EQ(run_inprocess({"smem-store", "--src", "WGMMA M64N128 F32->BF16", "--dst", "KMAJOR SW128",
+                           "--instruction", "STMATRIX.X4"}).rc, 0);
+}
+
+// Nothing the user typed is dropped: a repeated key or option, an option that depends on one not
+// given, a picture of nothing, an empty file name.
+TEST(CliContract, NoInputIsIgnored) {
+  const std::string smem = "--smem 'Sw<3,4,3> o (128,64):(64,1)'";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"plan --gmem 'bf16 (4096,4096):(4096,1) align=16 align=32' " + smem + " --tile 'M=128,K=64'", "'align=' given twice"},
+      {"plan --gmem 'bf16 (4096,4096):(4096,1)' " + smem + " --tile 'M=128,M=64'", "the name 'M' is already entry 0's"},
+      {kPlanA + " --multicast-mode x", "--multicast-mode x needs --cluster"},
+      {kPlanA + " --arch sm_90 --arch sm_100", "--arch"},
+      {"layout max_common_vector 8:1 8:1 --svg /dev/null", "nothing to draw"},
+      {"layout print 8:1 --svg ''", "--svg: an empty file name"},
+      {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128' --svg ''", "--svg: an empty file name"},
+      {"smem-store --src 'wgmma m64n128 f32->bf16 f32->f16' --dst 'kmajor sw128'", "the conversion given twice"},
+      {"smem-store --src 'tcgen05 32x32b.x4 n128 n64 f32->bf16' --dst 'kmajor sw128'", "nN given twice"},
+      {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128' --base 0 --base 1024", "--base"},
+  };
+  for (const auto& [args, words] : cases) {
+    SCOPED_TRACE(args);
+    const CliRun r = run_binary(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
+}
+
+// Numbers go through one checked parser: a sign, an overflow or nothing at all is bad usage.
+TEST(CliContract, NumbersAreRangeChecked) {
+  for (const char* base : {"-1", "18446744073709551616", "", " ", "1x", "0x"}) {
+    SCOPED_TRACE(base);
+    const CliRun r = run_inprocess({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", base});
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("tmakit smem-store: --base: '"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is not an unsigned integer below 2^64"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run_inprocess({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "0x400"}).rc, 0);
+  for (const char* cluster : {"-2", "4294967298", "2,", "17", "1,1,1,1"}) {
+    SCOPED_TRACE(cluster);
+    EXPECT_EQ(run_binary(kPlanA + " --cluster '" + cluster + "'").rc, 2);
+  }
+}
+
+// Each error names the option or argument that is wrong, in the same words everywhere.
+TEST(CliContract, ErrorsBlameTheRightOption) {
+  CliRun r = run_inprocess(split("encode tiled --dtype bf16 --dims , --strides 64 --box 8"));
+  EXPECT_NE(r.err.find("--dims: empty value in list"), std::string::npos) << r.err;
+  r = run_binary("encode tiled --dtype bf16 --dims '' --strides 64 --box 8");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--dims: empty list"), std::string::npos) << r.err;
+  r = run_inprocess({"smem-store", "--src", "wgmma m64n0 f32->bf16", "--dst", "kmajor sw128"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("tmakit smem-store: --src: 'm64n0': N = 0 is an empty tile"), std::string::npos) << r.err;
+  r = run_inprocess({"smem-store", "--src", "tcgen05 32x32b.x4 n0 f32->bf16", "--dst", "kmajor sw128"});
+  EXPECT_EQ(r.rc, 2);  // once read as "n not given": a 128 x 4 tile
+  EXPECT_NE(r.err.find("--src: 'n0': n = 0 is an empty tile"), std::string::npos) << r.err;
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const CliRun dec = run_inprocess({"decode", "@" + dir});
+  const CliRun enc = run_inprocess({"encode", "--jsonl", dir});
+  EXPECT_EQ(dec.rc, 2);
+  EXPECT_EQ(enc.rc, 2);
+  const std::string dir_words = "cannot read '" + dir + "': is a directory";
+  EXPECT_NE(dec.err.find(dir_words), std::string::npos) << dec.err;
+  EXPECT_NE(enc.err.find(dir_words), std::string::npos) << enc.err;
+  r = run_binary(kPlanA + " --cluster 0,1 --multicast-mode x");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--cluster: '0,1': dimension x has 0 CTAs"), std::string::npos) << r.err;
+  // a multicast plan's refusal names the dimension as --multicast-mode does (x), not "dimension 0"
+  r = run_binary(kPlanA + " --cluster 2 --multicast-mode x --store");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("(multicast along x)"), std::string::npos) << r.err;
+  // bytes of the user's text are escaped, never echoed raw
+  r = run_inprocess({"decode", "ab\xff" "cd"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("not a hex digit: '\\xff' at position 2"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\xff'), std::string::npos);
+}
+
+// docs/cli.md's synopsis of each command names exactly the options its --help lists.
+TEST(CliContract, HelpAndDocsNameTheSameOptions) {
+  const std::string doc = read_file(std::filesystem::path(TMAKIT_SOURCE_DIR) / "docs" / "cli.md");
+  const auto options_in = [](const std::string& text) {
+    std::set<std::string> o;
+    for (std::size_t i = text.find("--"); i != std::string::npos; i = text.find("--", i + 2)) {
+      std::size_t e = i + 2;
+      while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '-')) ++e;
+      if (e > i + 2) o.insert(text.substr(i, e - i));
+    }
+    o.erase("--help");
+    o.erase("--help-all");
+    return o;
+  };
+  // the ```sh synopsis block after each command's heading
+  const auto synopsis = [&](const std::string& heading) {
+    const std::size_t h = doc.find("\n## " + heading + "\n");
+    EXPECT_NE(h, std::string::npos) << heading;
+    const std::size_t a = doc.find("```sh\n", h), b = doc.find("```\n", a + 6);
+    return doc.substr(a, b - a);
+  };
+  const std::vector<std::pair<std::string, std::string>> cmds = {
+      {"plan", "plan"}, {"smem-store", "smem-store"}, {"encode", "encode tiled"}, {"decode, diff", "decode"}};
+  for (const auto& [heading, cmd] : cmds) {
+    SCOPED_TRACE(cmd);
+    std::set<std::string> help = options_in(run_inprocess(split(cmd + " --help")).out);
+    if (cmd == "encode tiled")  // the synopsis shows the three kinds
+      for (const char* kind : {"encode im2col --help", "encode im2col-wide --help"})
+        for (const std::string& o : options_in(run_inprocess(split(kind)).out)) help.insert(o);
+    EXPECT_EQ(options_in(synopsis(heading)), help);
+  }
 }

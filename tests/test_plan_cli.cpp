@@ -184,5 +184,46 @@ TEST(PlanCli, StoreRefusalsAndUsageErrors) {
   bad.insert(bad.end(), {"--reduce", "mul"});
   const CliRun u = run(bad);
   EXPECT_EQ(u.rc, 2);
-  EXPECT_NE(u.err.find("--reduce 'mul': expected add, min, max, inc, dec, and, or or xor"), std::string::npos) << u.err;
+  EXPECT_NE(u.err.find("--reduce: 'mul': expected add, min, max, inc, dec, and, or or xor"), std::string::npos) << u.err;
+}
+
+// Packed sub-byte types: the FP4 tile (128 x 128 16U4_ALIGN16B, 128B swizzle, sm_120) plans with the
+// driver's rules (inner box of 128 values; global rows of 128 x 4 bits = 64 bytes) and the padded
+// shared footprint (a byte per value: 128 x 128 = 16384 bytes to expect); sm_90 has no packed types.
+TEST(PlanCli, PackedSubByteTypes) {
+  const std::vector<std::string> fp4 = {"--gmem", "u4_align16b (128,128):(128,1)", "--smem", "Sw<3,4,3> o (128,128):(128,1)",
+                                        "--tile", "M=128,K=128", "--json"};
+  for (const char* arch : {"sm_100", "sm_120"}) {
+    std::vector<std::string> a = fp4;
+    a.insert(a.end(), {"--arch", arch});
+    const CliRun r = run(a);
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["plan"]["expect_tx_bytes"], 16384);
+    EXPECT_EQ(j["plan"]["dtype"], "16U4_ALIGN16B");
+    EXPECT_EQ(j["plan"]["dims"][0]["box"], 128);
+    EXPECT_EQ(j["plan"]["dims"][1]["stride_bytes"], 64);
+    EXPECT_EQ(j["descriptor"]["decoded"]["params"]["strides"][0], 64);
+  }
+  std::vector<std::string> six = {"--gmem", "u6_align16b (256,512):(512,1)", "--smem", "Sw<3,4,3> o (64,128):(128,1)",
+                                  "--tile", "M=64,K=128", "--arch", "sm_100", "--json"};
+  const CliRun u6 = run(six);
+  ASSERT_EQ(u6.rc, 0) << u6.out;
+  EXPECT_EQ(json::parse(u6.out)["plan"]["dims"][1]["stride_bytes"], 384);  // 512 x 6 bits
+  std::vector<std::string> hopper = fp4;
+  hopper.pop_back();
+  hopper.insert(hopper.end(), {"--arch", "sm_90"});
+  const CliRun h = run(hopper);
+  EXPECT_EQ(h.rc, 1);
+  EXPECT_NE(h.err.find("error [gmem.dtype_arch] 16U4_ALIGN16B is a packed sub-byte type, which sm_90 does not have"),
+            std::string::npos) << h.err;
+  // the driver's rules hold: an inner box of 64 values is refused through the descriptor
+  const CliRun narrow = run({"--gmem", "u4_align16b (128,128):(128,1)", "--smem", "(128,64):(64,1)", "--tile",
+                             "M=128,K=64", "--arch", "sm_120"});
+  EXPECT_EQ(narrow.rc, 1);
+  EXPECT_NE(narrow.err.find("box.packed_inner_128"), std::string::npos) << narrow.err;
+  const CliRun a8 = run({"--gmem", "u4_align8b (128,128):(128,1)", "--smem", "(128,128):(128,1)", "--tile", "128,128",
+                         "--arch", "sm_120"});
+  EXPECT_EQ(a8.rc, 1);
+  EXPECT_NE(a8.err.find("error [gmem.dtype] 16U4_ALIGN8B keeps two 4-bit values per byte"), std::string::npos) << a8.err;
 }

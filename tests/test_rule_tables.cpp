@@ -15,6 +15,7 @@
 #include "tmakit/cluster/explain.hpp"
 #include "tmakit/cluster/rules.hpp"
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/host/usage_rules.hpp"
 #include "tmakit/layout/diagnostic.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/explain.hpp"
@@ -66,7 +67,8 @@ Family family(const char* name) {
 std::vector<Family> families() {
   return {family<Rule>("tensor map"),         family<PlanRule>("plan"),
           family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
-          family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason")};
+          family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
+          family<UsageRule>("usage")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {

@@ -120,16 +120,23 @@ TEST(SmemStoreRefusal, ElementUnitSwizzleGivenAsBytes) {
   EXPECT_TRUE(plan_smem_store(s, d).ok);
 }
 
+// A base offset inside the swizzle's repeat is planned: the swizzle acts on base + offset (the
+// shared address), so 512 into a SW128 repeat swaps rows 0..3 with 4..7 of each 8-row group. Only an
+// element that is not aligned to its size is refused.
 TEST(SmemStoreRefusal, MisalignedBase) {
   StoreDestination d = operand(OperandMajor::k, Swizzle::b128, 2, 64, 128);
   d.base_offset = 512;
+  EXPECT_EQ(d.byte_address(0, 0), 512u + 64);           // row 0 at 512 = bit 9, which the swizzle XORs into bit 6
+  EXPECT_EQ(d.byte_address(0, 8), 512u + (16 ^ 64));    // chunk 1 of row 0 at chunk 1 ^ 4
+  EXPECT_EQ(d.byte_address(4, 8), 1024u + 16);          // row 4 (byte 512 + 512 = 1024): chunk 1 unmoved
   const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), d);
-  ASSERT_FALSE(p.ok);
-  EXPECT_EQ(p.refusal.rule, SmemStoreRule::dest_base_alignment);
-  EXPECT_EQ(p.refusal.n0, 512);
-  EXPECT_EQ(p.refusal.n1, 1024);
-  d.base_offset = 2048;
-  EXPECT_TRUE(plan_smem_store(wgmma_accumulator(128), d).ok);
+  EXPECT_TRUE(p.ok) << rule_id(p.refusal.rule);
+  d.base_offset = 513;
+  const SmemStorePlan q = plan_smem_store(wgmma_accumulator(128), d);
+  ASSERT_FALSE(q.ok);
+  EXPECT_EQ(q.refusal.rule, SmemStoreRule::dest_base_alignment);
+  EXPECT_EQ(q.refusal.n0, 513);
+  EXPECT_EQ(q.refusal.n1, 2);
 }
 
 TEST(SmemStoreRefusal, TileMismatchAndBadShape) {
@@ -561,4 +568,70 @@ TEST(SmemStorePlan, CompileTimePlanEqualsTheRuntimePlan) {
   const SmemStorePlan rt = plan_smem_store(kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value);
   EXPECT_EQ(describe_plan(rt, kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value, "x4"),
             describe_plan(kCtWorked, kCtX4, gmma_operand(OperandMajor::k, Swizzle::b128, 2, 128, 128).value, "x4"));
+}
+
+// A tcgen05 load of columns 4..35 (not 0..31) into a K-major SW128 bf16 operand: the sub-tile's
+// layout with base offset 8 (4 columns of 2 bytes) lands every element exactly where the whole
+// 128 x 64 operand's swizzle model puts column c + 4, and the plan is the one of those addresses.
+TEST(SmemStoreBase, SubTileInsideTheSwizzleRepeat) {
+  const StoreDestination full = operand(OperandMajor::k, Swizzle::b128, 2, 128, 64);
+  StoreDestination sub = smem_destination({swizzle_for(Swizzle::b128), layout("((8,16),32):((64,512),1)")}, 2, 128, 32, 8);
+  for (int r = 0; r < 128; ++r)
+    for (int c = 0; c < 32; ++c) ASSERT_EQ(sub.byte_address(r, c), full.byte_address(r, c + 4)) << r << "," << c;
+  const StoreSource s = tcgen05_load(FragmentKind::tcgen05_32x32b, 32, 32, 4);
+  const SmemStorePlan p = plan_smem_store(s, sub);
+  ASSERT_TRUE(p.ok) << rule_id(p.refusal.rule);
+  // 8 bf16 of a thread (columns 4..11 = bytes 8..23) straddle two 16-byte chunks, which the swizzle
+  // moves apart: 8-byte stores at most (at columns 0..31 the same load takes 16-byte stores)
+  EXPECT_EQ(p.op.bytes, 8);
+  EXPECT_EQ(p.width_limit.bytes, 16);
+  sub.base_offset = 0;
+  EXPECT_EQ(plan_smem_store(s, sub).op.bytes, 16);
+}
+
+// A byte swizzle that no copy or MMA applies is called out whatever the source: CuTe's Sw<3,3,3>
+// (SW128 in 2-byte units) under a .x4 load (8-byte runs pass the chunk check) as under .x8.
+TEST(SmemStoreRefusal, SwizzleThatNoHardwareApplies) {
+  const StoreDestination d = smem_destination({SwizzleParams{3, 3, 3, true, true}, layout("((8,16),(64,2)):((64,512),(1,8192))")}, 2);
+  for (int rep : {4, 8}) {
+    SCOPED_TRACE(rep);
+    const StoreSource s = tcgen05_load(FragmentKind::tcgen05_32x32b, rep, 128, 4);
+    const SmemStorePlan p = plan_smem_store(s, d);
+    ASSERT_FALSE(p.ok);
+    EXPECT_EQ(p.refusal.rule, rep == 4 ? SmemStoreRule::dest_swizzle_mode : SmemStoreRule::dest_swizzle_units);
+    EXPECT_NE(refusal_fix(p, s, d).find("Sw<3,4,3>"), std::string::npos) << refusal_fix(p, s, d);
+  }
+  // every TMA mode's byte swizzle passes; the check can be turned off for a swizzle of one's own
+  const StoreSource s4 = tcgen05_load(FragmentKind::tcgen05_32x32b, 4, 128, 4);
+  SmemStoreOptions own;
+  own.check_units = false;
+  EXPECT_TRUE(plan_smem_store(s4, d, own).ok);
+  StoreDestination ok = d;
+  ok.tile.swizzle = swizzle_for(Swizzle::b128);
+  EXPECT_TRUE(plan_smem_store(s4, ok).ok);
+}
+
+// A forced instruction: an fp32 WGMMA accumulator into a K-major SW128 operand takes
+// st.shared.v2.b32 (two adjacent floats per thread); the 32-bit form needs twice the instructions
+// for the same wavefronts, and the 16-byte form is impossible (the next float belongs to another thread).
+TEST(SmemStoreForce, ThirtyTwoBitFormCostsTwiceTheInstructions) {
+  const StoreSource s = wgmma_accumulator(128);
+  const StoreDestination d = operand(OperandMajor::k, Swizzle::b128, 4, 64, 128);
+  const SmemStorePlan best = plan_smem_store(s, d);
+  ASSERT_TRUE(best.ok);
+  EXPECT_EQ(best.op.bytes, 8);
+  SmemStoreOptions o;
+  o.force = StoreOp{StoreOpKind::st_shared, 4, 0, false};
+  const SmemStorePlan b32 = plan_smem_store(s, d, o);
+  ASSERT_TRUE(b32.ok);
+  EXPECT_EQ(b32.op, o.force);
+  EXPECT_EQ(b32.instructions, 2 * best.instructions);
+  EXPECT_EQ(b32.total_wavefronts, best.total_wavefronts);
+  o.force = StoreOp{StoreOpKind::st_shared, 16, 0, false};
+  const SmemStorePlan v4 = plan_smem_store(s, d, o);
+  ASSERT_FALSE(v4.ok);
+  EXPECT_EQ(v4.refusal.rule, SmemStoreRule::forced_op);
+  EXPECT_EQ(v4.width_limit.why, WidthLimit::other_thread);
+  o.force = StoreOp{StoreOpKind::stmatrix, 4, 4, false};  // 4-byte elements: no stmatrix candidate
+  EXPECT_EQ(plan_smem_store(s, d, o).refusal.rule, SmemStoreRule::forced_op);
 }

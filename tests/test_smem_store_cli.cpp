@@ -60,7 +60,7 @@ TEST(SmemStoreCli, RefusalsAndUsage) {
   const CliRun e = run({"smem-store", "--src", "tcgen05 32x32b.x8 n128 f32->bf16", "--dst",
                      "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))", "--elements"});
   EXPECT_EQ(e.code, 0) << e.err;
-  const CliRun b = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "512"});
+  const CliRun b = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "511"});
   EXPECT_EQ(b.code, 1);
   EXPECT_NE(b.err.find("smem_store.dest.base_alignment"), std::string::npos);
   EXPECT_EQ(run({"smem-store", "--src", "warp m64", "--dst", "kmajor sw128"}).code, 2);
@@ -76,7 +76,7 @@ TEST(SmemStoreCli, BaseOffsetFixesAreLegalOffsets) {
     SCOPED_TRACE(base);
     const CliRun r = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", base});
     EXPECT_EQ(r.code, 1);
-    EXPECT_NE(r.err.find("error [smem_store.dest.base_alignment] base offset " + base + " is not a multiple of 1024"),
+    EXPECT_NE(r.err.find("error [smem_store.dest.base_alignment] base offset " + base + " is not a multiple of 2 bytes"),
               std::string::npos) << r.err;
     EXPECT_NE(r.err.find("i.e. base offset 0: " + base + " is beyond the 233472 bytes of shared memory"),
               std::string::npos) << r.err;
@@ -91,10 +91,10 @@ TEST(SmemStoreCli, BaseOffsetFixesAreLegalOffsets) {
   EXPECT_NE(far.err.find("fix: give the buffer's shared address (below 233472)"), std::string::npos) << far.err;
   EXPECT_NE(far.err.find("0 for a buffer aligned to 1024 bytes"), std::string::npos) << far.err;
   const CliRun one = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "1"});
-  EXPECT_NE(one.err.find("i.e. base offset 0 or 1024"), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("i.e. base offset 0 or 2\n"), std::string::npos) << one.err;
   // the destination (16384 bytes) must fit after the offered offset: 217088 + 16384 = 233472 does,
-  // 218112 + 16384 does not; near the end of shared memory neither neighbour does
-  const CliRun top = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor sw128", "--base", "217089"});
+  // 217090 + 16384 does not; near the end of shared memory neither neighbour does
+  const CliRun top = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor none", "--base", "217089"});
   EXPECT_NE(top.err.find("i.e. base offset 217088\n"), std::string::npos) << top.err;
   const CliRun end = run({"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "kmajor none", "--base", "233471"});
   EXPECT_NE(end.err.find("base offset 233471 is not a multiple of 2 bytes: every 2-byte element must be aligned"),
@@ -129,4 +129,52 @@ TEST(SmemStoreCli, HugeSourceNumbersAreUsageErrors) {
   const CliRun x = run({"smem-store", "--src", "tcgen05 16x256b.x256 f32->bf16", "--dst", "kmajor none"});
   EXPECT_EQ(x.code, 1);
   EXPECT_NE(x.err.find("smem_store.source.shape"), std::string::npos) << x.err;
+}
+
+// A refusal is printed once, on stderr (it was on stdout too).
+TEST(SmemStoreCli, RefusalOnceOnStderr) {
+  const CliRun r = run({"smem-store", "--src", "tcgen05 32x32b.x4 n128 f32->bf16", "--dst",
+                        "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.find("error ["), r.err.rfind("error [")) << r.err;
+  EXPECT_NE(r.err.find("error [smem_store.dest.swizzle_mode] Sw<3,3,3> is none of the swizzles"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the 128B swizzle in units of 2-byte elements"), std::string::npos) << r.err;
+  const CliRun own = run({"smem-store", "--src", "tcgen05 32x32b.x4 n128 f32->bf16", "--dst",
+                          "Sw<3,3,3> o ((8,16),(64,2)):((64,512),(1,8192))", "--any-swizzle"});
+  EXPECT_EQ(own.code, 0) << own.err;
+}
+
+// Columns 4..35 of a K-major SW128 bf16 operand: --base 8 places the sub-tile 8 bytes into the
+// swizzle's repeat, and the report says how the addresses are formed.
+TEST(SmemStoreCli, BaseInsideTheSwizzleRepeat) {
+  const CliRun r = run({"smem-store", "--src", "tcgen05 32x32b.x32 n32 f32->bf16", "--dst",
+                        "Sw<3,4,3> o ((8,16),32):((64,512),1)", "--base", "8"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("starts 8 bytes into the swizzle's 1024-byte repeat: addresses are Sw<3,4,3>(8 + offset)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan         st.shared.v2.b32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("element (0,0) at byte 8;"), std::string::npos) << r.out;
+}
+
+// --instruction: the forced plan next to the best one.
+TEST(SmemStoreCli, ForcedInstructionNextToTheBest) {
+  const CliRun r = run({"smem-store", "--src", "wgmma m64n128 f32", "--dst", "kmajor sw128", "--instruction", "b32"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("plan         st.shared.v2.b32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("forced       st.shared.b32: 64 instructions per thread (best 32, 2x), 512 wavefronts in all "
+                       "(best 512, 1x; ideal 256)"),
+            std::string::npos) << r.out;
+  const CliRun j = run({"smem-store", "--src", "wgmma m64n128 f32", "--dst", "kmajor sw128", "--instruction",
+                        "st.shared.b32", "--json"});
+  ASSERT_EQ(j.code, 0);
+  const nlohmann::json p = nlohmann::json::parse(j.out);
+  EXPECT_EQ(p["instruction"], "st.shared.v2.b32");
+  EXPECT_EQ(p["forced"]["instruction"], "st.shared.b32");
+  const CliRun bad = run({"smem-store", "--src", "wgmma m64n128 f32", "--dst", "kmajor sw128", "--instruction", "v4.b32"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("error [smem_store.forced_op] st.shared.v4.b32 cannot store this fragment"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ(run({"smem-store", "--src", "wgmma m64n128 f32", "--dst", "kmajor sw128", "--instruction", "b64"}).code, 2);
 }

@@ -9,6 +9,7 @@
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
+#include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
@@ -39,11 +40,15 @@ S bytes_text(std::int64_t n, std::int64_t eb) {
 // The largest legal TMA global stride: below 2^40 bytes, a multiple of 16.
 constexpr std::uint64_t kMaxTmaStride = (std::uint64_t{1} << 40) - 16;
 
-// "bf16", or "element type 17" for a value without a short name.
+// "bf16", "16U4_ALIGN16B" (types without a short name: their cuda.h name), or "element type 17"
+// for a value outside the enum.
 S type_text(std::int64_t t) {
-  const char* n = t >= 0 && t < static_cast<std::int64_t>(kDataTypeCount) ? short_name(static_cast<DataType>(t)) : nullptr;
-  return n ? S(n) : "element type " + std::to_string(t);
+  if (t >= 0 && t < static_cast<std::int64_t>(kDataTypeCount)) return short_dtype_name(static_cast<DataType>(t));
+  return "element type " + std::to_string(t);
 }
+S name_or_number(Arch a) { return to_name(a); }
+// The multicast dimension as --multicast-mode names it (x, y, z), or its number outside them.
+S dim_text(std::int64_t d) { return d >= 0 && d <= 2 ? S(1, "xyz"[d]) : "dimension " + std::to_string(d); }
 S op_text(std::int64_t op) {
   const char* n = op >= 0 && op < static_cast<std::int64_t>(kReduceOpCount) ? reduce_op_name(static_cast<ReduceOp>(op))
                                                                               : nullptr;
@@ -134,9 +139,14 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       if (i.a < 0)
         d.what = "DLPack element type (code " + num(-1 - i.a) + ", " + num(i.b) + " bits, " + num(i.c) +
                  " lanes) has no TMA element type of its width";
+      else if (i.a == static_cast<std::int64_t>(DataType::u4x16_align8b))
+        d.what = "16U4_ALIGN8B keeps two 4-bit values per byte in shared memory too, which the planner does not "
+                 "place (its shared offsets count whole bytes)";
       else
-        d.what = "element type " + num(i.a) + " cannot be placed by the planner (invalid or packed sub-byte)";
-      d.fix = "use a 1, 2, 4 or 8-byte element type with one lane (u8, bf16, f16, f32, f64, ...)";
+        d.what = type_text(i.a) + " cannot be placed by the planner (not a tensor-map data type)";
+      d.fix = i.a == static_cast<std::int64_t>(DataType::u4x16_align8b)
+                  ? "use 16U4_ALIGN16B (a byte per value in shared memory), or encode the map with tmakit encode"
+                  : "use a tensor-map data type (u8, fp8, bf16, f16, f32, f64, 16U4_ALIGN16B, ...)";
       break;
     case PlanRule::gmem_rank:
       d.what = "the global tensor has " + num(i.a) + " modes (after flattening); the planner takes at most " + num(i.b);
@@ -394,8 +404,14 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "make the tile's outermost shared mode a multiple of " + num(i.b) + " pieces of aligned size, or use a "
               "cluster of " + num(i.a) + " CTAs along the multicast dimension";
       break;
+    case PlanRule::gmem_dtype_arch:
+      // a = the DataType, b = the Arch
+      d.what = type_text(i.a) + " is a packed sub-byte type, which " + name_or_number(static_cast<Arch>(i.b)) +
+               " does not have (the sm_90 driver refuses it; sm_100 and sm_120 have the packed types)";
+      d.fix = "plan for --arch sm_100 or sm_120, or use a whole-byte type (u8 holds two 4-bit values)";
+      break;
     case PlanRule::multicast_cluster:
-      d.what = "cluster of " + num(i.a) + " CTAs with multicast dimension " + num(i.b) +
+      d.what = "cluster of " + num(i.a) + " CTAs, multicast along " + dim_text(i.b) +
                ": clusters hold 1..16 CTAs (the multicast mask has 16 bits) and the dimension is x, y or z";
       d.fix = "use a cluster of at most 16 CTAs and --multicast-mode x|y|z";
       break;
@@ -415,7 +431,7 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     case PlanRule::store_multicast:
       // a = the direction, b = the multicast dimension
-      d.what = direction_text(i.a) + " cannot multicast (multicast dimension " + num(i.b) +
+      d.what = direction_text(i.a) + " cannot multicast (multicast along " + dim_text(i.b) +
                "): TMA multicast delivers a load to several CTAs; stores and reductions go from one CTA's shared "
                "memory to global memory";
       d.fix = "plan the store without multicast (drop --multicast-mode); each CTA stores its own tile";

@@ -22,7 +22,8 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
     return r;
   }
   s = trim_space(s.substr(sp));
-  // trailing key=value options
+  // trailing key=value options, each at most once
+  bool seen_align = false, seen_addr = false;
   for (;;) {
     const std::size_t last = s.find_last_of(" \t");
     const std::string_view tok = last == std::string_view::npos ? s : s.substr(last + 1);
@@ -34,6 +35,12 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
       r.error = "option '" + std::string(tok) + "': expected a number (decimal or 0x hex)";
       return r;
     }
+    bool& seen = key == "align" ? seen_align : seen_addr;
+    if ((key == "align" || key == "addr") && seen) {
+      r.error = "option '" + std::string(key) + "=' given twice; give it once";
+      return r;
+    }
+    seen = true;
     if (key == "align") r.value.base_alignment = v;
     else if (key == "addr") r.value.address = v;
     else {
@@ -77,6 +84,12 @@ ParsedTileExtents parse_tile_extents(std::string_view text) {
         r.error = "entry " + std::to_string(r.value.modes) + " '" + std::string(item) + "': empty name before '='";
         return r;
       }
+      for (std::size_t k = 0; k < r.names.size(); ++k)
+        if (r.names[k] == name) {
+          r.error = "entry " + std::to_string(r.value.modes) + " '" + std::string(item) + "': the name '" +
+                    std::string(name) + "' is already entry " + std::to_string(k) + "'s; every mode has its own name";
+          return r;
+        }
     }
     std::uint64_t v = 0;
     if (ext == "_" || ext == "*") {

@@ -54,6 +54,33 @@ std::string dest_name(const StoreDestination& d) {
   return r;
 }
 
+// "Sw<1,4,3> (32B), Sw<2,4,3> (64B), ...": the byte swizzles of the TMA modes that have a model.
+std::string hardware_swizzles() {
+  std::string r;
+  for (std::uint32_t v = 1; v < kSwizzleCount; ++v) {
+    const auto m = static_cast<Swizzle>(v);
+    if (!swizzle_for(m).supported) continue;
+    r += (r.empty() ? "" : ", ") + to_string(swizzle_for(m)) + " (" + swizzle_name(m) + ")";
+  }
+  return r;
+}
+
+// The TMA mode whose byte swizzle `sw` is in units of elem_bytes-byte elements (CuTe's recast form:
+// Sw<B,M-log2(E),S>), or Swizzle::none.
+Swizzle element_unit_mode(const SwizzleParams& sw, std::int32_t elem_bytes) {
+  if (elem_bytes <= 1) return Swizzle::none;
+  const auto b = byte_swizzle(sw, static_cast<std::uint64_t>(elem_bytes));
+  Swizzle mode = Swizzle::none;
+  if (!b.ok() || !tma_swizzle_of(b.value, mode)) return Swizzle::none;
+  return mode;
+}
+
+// "st.shared.b32", "stmatrix.x4": the instruction a forced_op refusal names.
+std::string forced_name(const SmemStoreRefusal& f) {
+  if (f.n1) return "stmatrix.sync.aligned.m8n8.x" + str(f.n0 / 4) + ".shared.b16";
+  return store_op_ptx(StoreOp{StoreOpKind::st_shared, static_cast<std::int32_t>(f.n0), 0, false});
+}
+
 }  // namespace
 
 std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const StoreDestination& d) {
@@ -83,13 +110,8 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
       return m + "elements of " + str(f.n0) + " bytes" +
              (f.n1 ? " do not divide the swizzle's " + str(f.n1) + "-byte chunk" : std::string(" are not 1, 2, 4 or 8 bytes"));
     case SmemStoreRule::dest_base_alignment:  // n0: the base offset, an unsigned 64-bit value
-      if (d.tile.swizzle.bits == 0)
-        return m + "base offset " + ustr(static_cast<std::uint64_t>(f.n0)) + " is not a multiple of " + str(f.n1) +
-               " bytes: every " + str(d.elem_bytes) + "-byte element must be aligned to its size";
       return m + "base offset " + ustr(static_cast<std::uint64_t>(f.n0)) + " is not a multiple of " + str(f.n1) +
-             " bytes: " + to_string(d.tile.swizzle) +
-             " is applied to the shared-memory address, so a buffer off its repeat is swizzled differently "
-             "from the layout";
+             " bytes: every " + str(d.elem_bytes) + "-byte element must be aligned to its size";
     case SmemStoreRule::dest_swizzle_units:
       return m + to_string(d.tile.swizzle) + " moves " + str(f.n0) + "-byte chunks, but each thread holds runs of " +
              str(f.n1) + " contiguous bytes: this looks like an element-unit swizzle (CuTe's form for " +
@@ -112,6 +134,21 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
                        : "reaches byte " + str(f.n1) + " (base offset included), beyond the " + str(f.n2) +
                              " bytes") +
              " of shared memory one block can have";
+    case SmemStoreRule::dest_swizzle_mode: {
+      const SwizzleParams sw{static_cast<int>(f.n0), static_cast<int>(f.n1), static_cast<int>(f.n2)};
+      std::string r = m + to_string(sw) + " is none of the swizzles TMA, WGMMA and UMMA apply (" + hardware_swizzles() +
+                      ")";
+      const Swizzle mode = element_unit_mode(sw, d.elem_bytes);
+      if (mode != Swizzle::none)
+        r += ": it is the " + std::string(swizzle_name(mode)) + " swizzle in units of " + str(d.elem_bytes) +
+             "-byte elements (CuTe's form), given where tmakit expects bytes";
+      return r;
+    }
+    case SmemStoreRule::forced_op:
+      if (f.n2 == 1)
+        return m + forced_name(f) + " is not an instruction for " + str(d.elem_bytes) + "-byte elements here" +
+               (f.n1 ? " (stmatrix stores 2-byte elements)" : " (st.shared stores 1, 2, 4, 8 or 16 bytes per lane, at least one element)");
+      return m + forced_name(f) + " cannot store this fragment: " + width_reason(p, s, d);
   }
   return m;
 }
@@ -150,12 +187,12 @@ std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const Stor
       };
       std::string offsets = fits(down) ? ustr(down) : "";
       if (fits(up)) offsets += (offsets.empty() ? "" : " or ") + ustr(up);
-      const std::string r = "align the buffer to " + str(f.n1) + " bytes (alignas(" + str(f.n1) + ")), i.e. base offset ";
+      const std::string r = "place the elements at a multiple of " + str(f.n1) + " bytes, i.e. base offset ";
       if (!offsets.empty()) return r + offsets;
       if (down >= kLimit)
         return r + "0: " + ustr(base) + " is beyond the " + ustr(kLimit) +
-               " bytes of shared memory one block can have (the base offset is the buffer's shared address, or "
-               "that address modulo the swizzle's repeat)";
+               " bytes of shared memory one block can have (the base offset is the shared address of the "
+               "destination's first element, or that address modulo the swizzle's repeat)";
       return r + "0 (at " + ustr(down) + (up != down ? " or " + ustr(up) : std::string()) +
              " the destination would reach past the " + ustr(kLimit) + " bytes of shared memory one block can have)";
     }
@@ -173,6 +210,17 @@ std::string refusal_fix(const SmemStorePlan& p, const StoreSource& s, const Stor
         return "give the buffer's shared address (below " + str(f.n2) + "), or that address modulo the swizzle's "
                "repeat, as the base offset: 0 for a buffer aligned to " + ustr(d.tile.swizzle.base_alignment()) + " bytes";
       return "use non-negative strides and a destination of at most " + str(f.n2) + " bytes (check the strides' units: elements)";
+    case SmemStoreRule::dest_swizzle_mode: {
+      const SwizzleParams sw{static_cast<int>(f.n0), static_cast<int>(f.n1), static_cast<int>(f.n2)};
+      const Swizzle mode = element_unit_mode(sw, d.elem_bytes);
+      if (mode != Swizzle::none)
+        return "give the byte swizzle " + to_string(swizzle_for(mode)) + " (= " + to_string(sw) + " on " +
+               str(d.elem_bytes) + "-byte elements), or pass --elements to convert";
+      return "use one of " + hardware_swizzles() +
+             ", or pass --any-swizzle when the tile is only ever read back by your own code with this swizzle";
+    }
+    case SmemStoreRule::forced_op:
+      return "drop --instruction for the best plan, or use a feasible one (the plan's candidates list them)";
   }
   return "";
 }
@@ -250,6 +298,10 @@ std::string describe_plan(const SmemStorePlan& p, const StoreSource& s, const St
   o << "\n";
   o << "destination  " << dest_name(d) << ", " << d.elem_bytes << "-byte elements, base offset " << d.base_offset
     << " (alignment " << d.tile.swizzle.base_alignment() << " B)\n";
+  if (d.base_offset % d.tile.swizzle.base_alignment() != 0)
+    o << "             starts " << d.base_offset % d.tile.swizzle.base_alignment() << " bytes into the swizzle's "
+      << d.tile.swizzle.base_alignment() << "-byte repeat: addresses are " << to_string(d.tile.swizzle)
+      << "(" << d.base_offset << " + offset), the swizzle acting on the shared address\n";
   if (!p.ok) {
     o << refusal_message(p, s, d) << "\nfix: " << refusal_fix(p, s, d) << "\n";
     return o.str();

@@ -47,14 +47,10 @@ bool to_int(std::string_view s, std::int32_t& v) {
   return true;
 }
 
-// Bytes of a register or element type: a tensor-map data type (parse_name: u8, f16, bf16, f32, tf32,
-// s32, f64, UINT8, FLOAT32, ...; element_bits / 8), or one of the 1-byte types the library has no
-// data type for. 0 when unknown or not a whole number of bytes.
-constexpr const char* kExtraByteTypes[] = {"fp8", "e4m3", "e5m2", "s8", "i8"};
-
+// Bytes of a register or element type: a tensor-map data type (parse_name, the one vocabulary of
+// every command: u8, fp8, e4m3, f16, bf16, f32, tf32, s32, f64, UINT8, FLOAT32, ...; element_bits /
+// 8). 0 when unknown or not a whole number of bytes (the packed sub-byte types).
 int type_bytes(const std::string& t) {
-  for (const char* x : kExtraByteTypes)
-    if (t == x) return 1;
   DataType d{};
   if (!parse_name(t, d)) return 0;
   const std::uint32_t bits = element_bits(d);
@@ -62,9 +58,8 @@ int type_bytes(const std::string& t) {
 }
 
 std::string accepted_types() {
-  std::string extra;
-  for (const char* x : kExtraByteTypes) extra += std::string(extra.empty() ? "" : ", ") + x;
-  return "a tensor-map data type (" + valid_names(NameSet::data_type) + ") or a 1-byte " + extra;
+  return "a tensor-map data type of whole bytes (" + valid_names(NameSet::data_type) +
+         "; the packed sub-byte types have no register-to-shared store)";
 }
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
@@ -87,6 +82,7 @@ ParsedSource parse_store_source(std::string_view text) {
   const std::string kind = lower(w[0]);
   std::string in_type = "f32", out_type = "bf16";
   std::int32_t n = 0, warps = 0, rep = 0;
+  bool n_given = false;
   StoreSource s;
   std::size_t i = 1;
   FragmentKind tk = FragmentKind::wgmma_acc;
@@ -106,6 +102,10 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " here (wgmma takes 8..256)";
       return r;
     }
+    if (n == 0) {
+      r.error = "'" + w[1] + "': N = 0 is an empty tile (wgmma takes N = 8..256, a multiple of 8)";
+      return r;
+    }
     i = 2;
   } else if (kind == "mma") {
     if (w.size() < 2) {
@@ -119,6 +119,10 @@ ParsedSource parse_store_source(std::string_view text) {
     }
     if (n > kMaxSourceNumber) {
       r.error = "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
+      return r;
+    }
+    if (n == 0) {
+      r.error = "'" + w[1] + "': N = 0 is an empty tile (mma m16nN takes N a multiple of 8)";
       return r;
     }
     i = 2;
@@ -141,6 +145,10 @@ ParsedSource parse_store_source(std::string_view text) {
     rep = 1;
     if (dot != std::string::npos && !to_int(std::string_view(sh).substr(dot + 2), rep)) {
       r.error = "tcgen05: expected a repetition .xR (R = 1, 2, 4, ..., 128), found '" + w[1] + "'";
+      return r;
+    }
+    if (rep == 0) {
+      r.error = "'" + w[1] + "': R = 0 loads nothing (tcgen05.ld takes .x1, .x2, .x4, ..., .x128)";
       return r;
     }
     if (rep > kMaxSourceNumber) {
@@ -166,6 +174,10 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "tv: expected the tile as ROWSxCOLS (e.g. 16x8), found '" + w[2] + "'";
       return r;
     }
+    if (tv_rows == 0 || tv_cols == 0) {
+      r.error = "'" + w[2] + "': an empty tile (ROWS and COLS are at least 1)";
+      return r;
+    }
     if (tv_rows > kMaxSourceNumber || tv_cols > kMaxSourceNumber) {
       r.error = "'" + w[2] + "': the tile's extents are at most " + std::to_string(kMaxSourceNumber) +
                 " (tiles hold at most 65536 elements)";
@@ -176,27 +188,46 @@ ParsedSource parse_store_source(std::string_view text) {
     r.error = "unknown source kind '" + w[0] + "'; expected wgmma, mma, tcgen05 or tv";
     return r;
   }
+  // each option at most once: a second one would silently override the first
+  bool type_given = false, warps_given = false;
+  auto twice = [&](bool& given, const char* what) {
+    if (!given) {
+      given = true;
+      return false;
+    }
+    r.error = "'" + w[i] + "': " + what + " given twice; give it once";
+    return true;
+  };
   for (; i < w.size(); ++i) {
     const std::string x = lower(w[i]);
     const std::size_t arrow = x.find("->");
     std::int32_t v = 0;
+    if ((arrow != std::string::npos || type_bytes(x) > 0) && twice(type_given, "the conversion")) return r;
     if (arrow != std::string::npos) {
       in_type = x.substr(0, arrow);
       out_type = x.substr(arrow + 2);
     } else if (type_bytes(x) > 0) {
       in_type = out_type = x;
     } else if (starts_with(x, "warps") && to_int(std::string_view(x).substr(x[5] == '=' ? 6 : 5), v)) {
-      if (v > kMaxSourceWarps) {
-        r.error = "'" + w[i] + "': at most " + std::to_string(kMaxSourceWarps) + " warps here (a block has at most 32)";
+      if (v > kMaxSourceWarps || v == 0) {
+        r.error = "'" + w[i] + "': " + (v == 0 ? std::string("at least 1 warp") : "at most " + std::to_string(kMaxSourceWarps) + " warps here") + " (a block has at most 32)";
         return r;
       }
+      if (twice(warps_given, "warpsK")) return r;
       warps = v;
     } else if (starts_with(x, "n") && to_int(std::string_view(x).substr(x[1] == '=' ? 2 : 1), v)) {
       if (v > kMaxSourceNumber) {
         r.error = "'" + w[i] + "': n is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
         return r;
       }
+      if (v == 0) {
+        r.error = "'" + w[i] + "': n = 0 is an empty tile (n is the tile's columns, at least 1)";
+        return r;
+      }
+      bool n_option = n_given;
+      if (twice(n_option, "the tile width nN")) return r;
       n = v;
+      n_given = true;
     } else {
       r.error = "unexpected '" + w[i] + "'; expected a conversion like f32->bf16, nN (tile columns) or warpsK";
       return r;
@@ -217,7 +248,7 @@ ParsedSource parse_store_source(std::string_view text) {
         s = tv_source(tv, tv_rows, tv_cols);
       } else {
         s = tcgen05_load(tk, rep, 0, warps > 0 ? warps : 4);
-        s.n = n > 0 ? n : s.cols_per_load();
+        s.n = n_given ? n : s.cols_per_load();
       }
       break;
   }

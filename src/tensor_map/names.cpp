@@ -54,6 +54,15 @@ constexpr NameEntry kDataType[] = {
     {"fp32_ftz", 10, false},
     short_alias(DataType::tfloat32),
     short_alias(DataType::tfloat32_ftz),
+    // 1-byte types TMA copies as UINT8 (it has no FP8 or signed 8-bit type; the bytes are moved as they are)
+    {"fp8", 0, false},
+    {"e4m3", 0, false},
+    {"e5m2", 0, false},
+    {"f8e4m3", 0, false},
+    {"f8e5m2", 0, false},
+    {"s8", 0, false},
+    {"i8", 0, false},
+    {"int8", 0, false},
     {"u4_align8b", 13, false},
     {"u4x16_align8b", 13, false},
     {"u4_align16b", 14, false},
@@ -195,7 +204,7 @@ std::string quote_user_text(std::string_view s) {
   const std::size_t cap = 64;
   for (std::size_t i = 0; i < s.size() && i < cap; ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
+    if (c < 0x20 || c >= 0x7f) {  // control characters and every non-ASCII byte
       static const char* hex = "0123456789abcdef";
       out += "\\x";
       out += hex[c >> 4];

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "tmakit/tensor_map/names.hpp"
 
 #ifndef TMAKIT_VERSION
 #define TMAKIT_VERSION "unknown"
@@ -27,10 +28,13 @@ constexpr const char* kUsage =
     "  tmakit plan --gmem G --smem S --tile T [--json]   TMA plan of a tile: descriptor, instructions, bytes\n"
     "       [--store | --reduce OP]                      ... of its stores / reductions (shared -> global)\n"
     "  tmakit smem-store --src FRAGMENT --dst LAYOUT     plan a register -> shared-memory store\n"
+    "       [--base N] [--instruction INSN] [--json]     ... starting inside a swizzle repeat; next to a forced instruction\n"
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
     "Exit status: 0 ok; 1 refused (the driver would return CUDA_ERROR_INVALID_VALUE);\n"
-    "             2 bad usage or unreadable input.\n";
+    "             2 bad usage or unreadable input.\n"
+    "Errors go to stderr, once ('check' prints its findings, its result, on stdout); with --json every\n"
+    "outcome, errors included, is one JSON object on stdout with \"ok\", \"exit\" and, when not ok, \"error\".\n";
 
 struct CommandEntry {
   const char* name;
@@ -61,9 +65,8 @@ int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream
     if (cmd == c.name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()), in, out, err);
   std::string valid;
   for (const CommandEntry& c : kCommands) valid += std::string(valid.empty() ? "" : ", ") + c.name;
-  err << "tmakit: unknown command '" << cmd << "'; valid: " << valid << "\n"
-      << "Run 'tmakit --help' for usage.\n";
-  return kExitUsage;
+  return Reporter{"tmakit", wants_json(args), out, err}.usage(
+      UsageRule::syntax, "unknown command " + quote_user_text(cmd) + "; valid: " + valid, "", true);
 }
 
 }  // namespace tmakit::cli

@@ -1,6 +1,7 @@
 // tmakit check tiled|im2col|im2col-wide [options] [--json]
-// Prints "ok" (exit 0) or one violation per line, on stdout (exit 1); with --json
-// {"result":0|1,"errors":[...]}.
+// Prints "ok" (exit 0) or one violation per line, on stdout (exit 1): check's findings are its
+// result, so they go to stdout (docs/cli.md); bad usage goes to stderr (exit 2). With --json
+// {"result":0|1,"errors":[...],"ok","exit"[,"error"]}, or the usage error object.
 #include "cmd_check.hpp"
 
 #include <ostream>
@@ -28,13 +29,15 @@ ParseResult parse_check_args(std::vector<std::string> args) {
 }
 
 int run_check(std::vector<std::string> args, std::istream&, std::ostream& out, std::ostream& err) {
+  const bool json = wants_json(args);
   const ParseResult r = parse_check_args(std::move(args));
-  if (!r.ok()) return report(r, out, err);
+  if (!r.ok()) return report(r, out, err, json);
   const TensorMapParams& p = r.request.params;
   const Violations v = validate(p);
   const auto errors = v.empty() ? std::vector<jsonl::Error>{} : jsonl::describe(p, v);
   if (r.request.json) {
-    print_json(out, nlohmann::ordered_json{{"result", v.empty() ? 0 : 1}, {"errors", jsonl::errors_json(errors)}});
+    const nlohmann::ordered_json j{{"result", v.empty() ? 0 : 1}, {"errors", jsonl::errors_json(errors)}};
+    return Reporter{"tmakit check", true, out, err}.json_result(j, v.empty() ? kExitOk : kExitRefused, v.empty());
   } else if (v.empty()) {
     out << "ok\n";
   } else {

@@ -1,11 +1,10 @@
 // tmakit encode tiled|im2col|im2col-wide [options] [--json] | tmakit encode --jsonl FILE|-
-// Prints the descriptor as 256 hex characters, or {"bytes":"...","fields":{...}} with --json; on
-// refusal every violation on stderr, or {"bytes":"","errors":[...]} with --json (exit 1). With
-// --jsonl, one result line per non-blank input line (tmakit/tensor_map/jsonl.hpp); exit 0 once
-// the input is read, whatever the lines hold.
+// Prints the descriptor as 256 hex characters, or {"bytes":"...","fields":{...},"ok","exit"} with
+// --json; on refusal every violation on stderr, or {"bytes":"","errors":[...],"ok":false,"exit":1,
+// "error"} with --json (exit 1). With --jsonl, one result line per non-blank input line
+// (tmakit/tensor_map/jsonl.hpp); exit 0 once the input is read, whatever the lines hold.
 #include "cmd_encode.hpp"
 
-#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -15,15 +14,20 @@
 #include "options.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
+#include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit::cli {
 namespace {
 
-int encode_params(const EncodeRequest& req, std::ostream& out, std::ostream& err) {
+int encode_params(const EncodeRequest& req, const Reporter& rep) {
+  std::ostream& out = rep.out;
+  std::ostream& err = rep.err;
   const EncodeResult r = encode(req.params);
   if (r.ok()) {
     if (req.json) {
-      print_json(out, nlohmann::ordered_json{{"bytes", jsonl::to_hex(r.map)}, {"fields", jsonl::params_json(req.params)}});
+      return rep.json_result(
+          nlohmann::ordered_json{{"bytes", jsonl::to_hex(r.map)}, {"fields", jsonl::params_json(req.params)}}, kExitOk,
+          true);
     } else {
       out << jsonl::to_hex(r.map) << '\n';
     }
@@ -31,25 +35,25 @@ int encode_params(const EncodeRequest& req, std::ostream& out, std::ostream& err
   }
   const auto errors = jsonl::describe(req.params, r.violations);
   if (req.json) {
-    print_json(out, nlohmann::ordered_json{{"bytes", ""}, {"errors", jsonl::errors_json(errors)}});
+    return rep.json_result(nlohmann::ordered_json{{"bytes", ""}, {"errors", jsonl::errors_json(errors)}}, kExitRefused,
+                           false);
   } else {
     for (const auto& e : errors) err << e.message << '\n';
   }
   return kExitRefused;
 }
 
-int encode_jsonl(const std::string& path, std::istream& in, std::ostream& out, std::ostream& err) {
-  const std::string name = "tmakit encode";
+int encode_jsonl(const std::string& path, std::istream& in, const Reporter& rep) {
+  const auto input_error = [&](const std::string& why) { return rep.usage(UsageRule::input, "--jsonl: " + why, "--jsonl"); };
   if (path == "-") {
-    jsonl::process_stream(in, out);
-    return in.bad() ? value_error(err, name, "error reading stdin") : kExitOk;
+    jsonl::process_stream(in, rep.out);
+    return in.bad() ? input_error("error reading stdin") : kExitOk;
   }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return value_error(err, name, "cannot read '" + path + "': is a directory");
-  std::ifstream f(path);
-  if (!f) return value_error(err, name, "cannot read '" + path + "'");
-  jsonl::process_stream(f, out);
-  return f.bad() ? value_error(err, name, "error reading '" + path + "'") : kExitOk;
+  std::ifstream f;
+  std::string why;
+  if (!open_input(path, f, why)) return input_error(why);
+  jsonl::process_stream(f, rep.out);
+  return f.bad() ? input_error("error reading " + quote_user_text(path)) : kExitOk;
 }
 
 }  // namespace
@@ -72,7 +76,7 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
   if (!parse_map_command(app, std::move(args), name, r)) return r;
   const CLI::App* kind = kinds.given();
   if (jsonl_opt->count() > 0) {
-    if (kind) return usage_result(name, "--jsonl takes no map kind (" + kind->get_name() + ")");
+    if (kind) return usage_result(name, "--jsonl takes no map kind (" + kind->get_name() + ")", UsageRule::conflict, "--jsonl");
     r.status = ParseResult::Status::ok;
     r.request.jsonl = true;
     r.request.jsonl_path = jsonl_path;
@@ -84,10 +88,12 @@ ParseResult parse_encode_args(std::vector<std::string> args, Command command) {
 }
 
 int run_encode(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err) {
+  const bool json = wants_json(args);
   const ParseResult r = parse_encode_args(std::move(args));
-  if (!r.ok()) return report(r, out, err);
-  if (r.request.jsonl) return encode_jsonl(r.request.jsonl_path, in, out, err);
-  return encode_params(r.request, out, err);
+  if (!r.ok()) return report(r, out, err, json);
+  const Reporter rep{"tmakit encode", json, out, err};
+  if (r.request.jsonl) return encode_jsonl(r.request.jsonl_path, in, rep);
+  return encode_params(r.request, rep);
 }
 
 }  // namespace tmakit::cli

@@ -80,9 +80,10 @@ nlohmann::json layout_json(const Layout& l) {
           {"depth", l.depth()}};
 }
 
-int layout_usage_error(Context& c, const std::string& msg) {
-  if (!c.json) return usage_error(c.err, "tmakit layout", msg);
-  print_json(c.out, nlohmann::json{{"op", c.op}, {"ok", false}, {"error", {{"rule", "layout.usage"}, {"message", msg}}}});
+int layout_usage_error(Context& c, const std::string& msg, UsageRule rule = UsageRule::layout_usage) {
+  if (!c.json) return Reporter{"tmakit layout", false, c.out, c.err}.usage(rule, msg, "", true);
+  print_json(c.out, nlohmann::json{
+                        {"op", c.op}, {"ok", false}, {"exit", kExitUsage}, {"error", {{"rule", rule_id(rule)}, {"message", msg}}}});
   return kExitUsage;
 }
 
@@ -90,8 +91,9 @@ int notation_error(Context& c, const char* which, const std::string& text, const
   if (c.json) {
     print_json(c.out, nlohmann::json{{"op", c.op},
                                       {"ok", false},
+                                      {"exit", kExitUsage},
                                       {"error",
-                                       {{"rule", "layout.notation"},
+                                       {{"rule", rule_id(UsageRule::layout_notation)},
                                         {"argument", which},
                                         {"input", text},
                                         {"position", e.position},
@@ -108,6 +110,7 @@ int refusal(Context& c, const LayoutDiagnostic& d) {
   if (c.json) {
     print_json(c.out, nlohmann::json{{"op", c.op},
                                       {"ok", false},
+                                      {"exit", kExitRefused},
                                       {"args", c.args},
                                       {"error",
                                        {{"rule", rule_id(d.rule)},
@@ -180,16 +183,16 @@ int maybe_svg(Context& c, const SwizzledLayout& l) {
   std::string title = to_string(l);
   if (c.elem_bytes > 0) title += "  [" + c.dtype + ": element offsets; colour = 4-byte bank]";
   std::ofstream f(c.svg_path);
-  if (!f) return layout_usage_error(c, "--svg: cannot write '" + c.svg_path + "'");
+  if (!f) return layout_usage_error(c, "--svg: cannot write " + quote_user_text(c.svg_path), UsageRule::input);
   f << render_svg(title, g);
-  return f ? 0 : layout_usage_error(c, "--svg: error writing '" + c.svg_path + "'");
+  return f ? 0 : layout_usage_error(c, "--svg: error writing " + quote_user_text(c.svg_path), UsageRule::input);
 }
 
 int emit_layout(Context& c, const Layout& l) {
   const int rc = maybe_svg(c, SwizzledLayout{SwizzleParams{}, l});
   if (rc) return rc;
   if (c.json) {
-    nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}};
+    nlohmann::json j{{"op", c.op}, {"ok", true}, {"exit", kExitOk}, {"args", c.args}};
     j.update(layout_json(l));
     print_json(c.out, j);
   } else {
@@ -200,7 +203,7 @@ int emit_layout(Context& c, const Layout& l) {
 
 int emit_int(Context& c, std::int64_t v) {
   if (c.json) {
-    print_json(c.out, nlohmann::json{{"op", c.op}, {"ok", true}, {"args", c.args}, {"result", v}});
+    print_json(c.out, nlohmann::json{{"op", c.op}, {"ok", true}, {"exit", kExitOk}, {"args", c.args}, {"result", v}});
   } else {
     c.out << v << '\n';
   }
@@ -237,7 +240,7 @@ int run_op(Context& c) {
         rows.push_back(row);
         banks.push_back(brow);
       }
-      nlohmann::json j{{"op", c.op}, {"ok", true}, {"args", c.args}, {"layout", to_string(p.value)},
+      nlohmann::json j{{"op", c.op}, {"ok", true}, {"exit", kExitOk}, {"args", c.args}, {"layout", to_string(p.value)},
                        {"rows", g.rows}, {"cols", g.cols}, {"offsets", rows}};
       if (!g.bank.empty()) j["banks"] = banks;
       print_json(c.out, j);
@@ -299,8 +302,9 @@ int run_op(Context& c) {
 }  // namespace
 
 int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream& out, std::ostream& err) {
-  Context c{"", {}, false, "", "", 0, out, err};
+  Context c{"", {}, wants_json(args), "", "", 0, out, err};
   std::vector<std::string> pos;
+  bool svg_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& s = args[i];
     if (s == "-h" || s == "--help") {
@@ -311,8 +315,10 @@ int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream
       c.json = true;
     } else if (s == "--svg" || s == "--dtype") {
       if (i + 1 >= args.size()) return layout_usage_error(c, s + " needs a value");
+      svg_given = svg_given || s == "--svg";
       (s == "--svg" ? c.svg_path : c.dtype) = args[++i];
     } else if (s.rfind("--svg=", 0) == 0) {
+      svg_given = true;
       c.svg_path = s.substr(6);
     } else if (s.rfind("--dtype=", 0) == 0) {
       c.dtype = s.substr(8);
@@ -326,7 +332,13 @@ int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream
   c.op = pos[0];
   c.args.assign(pos.begin() + 1, pos.end());
   for (const Op& op : kOps) {
-    if (c.op != op.name) continue;
+    if (parse_choice(c.op, {op.name}) != 0) continue;
+    c.op = op.name;  // any case: COALESCE, Logical-Divide
+    if (svg_given && c.svg_path.empty()) return layout_usage_error(c, "--svg: an empty file name", UsageRule::value);
+    if (svg_given && c.op == "max_common_vector")
+      return layout_usage_error(c, "--svg: max_common_vector's result is a number, there is nothing to draw "
+                                   "(max_common_layout draws the layout of those elements)",
+                                UsageRule::conflict);
     const int n = static_cast<int>(c.args.size());
     if (n < op.min_args || n > op.max_args)
       return layout_usage_error(c, c.op + " takes " + std::to_string(op.min_args) +

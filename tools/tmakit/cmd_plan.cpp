@@ -6,8 +6,8 @@
 // --reduce OP plan the same boxes from shared to global memory and add the bulk-group steps; both
 // at once, or an unknown OP, is bad usage (exit 2); multicast or an OOB fill with them is the
 // planner's refusal (plan.store_multicast, plan.store_oob_fill: exit 1). --json:
-// {"result":0,"gmem","smem","plan":{...},"descriptor":{"bytes","decoded"}} or {"result":1,"errors":[...]}.
-#include <cctype>
+// {"result":0,"gmem","smem","plan":{...},"descriptor":{"bytes","decoded"},"ok","exit"} or
+// {"result":1,"errors":[...],"ok":false,"exit":1,"error"}; bad usage is JSON too (options.hpp).
 #include <ostream>
 
 #include "commands.hpp"
@@ -26,6 +26,7 @@ namespace tmakit::cli {
 
 namespace {
 
+// X[,Y[,Z]]: each a CTA count 1..16 (a cluster holds at most 16 CTAs; the planner checks the shape).
 bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why) {
   out[0] = out[1] = out[2] = 1;
   std::size_t pos = 0;
@@ -33,12 +34,18 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
   while (pos <= s.size()) {
     const std::size_t c = s.find(',', pos);
     const std::string item = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    std::uint64_t v = 0;
-    if (n >= 3 || !parse_u64(item, v) || v > 0xffff) {  // the planner checks the cluster shape itself
-      why = "expected 1 to 3 comma-separated CTA counts, e.g. 2,1";
+    if (n >= 3) {
+      why = "expected 1 to 3 comma-separated CTA counts X[,Y[,Z]], e.g. 2,1";
       return false;
     }
-    out[n++] = static_cast<std::uint32_t>(v);
+    std::uint32_t v = 0;
+    if (!parse_number(item, v, why)) return false;
+    if (v < 1 || v > 16) {
+      why = "dimension " + std::string(1, "xyz"[n]) + " has " + std::to_string(v) +
+            " CTAs; each dimension holds 1..16 CTAs (a cluster at most 16 in all)";
+      return false;
+    }
+    out[n++] = v;
     if (c == std::string::npos) break;
     pos = c + 1;
   }
@@ -46,10 +53,9 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
 }
 
 // "add", "ADD", "And", ...: the PTX op names, case-insensitive.
-bool parse_reduce_op(std::string s, ReduceOp& out) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+bool parse_reduce_op(const std::string& s, ReduceOp& out) {
   for (std::uint32_t o = 0; o < kReduceOpCount; ++o)
-    if (s == reduce_op_name(static_cast<ReduceOp>(o))) {
+    if (parse_choice(s, {reduce_op_name(static_cast<ReduceOp>(o))}) == 0) {
       out = static_cast<ReduceOp>(o);
       return true;
     }
@@ -59,11 +65,11 @@ bool parse_reduce_op(std::string s, ReduceOp& out) {
 }  // namespace
 
 int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, std::ostream& err) {
-  const std::string name = "tmakit plan";
-  CLI::App app{"Plan the TMA copies of a tile: descriptor, instructions per tile, bytes to expect.", name};
+  const Reporter rep{"tmakit plan", wants_json(args), out, err};
+  CLI::App app{"Plan the TMA copies of a tile: descriptor, instructions per tile, bytes to expect.", rep.command};
   std::string gmem, smem, tile, cluster = "1,1,1", mc = "none", arch = "sm_90", l2 = "none", oob = "none";
   std::string reduce;
-  std::uint32_t box_pieces = 1;
+  std::string box_pieces_text = "1";
   bool json = false, store = false;
   app.add_option("--gmem", gmem, "global tensor: '<dtype> <layout> [align=N] [addr=A]', e.g. 'bf16 (4096,4096):(4096,1)'")
       ->required();
@@ -71,45 +77,50 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
       ->required();
   app.add_option("--tile", tile, "tile extent per global mode, '[name=]N' or '_' (whole mode), e.g. 'M=128,K=64'")
       ->required();
-  app.add_option("--cluster", cluster, "cluster shape X[,Y[,Z]] (default 1,1,1)");
-  app.add_option("--multicast-mode", mc, "cluster dimension whose CTAs share the tile: none|x|y|z (default none)");
+  CLI::Option* cluster_opt = app.add_option("--cluster", cluster, "cluster shape X[,Y[,Z]], 1..16 CTAs each (default 1,1,1)");
+  CLI::Option* mc_opt = app.add_option(
+      "--multicast-mode", mc, "cluster dimension whose CTAs share the tile: none|x|y|z (any case; needs --cluster)");
   app.add_option("--arch", arch, "sm_90 (default), sm_100, sm_120");
   app.add_option("--l2", l2, "L2 promotion of the descriptor (default none)");
   app.add_option("--oob", oob, "out-of-bounds fill (default none)");
-  app.add_option("--box-pieces", box_pieces,
-                 "cut the box into N equal copies along its outermost dimension (default 1: the fewest copies)")
-      ->check(CLI::Range(1u, 256u));
+  app.add_option("--box-pieces", box_pieces_text,
+                 "cut the box into N equal copies along its outermost dimension (default 1: the fewest copies)");
   app.add_flag("--store", store, "plan TMA stores (shared -> global) instead of loads");
   CLI::Option* reduce_opt = app.add_option("--reduce", reduce,
                  "plan TMA reductions into global memory with OP: add|min|max|inc|dec|and|or|xor (any case)");
   add_json_flag(app, json);
   constexpr const char* kFooter = "\nSee docs/plan.md for the notation and examples.\n";
-  if (const int rc = parse_app(app, std::move(args), name, out, err, kFooter); rc >= 0) return rc;
-  const auto usage = [&](const std::string& what) { return value_error(err, name, what); };
+  if (const int rc = parse_app(app, std::move(args), rep, kFooter); rc >= 0) return rc;
   const ParsedGlobalTensor g = parse_global_tensor(gmem);
-  if (!g.ok) return usage("--gmem: " + g.error);
+  if (!g.ok) return rep.bad_value("--gmem", g.error);
   const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
-  if (!s.ok) return usage("--smem: " + s.error.message);
+  if (!s.ok) return rep.bad_value("--smem", s.error.message);
   const ParsedTileExtents t = parse_tile_extents(tile);
-  if (!t.ok) return usage("--tile: " + t.error);
+  if (!t.ok) return rep.bad_value("--tile", t.error);
   PlanOptions o;
   std::string why;
-  if (!parse_cluster(cluster, o.cluster, why)) return usage("--cluster '" + cluster + "': " + why);
-  if (mc == "none") o.multicast_dim = -1;
-  else if (mc == "x") o.multicast_dim = 0;
-  else if (mc == "y") o.multicast_dim = 1;
-  else if (mc == "z") o.multicast_dim = 2;
-  else return usage("--multicast-mode '" + mc + "': expected none, x, y or z");
-  if (!parse_name(arch, o.arch, &why)) return usage("--arch: " + why);
-  if (!parse_name(l2, o.l2, &why)) return usage("--l2: " + why);
-  if (!parse_name(oob, o.oob, &why)) return usage("--oob: " + why);
-  o.box_pieces = box_pieces;
+  if (!parse_cluster(cluster, o.cluster, why)) return rep.bad_value("--cluster", quote_user_text(cluster) + ": " + why);
+  const int mode = parse_choice(mc, {"none", "x", "y", "z"});
+  if (mode < 0) return rep.bad_value("--multicast-mode", quote_user_text(mc) + ": expected none, x, y or z (any case)");
+  o.multicast_dim = mode - 1;
+  if (mc_opt->count() > 0 && o.multicast_dim >= 0 && cluster_opt->count() == 0)
+    return rep.usage(UsageRule::conflict,
+                     "--multicast-mode " + mc + " needs --cluster: without it the cluster is one CTA, with no other CTA "
+                     "to share the tile (give e.g. --cluster 2,1)",
+                     "--multicast-mode");
+  if (!parse_name(arch, o.arch, &why)) return rep.bad_value("--arch", why);
+  if (!parse_name(l2, o.l2, &why)) return rep.bad_value("--l2", why);
+  if (!parse_name(oob, o.oob, &why)) return rep.bad_value("--oob", why);
+  if (!parse_number(box_pieces_text, o.box_pieces, why) || o.box_pieces == 0)
+    return rep.bad_value("--box-pieces", why.empty() ? quote_user_text(box_pieces_text) + ": at least 1" : why);
   const bool reducing = reduce_opt->count() > 0;
-  if (store && reducing) return usage("--store and --reduce: choose one (a reduction is a store that combines)");
+  if (store && reducing)
+    return rep.usage(UsageRule::conflict, "--store and --reduce: choose one (a reduction is a store that combines)",
+                     "--reduce");
   if (store) o.direction = PlanDirection::store;
   if (reducing) {
     if (!parse_reduce_op(reduce, o.reduce_op))
-      return usage("--reduce '" + reduce + "': expected add, min, max, inc, dec, and, or or xor");
+      return rep.bad_value("--reduce", quote_user_text(reduce) + ": expected add, min, max, inc, dec, and, or or xor");
     o.direction = PlanDirection::reduce;
   }
 
@@ -120,15 +131,14 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
       nlohmann::json e = nlohmann::json::array();
       for (const auto& d : ds)
         e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
-      print_json(out, nlohmann::json{{"result", 1}, {"errors", e}});
-    } else {
-      for (const auto& d : ds) err << d.message() << '\n';
+      return rep.json_result(nlohmann::json{{"result", 1}, {"errors", e}}, kExitRefused, false);
     }
+    for (const auto& d : ds) err << d.message() << '\n';
     return kExitRefused;
   }
   const EncodeResult enc = encode(r.plan.params);
   if (!enc.ok()) {  // the planner validated it: a planner bug
-    err << name << ": internal error: the planned descriptor does not encode\n";
+    err << rep.command << ": internal error: the planned descriptor does not encode\n";
     return kExitRefused;
   }
   const std::string hex = jsonl::to_hex(enc.map);
@@ -139,8 +149,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
     j["smem"] = to_string(s.value);
     j["plan"] = plan_json(r.plan, t.names);
     j["descriptor"] = {{"bytes", hex}, {"decoded", nlohmann::json(decode_json(enc.map))}};  // keys sorted, as in j
-    print_json(out, j);
-    return kExitOk;
+    return rep.json_result(j, kExitOk, true);
   }
   out << "gmem: " << to_string(g.value) << "\nsmem: " << to_string(s.value) << '\n';
   out << describe_plan(r.plan, t.names);

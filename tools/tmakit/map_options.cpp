@@ -15,43 +15,31 @@ namespace tmakit::cli {
 namespace {
 
 struct UsageError {
-  std::string message;
+  std::string option, message;  // message names the option
+  UsageRule rule = UsageRule::value;
 };
 
 template <class T>
-const char* range_words() {
-  if constexpr (std::is_same_v<T, std::uint32_t>) return "an unsigned integer below 2^32 (decimal or 0x hex)";
-  if constexpr (std::is_same_v<T, std::uint64_t>) return "an unsigned integer below 2^64 (decimal or 0x hex)";
-  return "an integer in -2^31..2^31-1 (decimal or 0x hex)";
-}
-
-template <class T>
 T number(const char* opt, std::string_view text) {
-  const std::string_view t = trim_space(text);
-  bool ok = false;
   T v{};
-  if constexpr (std::is_signed_v<T>) {
-    std::int64_t x = 0;
-    ok = parse_i64(t, x) && x >= std::numeric_limits<T>::min() && x <= std::numeric_limits<T>::max();
-    v = static_cast<T>(x);
-  } else {
-    std::uint64_t x = 0;
-    ok = parse_u64(t, x) && x <= std::numeric_limits<T>::max();
-    v = static_cast<T>(x);
-  }
-  if (!ok) throw UsageError{std::string(opt) + ": " + quote_user_text(t) + " is not " + range_words<T>()};
+  std::string why;
+  if (!parse_number(text, v, why)) throw UsageError{opt, std::string(opt) + ": " + why};
   return v;
 }
 
 template <class T>
 std::vector<T> list(const char* opt, const std::string& text) {
   std::vector<T> out;
-  if (trim_space(text).empty()) return out;
+  if (trim_space(text).empty()) {
+    if (std::string_view(opt) == "--dims")  // the rank is the number of dims: at least one
+      throw UsageError{opt, std::string(opt) + ": empty list; expected d0,d1,... (innermost first, one per dim)"};
+    return out;
+  }
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
     const std::string_view item = std::string_view(text).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (trim_space(item).empty()) throw UsageError{std::string(opt) + ": empty value in list " + quote_user_text(text) + " (use a,b,c)"};
+    if (trim_space(item).empty()) throw UsageError{opt, std::string(opt) + ": empty value in list " + quote_user_text(text) + " (use a,b,c)"};
     out.push_back(number<T>(opt, item));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -70,7 +58,7 @@ std::string plural(std::size_t n, const char* what) {
 
 void expect_count(const char* opt, std::size_t given, std::size_t expected, const std::string& why) {
   if (given != expected) {
-    throw UsageError{std::string(opt) + ": expected " + plural(expected, "value") + " (" + why + "), got " +
+    throw UsageError{opt, std::string(opt) + ": expected " + plural(expected, "value") + " (" + why + "), got " +
                      std::to_string(given)};
   }
 }
@@ -79,7 +67,7 @@ template <class E>
 E enum_value(const char* opt, const std::string& text) {
   E v{};
   std::string why;
-  if (!parse_name(text, v, &why)) throw UsageError{std::string(opt) + ": " + why};
+  if (!parse_name(text, v, &why)) throw UsageError{opt, std::string(opt) + ": " + why};
   return v;
 }
 
@@ -118,7 +106,7 @@ TensorMapParams convert(MapKind kind, const MapKinds::Raw& o) {
 
   const std::size_t nstrides = rank > 0 ? rank - 1 : 0;
   if (o.strides_opt->count() == 0 && nstrides > 0) {
-    throw UsageError{"--strides is required for rank " + std::to_string(rank) + " (" + plural(nstrides, "byte stride") +
+    throw UsageError{"--strides", "--strides is required for rank " + std::to_string(rank) + " (" + plural(nstrides, "byte stride") +
                      ", for dims 1.." + std::to_string(rank - 1) + ")"};
   }
   const auto strides = list<std::uint64_t>("--strides", o.strides);
@@ -147,7 +135,7 @@ TensorMapParams convert(MapKind kind, const MapKinds::Raw& o) {
       const std::string why = "one per spatial dim (dims 1..rank-2) for rank " + std::to_string(rank);
       for (auto [opt, raw, given, dst] : {std::tuple{"--lower", &o.lower, o.lower_opt->count(), p.lower},
                                           std::tuple{"--upper", &o.upper, o.upper_opt->count(), p.upper}}) {
-        if (given == 0 && spatial > 0) throw UsageError{std::string(opt) + " is required (" + why + ")"};
+        if (given == 0 && spatial > 0) throw UsageError{opt, std::string(opt) + " is required (" + why + ")", UsageRule::syntax};
         const auto v = list<std::int32_t>(opt, *raw);
         expect_count(opt, v.size(), spatial, why);
         for (std::size_t i = 0; i < kMaxRank - 2; ++i) dst[i] = i < v.size() ? v[i] : 0;
@@ -163,29 +151,32 @@ TensorMapParams convert(MapKind kind, const MapKinds::Raw& o) {
 
 }  // namespace
 
-ParseResult usage_result(const std::string& cmd, const std::string& what) {
+ParseResult usage_result(const std::string& cmd, const std::string& what, UsageRule rule, const std::string& option) {
   ParseResult r;
   r.status = ParseResult::Status::usage_error;
   r.message = cmd + ": " + what + "\nRun '" + cmd + " --help' for usage.";
+  r.command = cmd;
+  r.what = what;
+  r.option = option;
+  r.rule = rule;
   return r;
 }
 
-int report(const ParseResult& r, std::ostream& out, std::ostream& err) {
+int report(const ParseResult& r, std::ostream& out, std::ostream& err, bool json) {
   if (r.status == ParseResult::Status::help) {
     out << r.message;
     return kExitOk;
   }
-  err << r.message << '\n';
-  return r.exit_code();
+  return Reporter{r.command, json, out, err}.usage(r.rule, r.what, r.option, r.help_hint);
 }
 
 void MapKinds::add_to(CLI::App& app, bool& json) {
-  CLI::App* tiled = app.add_subcommand("tiled", "cuTensorMapEncodeTiled");
+  CLI::App* tiled = app.add_subcommand("tiled", "cuTensorMapEncodeTiled")->ignore_case();
   Raw& ot = raw_[0];
   add_common(*tiled, ot, json);
   tiled->add_option("--box", ot.box, "box dims b0,b1,... (one per dim)")->required()->type_name("LIST");
 
-  CLI::App* im2col = app.add_subcommand("im2col", "cuTensorMapEncodeIm2col");
+  CLI::App* im2col = app.add_subcommand("im2col", "cuTensorMapEncodeIm2col")->ignore_case();
   Raw& oi = raw_[1];
   add_common(*im2col, oi, json);
   oi.lower_opt = im2col->add_option("--lower", oi.lower, "pixelBoxLowerCorner, one per spatial dim: a,b,...")
@@ -195,7 +186,7 @@ void MapKinds::add_to(CLI::App& app, bool& json) {
   im2col->add_option("--channels", oi.channels, "channelsPerPixel")->required()->type_name("N");
   im2col->add_option("--pixels", oi.pixels, "pixelsPerColumn")->required()->type_name("N");
 
-  CLI::App* wide = app.add_subcommand("im2col-wide", "cuTensorMapEncodeIm2colWide");
+  CLI::App* wide = app.add_subcommand("im2col-wide", "cuTensorMapEncodeIm2colWide")->ignore_case()->alias("im2col_wide");
   Raw& ow = raw_[2];
   add_common(*wide, ow, json);
   ow.lower_opt = wide->add_option("--lower", ow.lower, "pixelBoxLowerCornerWidth (one value)")->required()->type_name("N");
@@ -223,7 +214,7 @@ ParseResult MapKinds::request(const std::string& name, bool json) const {
   try {
     r.request.params = convert(kind, raw_[k]);
   } catch (const UsageError& e) {
-    return usage_result(name + " " + sub->get_name(), e.message);
+    return usage_result(name + " " + sub->get_name(), e.message, e.rule, e.option);
   }
   r.request.json = json;
   r.status = ParseResult::Status::ok;
@@ -231,12 +222,15 @@ ParseResult MapKinds::request(const std::string& name, bool json) const {
 }
 
 bool parse_map_command(CLI::App& app, std::vector<std::string> args, const std::string& name, ParseResult& r) {
-  std::ostringstream help, error;
-  const int rc = parse_app(app, std::move(args), name, help, error);
+  std::string cmd = name, text;
+  const int rc = parse_cli(app, std::move(args), cmd, text);
   if (rc < 0) return true;
-  r.status = rc == kExitOk ? ParseResult::Status::help : ParseResult::Status::usage_error;
-  r.message = rc == kExitOk ? help.str() : error.str();
-  if (rc != kExitOk && !r.message.empty() && r.message.back() == '\n') r.message.pop_back();
+  if (rc == kExitOk) {
+    r.status = ParseResult::Status::help;
+    r.message = text;
+  } else {
+    r = usage_result(cmd, text);
+  }
   return false;
 }
 

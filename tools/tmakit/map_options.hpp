@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/host/usage_rules.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit::cli {
@@ -25,17 +26,24 @@ struct ParseResult {
   Status status = Status::usage_error;
   EncodeRequest request{};
   std::string message;  // help text (Status::help) or the usage error (Status::usage_error)
+  // A usage error's parts: the command ("tmakit encode tiled"), what is wrong (naming the option),
+  // the option ("" when none is to blame), the rule, and whether the "--help" hint applies.
+  std::string command, what, option;
+  UsageRule rule = UsageRule::syntax;
+  bool help_hint = true;
 
   bool ok() const { return status == Status::ok; }
   // 0 for ok and help, 2 for a usage error (the CLI's exit status for bad usage).
   int exit_code() const { return status == Status::usage_error ? 2 : 0; }
 };
 
-// A usage error of `cmd`: "<cmd>: <what>\nRun '<cmd> --help' for usage." (no final newline).
-ParseResult usage_result(const std::string& cmd, const std::string& what);
+// A usage error of `cmd`: message "<cmd>: <what>\nRun '<cmd> --help' for usage." (no final newline).
+ParseResult usage_result(const std::string& cmd, const std::string& what, UsageRule rule = UsageRule::syntax,
+                         const std::string& option = "");
 
-// Prints a result that is not ok: help on `out` (exit 0), a usage error on `err` (exit 2).
-int report(const ParseResult& r, std::ostream& out, std::ostream& err);
+// Reports a result that is not ok: help on `out` (exit 0), or the usage error (exit 2) as text on
+// `err` or, with json, one JSON object on `out` (Reporter::usage).
+int report(const ParseResult& r, std::ostream& out, std::ostream& err, bool json);
 
 // The option values of the three map kinds as given; MapKinds::request converts them (with
 // messages naming the option) after CLI11 has parsed.

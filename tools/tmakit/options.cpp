@@ -2,7 +2,8 @@
 #include "options.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cctype>
+#include <filesystem>
 #include <istream>
 #include <iterator>
 #include <sstream>
@@ -12,37 +13,113 @@
 
 namespace tmakit::cli {
 
-int parse_app(CLI::App& app, std::vector<std::string> args, const std::string& name, std::ostream& out,
-              std::ostream& err, const char* help_footer) {
+bool wants_json(const std::vector<std::string>& args) {
+  return std::find(args.begin(), args.end(), "--json") != args.end();
+}
+
+int Reporter::usage(UsageRule rule, const std::string& what, const std::string& option, bool help_hint) const {
+  if (json) {
+    nlohmann::ordered_json e{{"rule", rule_id(rule)}};
+    if (!option.empty()) e["option"] = option;
+    e["message"] = what;
+    e["fix"] = help_hint ? "run '" + command + " --help' for usage" : std::string(rule_fix(rule));
+    print_json(out, nlohmann::ordered_json{{"ok", false}, {"exit", kExitUsage}, {"command", command}, {"error", e}});
+    return kExitUsage;
+  }
+  err << command << ": " << what << '\n';
+  if (help_hint) err << "Run '" << command << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+int Reporter::bad_value(const std::string& option, const std::string& what) const {
+  return usage(UsageRule::value, option + ": " + what, option);
+}
+
+int parse_cli(CLI::App& app, std::vector<std::string> args, std::string& cmd, std::string& text) {
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments back to front
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    out << app.help() << help_footer;
+    text = app.help();
     return kExitOk;
   } catch (const CLI::CallForAllHelp&) {
-    out << app.help("", CLI::AppFormatMode::All) << help_footer;
+    text = app.help("", CLI::AppFormatMode::All);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::string cmd = name;
-    for (const CLI::App* sub : app.get_subcommands()) cmd += " " + sub->get_name();
-    return usage_error(err, cmd, e.what());
+    for (const CLI::App* s : app.get_subcommands()) cmd += " " + s->get_name();
+    text = e.what();
+    return kExitUsage;
   } catch (const std::exception& e) {
-    return usage_error(err, name, e.what());
+    text = e.what();
+    return kExitUsage;
   }
   return -1;
 }
 
-void add_json_flag(CLI::App& app, bool& json) { app.add_flag("--json", json, "print JSON"); }
-
-int usage_error(std::ostream& err, const std::string& cmd, const std::string& what) {
-  err << cmd << ": " << what << "\nRun '" << cmd << " --help' for usage.\n";
-  return kExitUsage;
+int parse_app(CLI::App& app, std::vector<std::string> args, const Reporter& rep, const char* help_footer) {
+  Reporter r = rep;
+  std::string text;
+  const int rc = parse_cli(app, std::move(args), r.command, text);
+  if (rc == kExitOk) rep.out << text << help_footer;
+  if (rc == kExitUsage) return r.usage(UsageRule::syntax, text, "", true);
+  return rc;
 }
 
-int value_error(std::ostream& err, const std::string& where, const std::string& what) {
-  err << where << ": " << what << '\n';
-  return kExitUsage;
+void add_json_flag(CLI::App& app, bool& json) {
+  app.add_flag("--json", json, "print one JSON object on stdout, for every outcome (errors too)");
+}
+
+std::string number_error_text(std::string_view text, const char* range_words) {
+  return quote_user_text(trim_space(text)) + " is not " + range_words;
+}
+
+bool parse_number_u64(std::string_view text, std::uint64_t max, std::uint64_t& out) {
+  return parse_u64(text, out) && out <= max;
+}
+
+bool parse_number_i64(std::string_view text, std::int64_t min, std::int64_t max, std::int64_t& out) {
+  return parse_i64(text, out) && out >= min && out <= max;
+}
+
+namespace {
+char fold(char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+}  // namespace
+
+int parse_choice(std::string_view text, std::initializer_list<const char*> choices) {
+  const std::string_view t = trim_space(text);
+  int i = 0;
+  for (const char* c : choices) {
+    const std::string_view s(c);
+    if (s.size() == t.size() && std::equal(s.begin(), s.end(), t.begin(), [](char a, char b) { return fold(a) == fold(b); }))
+      return i;
+    ++i;
+  }
+  return -1;
+}
+
+std::string choice_list(std::initializer_list<const char*> choices) {
+  std::string r;
+  std::size_t i = 0;
+  for (const char* c : choices) {
+    if (i > 0) r += i + 1 == choices.size() ? " or " : ", ";
+    r += c;
+    ++i;
+  }
+  return r;
+}
+
+bool open_input(const std::string& path, std::ifstream& f, std::string& why) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    why = "cannot read " + quote_user_text(path) + ": is a directory";
+    return false;
+  }
+  f.open(path, std::ios::binary);
+  if (!f) {
+    why = "cannot read " + quote_user_text(path);
+    return false;
+  }
+  return true;
 }
 
 bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error) {
@@ -56,11 +133,8 @@ bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::strin
     text.assign(std::istreambuf_iterator<char>(stdin_stream), std::istreambuf_iterator<char>());
     return true;
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    error = "cannot read " + quote_user_text(path);
-    return false;
-  }
+  std::ifstream f;
+  if (!open_input(path, f, error)) return false;
   std::ostringstream ss;
   ss << f.rdbuf();
   if (f.bad()) {
@@ -71,11 +145,18 @@ bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::strin
   return true;
 }
 
-bool parse_descriptor(const std::string& text, const char* what, TensorMapBytes& bytes, std::ostream& err) {
-  std::string why;
-  if (parse_hex(text, bytes, &why)) return true;
-  err << "tmakit: " << what << ": " << why << '\n';
-  return false;
+bool read_descriptor_arg(const std::string& arg, const char* name, std::istream& in, const Reporter& rep,
+                         TensorMapBytes& bytes, int& rc) {
+  std::string text, why;
+  if (!read_hex_arg(arg, in, text, why)) {
+    rc = rep.usage(UsageRule::input, std::string(name) + ": " + why, name);
+    return false;
+  }
+  if (!parse_hex(text, bytes, &why)) {
+    rc = rep.bad_value(name, why);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace tmakit::cli

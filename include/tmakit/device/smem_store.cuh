@@ -20,8 +20,9 @@
 // layout is evaluated for each instruction at run time.
 //
 // Every thread of the source (plan.threads, whole warps) must call it. smem_buffer must be aligned
-// to the destination's swizzle repeat (dst.tile.base_alignment(); the plan refused a base_offset that
-// is not). Values are raw bits: std::uint16_t for 2-byte elements, std::uint32_t for 4-byte ones, etc.
+// to the destination's swizzle repeat (dst.tile.base_alignment()): the executor adds buffer_offset()
+// to it, so the destination's base_offset must be a multiple of that repeat (static_assert; the host
+// planner also models a start inside the repeat, see smem_store/destination.hpp). Values are raw bits: std::uint16_t for 2-byte elements, std::uint32_t for 4-byte ones, etc.
 // The instructions: st.shared of 1..16 bytes as plain C++ stores through a pointer into the
 // shared buffer (the compiler emits STS of that width), stmatrix through ptx_raw.cuh.
 #pragma once
@@ -217,6 +218,8 @@ __device__ __forceinline__ void store_planned(void* smem_buffer, int thread, con
   static_assert(P.ok, "the plan was refused: print it on the host (tmakit smem-store) for the reason");
   static_assert(sizeof(U) == static_cast<std::size_t>(P.elem_bytes), "value type must have the element size");
   static_assert(N == P.values, "one value per register slot of the source");
+  static_assert(D.base_offset % D.tile.base_alignment() == 0,
+                "the executor takes a buffer aligned to the swizzle repeat (base_offset a multiple of it)");
   unsigned char* buf = static_cast<unsigned char*>(smem_buffer);
   const std::uint32_t buf_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_buffer));
   [&]<int... I>(std::integer_sequence<int, I...>) {

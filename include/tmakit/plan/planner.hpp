@@ -108,7 +108,17 @@ struct Candidate {
   std::uint32_t rank = 0;
 };
 
-TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return element_bits(t) / 8; }
+// Bytes of one element in shared memory (what every shared offset, box row and footprint counts):
+// element_bits / 8, and 1 for the packed 16U4_ALIGN16B / 16U6_ALIGN16B types, which TMA pads to a
+// byte per value there (smem_element_bits). Global strides count element_bits (4 or 6) instead.
+TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return smem_element_bits(t) / 8; }
+
+// Whether the planner places elements of type t: whole bytes in shared memory. Of the packed types
+// 16U4_ALIGN16B and 16U6_ALIGN16B are (a byte per value there); 16U4_ALIGN8B (two values per byte
+// in shared memory too) is not.
+TMAKIT_HD constexpr bool plannable_dtype(DataType t) {
+  return is_valid(t) && smem_element_bits(t) % 8 == 0 && smem_element_bits(t) > 0;
+}
 
 // Shared strides (elements) above this are refused outright (plan.smem_capacity).
 inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
@@ -118,6 +128,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
                                     const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
   Candidate c;
   const std::int64_t eb = elem_bytes(pb.dtype);
+  const std::int64_t gbits = element_bits(pb.dtype);  // global memory: 4 or 6 for the packed types
   auto is_cut = [&](std::int32_t mode) {
     for (std::int32_t k = 0; k < nmulti; ++k)
       if (multi[k] == mode) return ((cut_mask >> k) & 1u) != 0;
@@ -262,7 +273,11 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     p.dims[k] = static_cast<std::uint64_t>(D.extent);
     // the stride in bytes (D.stride = pb.stride[D.mode] * D.offset, capped); -1 where that does not
     // fit in int64 (far past TMA's 2^40 either way)
-    const std::int64_t stride_bytes = D.stride == INT64_MAX || D.stride > INT64_MAX / eb ? -1 : D.stride * eb;
+    // (packed types: D.stride * gbits bits, a whole number of bytes where the alignment check below passes)
+    const std::int64_t gb = gbits % 8 == 0 ? gbits / 8 : 0;  // whole bytes per element in global memory, else 0
+    const std::int64_t stride_bytes = D.stride == INT64_MAX || D.stride > INT64_MAX / (gb ? gb : gbits) ? -1
+                                      : gb                                                              ? D.stride * gb
+                                                                    : D.stride * gbits / 8;
     if (k > 0) p.strides[k - 1] = stride_bytes < 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(stride_bytes);
     p.box[k] = static_cast<std::uint32_t>(D.box);
     p.elem_strides[k] = 1;
@@ -275,7 +290,8 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     // not a multiple of 16 bytes: gmem.stride_align (its fix also keeps the padded stride below 2^40
     // bytes); a multiple of 16 bytes at or above 2^40: gmem.stride_range (before the descriptor's
     // strides.below_2_40, which could not show a byte count past int64)
-    if (k > 0 && pb.stride[D.mode] % 16 * (D.offset % 16) % 16 * eb % 16 != 0)  // D.stride may be capped
+    // stride * offset * gbits bits a multiple of 16 bytes = 128 bits (D.stride may be capped)
+    if (k > 0 && pb.stride[D.mode] % 128 * (D.offset % 128) % 128 * gbits % 128 != 0)
       c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
     else if (k > 0 && (stride_bytes < 0 || static_cast<std::uint64_t>(stride_bytes) >= validate_detail::kStrideLimit))
       c.issues.add(PlanRule::gmem_stride_range, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
@@ -374,8 +390,15 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   PlanResult r;
   PlanIssues& is = r.issues;
   // --- the problem as given
-  const bool dtype_ok = is_valid(pb.dtype) && !is_packed(pb.dtype);
-  if (!dtype_ok) is.add(PlanRule::gmem_dtype, -1, -1, static_cast<std::int64_t>(pb.dtype));
+  // Packed sub-byte types exist from sm_100 on (the codec's dtype.packed_requires_sm100); there the
+  // ALIGN16B ones are planned in their padded shared footprint, and validate() holds the final
+  // descriptor to the driver's rules for them (inner box of 128 values, 32-byte aligned strides).
+  const bool packed_arch_ok = !is_packed(pb.dtype) || pb.arch != Arch::sm_90;
+  const bool dtype_ok = D::plannable_dtype(pb.dtype) && packed_arch_ok;
+  if (!packed_arch_ok)
+    is.add(PlanRule::gmem_dtype_arch, -1, -1, static_cast<std::int64_t>(pb.dtype), static_cast<std::int64_t>(pb.arch));
+  else if (!dtype_ok)
+    is.add(PlanRule::gmem_dtype, -1, -1, static_cast<std::int64_t>(pb.dtype));
   const std::int64_t eb = dtype_ok ? D::elem_bytes(pb.dtype) : 1;
   if (pb.modes < 1 || pb.modes > kMaxTileModes) {
     is.add(PlanRule::gmem_rank, -1, -1, pb.modes, kMaxTileModes);

@@ -15,7 +15,7 @@
 namespace tmakit {
 
 enum class PlanRule : std::uint32_t {
-  gmem_dtype = 0,        // gmem.dtype: element type the planner cannot place (invalid, packed sub-byte)
+  gmem_dtype = 0,        // gmem.dtype: element type the planner cannot place (invalid, 16U4_ALIGN8B)
   gmem_rank,             // gmem.rank: more global modes than kMaxTileModes
   gmem_extent,           // gmem.extent: a global extent < 1
   gmem_negative_stride,  // gmem.negative_stride: TMA strides are unsigned
@@ -47,15 +47,16 @@ enum class PlanRule : std::uint32_t {
   store_multicast,       // plan.store_multicast: a store / reduce plan with multicast (loads only)
   store_oob_fill,        // plan.store_oob_fill: a store / reduce plan with an OOB fill (loads only)
   reduce_dtype,          // plan.reduce_dtype: the reduction op does not take the element type (PTX ISA)
+  gmem_dtype_arch,       // gmem.dtype_arch: a packed sub-byte type on an architecture without them (sm_90)
   box_pieces,            // plan.box_pieces: the box cannot be cut into the requested number of copies
 };
 
 // `text` says what the input does wrong in one line; `part` names the input the rule concerns. The
 // words with the user's numbers and mode names, and the fixes, come from explain_plan().
-TMAKIT_HD constexpr RuleTable<PlanRule, 33> rule_table(PlanRule) {
+TMAKIT_HD constexpr RuleTable<PlanRule, 34> rule_table(PlanRule) {
   return {{
       {PlanRule::gmem_dtype, "gmem.dtype", "global tensor",
-       "an element type the planner cannot place (invalid, or packed sub-byte)"},
+       "an element type the planner cannot place (invalid, or 16U4_ALIGN8B: two values per shared-memory byte)"},
       {PlanRule::gmem_rank, "gmem.rank", "global tensor", "more global modes than kMaxTileModes"},
       {PlanRule::gmem_extent, "gmem.extent", "global tensor", "a global extent below 1"},
       {PlanRule::gmem_negative_stride, "gmem.negative_stride", "global tensor",
@@ -104,12 +105,8 @@ TMAKIT_HD constexpr RuleTable<PlanRule, 33> rule_table(PlanRule) {
        "a store or reduction with an out-of-bounds fill (the fill applies to loads only)"},
       {PlanRule::reduce_dtype, "plan.reduce_dtype", "global tensor",
        "a reduction op that cp.reduce.async.bulk.tensor does not perform on the element type"},
-      {PlanRule::box_pieces, "plan.box_pieces", "plan options",
-       "a box that cannot be cut into the requested number of equal, aligned copies"},
-  }};
-}
-static_assert(rule_table_well_formed(rule_table(PlanRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::box_pieces) + 1, "a row for every enum value");
+  gmem_dtype_arch,       // gmem.dtype_arch: a packed sub-byte type on an architecture without them (sm_90)
+  box_pieces,            // plan.box_pieces: the box cannot be cut into the requested number of copies
 
 // One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
 // shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in

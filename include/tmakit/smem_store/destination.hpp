@@ -1,9 +1,14 @@
 // Destinations of a register -> shared-memory store: a tile of rows x cols elements of elem_bytes
 // bytes, placed by a SwizzledLayout (element-offset layout, BYTE-unit swizzle; see
-// tmakit/layout/swizzled_layout.hpp) in a buffer whose shared-memory address is base_offset modulo
-// the swizzle's repeat. Tile element (row, col) is the layout's linear index row + rows * col (CuTe's
-// column-major convention for a (rows, cols) tile), so its byte address is
-//     base_offset + swizzle(layout(row + rows * col) * elem_bytes).
+// tmakit/layout/swizzled_layout.hpp) whose element offset 0 sits at a shared-memory address that is
+// base_offset modulo the swizzle's repeat. The swizzle acts on shared-memory addresses (as TMA's,
+// the tensor cores' and CuTe's swizzled pointers do), so tile element (row, col), the layout's
+// linear index row + rows * col (CuTe's column-major convention for a (rows, cols) tile), has the
+// byte address (within the repeat-aligned frame holding offset 0)
+//     swizzle(base_offset + layout(row + rows * col) * elem_bytes).
+// A base_offset that is a multiple of the repeat only adds (base_offset + swizzle(...)); any other
+// one (a sub-tile that starts inside a swizzled operand: columns 4..35 of a K-major SW128 bf16 tile
+// start 8 bytes into its rows) changes which chunks the swizzle moves.
 //
 // Canonical operand layouts of the tensor cores (GMMA on sm_90, UMMA on sm_100), for an operand tile
 // of MN x K elements stored with rows = MN index, cols = K index:
@@ -37,20 +42,21 @@ struct StoreDestination {
   SwizzledLayout tile{};           // element-offset layout + byte swizzle
   std::int32_t rows = 0, cols = 0;
   std::int32_t elem_bytes = 2;
-  std::uint64_t base_offset = 0;   // the buffer's shared address modulo the swizzle repeat (bytes)
+  std::uint64_t base_offset = 0;   // shared address of element offset 0, modulo the swizzle repeat (bytes)
   bool canonical = false;          // built by gmma_operand()
   OperandMajor major = OperandMajor::k;
   Swizzle swizzle_mode = Swizzle::none;  // canonical only
 
   // Byte offset of a tile element from the start of a buffer aligned to the swizzle repeat (what the
-  // device code adds to its buffer), and its byte address with base_offset included (what the planner
-  // models: the swizzle repeats, so base_offset only adds).
+  // device code adds to its buffer; base_offset a multiple of the repeat), and its byte address with
+  // base_offset added before the swizzle (what the planner models, any base_offset).
   TMAKIT_HD constexpr std::uint64_t buffer_offset(std::int32_t row, std::int32_t col) const {
     const std::int64_t idx = static_cast<std::int64_t>(row) + static_cast<std::int64_t>(rows) * col;
     return tile.byte_offset(idx, static_cast<std::uint64_t>(elem_bytes));
   }
   TMAKIT_HD constexpr std::uint64_t byte_address(std::int32_t row, std::int32_t col) const {
-    return base_offset + buffer_offset(row, col);
+    const std::int64_t idx = static_cast<std::int64_t>(row) + static_cast<std::int64_t>(rows) * col;
+    return tile.swizzle(base_offset + static_cast<std::uint64_t>(tile.layout(idx)) * static_cast<std::uint64_t>(elem_bytes));
   }
 };
 

@@ -132,13 +132,20 @@ struct StoreCandidate {
 struct SmemStoreOptions {
   bool allow_stmatrix = true;
   bool suggest = true;      // look for a better swizzle / tcgen05 repetition
-  bool check_units = true;  // refuse a swizzle whose chunk is below the runs the fragment implies
+  // Refuse a swizzle whose chunk is below the runs the fragment implies (dest_swizzle_units), and a
+  // byte swizzle that is none of TMA's / WGMMA's / UMMA's modes (dest_swizzle_mode): both are how an
+  // element-unit swizzle (CuTe's Sw<3,3,3> for 2-byte elements) given as bytes shows.
+  bool check_units = true;
   std::int32_t max_bytes = 16;
   bool widths_only = false;  // internal: stop after the st.shared widths (no wavefronts, no choice)
   // internal (the fix search): give up (ok = false) as soon as the plan cannot be conflict-free
   // within max_instructions instructions per thread
   bool conflict_free_only = false;
   std::int32_t max_instructions = 0;
+  // Plan with this instruction only (bytes > 0: st.shared of that many bytes per lane, or stmatrix
+  // .x{matrices}[.trans]); refused (forced_op) when it cannot store the fragment. The CLI shows such a
+  // plan next to the best one (--instruction).
+  StoreOp force{};  // last: positional initializers of the fields above stay valid
 };
 
 struct SmemStorePlan {
@@ -261,9 +268,8 @@ struct AddressMap {
   }
   constexpr std::uint64_t at(TileCoord c) const {
     if (!split) return dst->byte_address(c.row, c.col);
-    return dst->base_offset +
-           dst->tile.swizzle(static_cast<std::uint64_t>(row_off[c.row] + col_off[c.col]) *
-                             static_cast<std::uint64_t>(dst->elem_bytes));
+    return dst->tile.swizzle(dst->base_offset + static_cast<std::uint64_t>(row_off[c.row] + col_off[c.col]) *
+                                                    static_cast<std::uint64_t>(dst->elem_bytes));
   }
   constexpr SlotRef slot(int t, int v) const {
     SlotRef s;
@@ -332,12 +338,12 @@ struct WarpTable {
             const std::int64_t rp = m.row_off[r0 + m.vrow[0]];
             for (int v = 0; v < V; ++v) {
               const std::uint64_t o = static_cast<std::uint64_t>(rp + colpart[v]) * E;
-              row[v] = static_cast<std::uint32_t>(base + sw(o));
+              row[v] = static_cast<std::uint32_t>(sw(base + o));
             }
           } else {
             for (int v = 0; v < V; ++v) {
               const std::uint64_t o = static_cast<std::uint64_t>(m.row_off[r0 + m.vrow[v]] + colpart[v]) * E;
-              row[v] = static_cast<std::uint32_t>(base + sw(o));
+              row[v] = static_cast<std::uint32_t>(sw(base + o));
             }
           }
         }
@@ -504,15 +510,24 @@ constexpr bool validate(SmemStorePlan& p, const StoreSource& src, const StoreDes
   if (!sw.supported) return reject(p, SmemStoreRule::dest_swizzle_unsupported, sw.bits, sw.base);
   if (!check_elem_bytes(sw, static_cast<std::uint64_t>(E)).ok())
     return reject(p, SmemStoreRule::dest_elem_bytes, E, std::int64_t{1} << sw.base);
-  const std::uint64_t align = sw.base_alignment();
-  if (dst.base_offset % align != 0 || dst.base_offset % static_cast<std::uint64_t>(E) != 0)
-    return reject(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset),
-                  static_cast<std::int64_t>(align > static_cast<std::uint64_t>(E) ? align : E));
+  // Any base offset is modelled (the swizzle acts on base + offset); an element must be aligned.
+  if (dst.base_offset % static_cast<std::uint64_t>(E) != 0)
+    return reject(p, SmemStoreRule::dest_base_alignment, static_cast<std::int64_t>(dst.base_offset), E);
   // Every element inside shared memory.
   const DestExtent x = dest_extent(dst);
   if (!x.fits) return reject(p, SmemStoreRule::dest_size, x.lo, x.end, static_cast<std::int64_t>(kMaxDestBytes));
 
   return true;
+}
+
+// Whether a byte swizzle is one that a TMA swizzle mode (and so WGMMA's / UMMA's operand layouts,
+// which are the same patterns) applies: the rows of tensor_map/swizzle_modes.hpp.
+constexpr bool is_hardware_swizzle(const SwizzleParams& sw) {
+  for (std::uint32_t m = 1; m < kSwizzleCount; ++m) {
+    const SwizzleParams h = swizzle_for(static_cast<Swizzle>(m));
+    if (h.bits == sw.bits && h.base == sw.base && h.shift == sw.shift) return true;
+  }
+  return false;
 }
 
 // A plan without the unit check and the fix search.
@@ -550,6 +565,11 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
     p.unswizzled_bytes = u.widest_st_bytes;
     if (u.ok && chunk < u.widest_st_bytes) return refuse(p, SmemStoreRule::dest_swizzle_units, chunk, u.widest_st_bytes);
   }
+  // Whatever the source: a byte swizzle that none of TMA, WGMMA and UMMA applies (Sw<3,3,3>, CuTe's
+  // element-unit SW128 for 2-byte elements, moves 8-byte chunks: a .x4 load's 8-byte runs pass the
+  // check above, and the plan would model a layout no copy or MMA reads).
+  if (opts.check_units && sw.bits != 0 && !is_hardware_swizzle(sw))
+    return refuse(p, SmemStoreRule::dest_swizzle_mode, sw.bits, sw.base, sw.shift);
 
   plan_search(p, src, dst, opts);
   if (p.ok && opts.suggest && !opts.widths_only) find_fixes(p, src, dst, opts);
@@ -836,6 +856,25 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
   int min_instr = 1 << 30;
   for (int ci = 0; ci < nc; ++ci)
     if (p.candidates[ci].feasible && p.candidates[ci].instructions < min_instr) min_instr = p.candidates[ci].instructions;
+  // A forced instruction: its candidate alone (refused when it is none or cannot store the fragment).
+  int forced = -1;
+  if (opts.force.bytes > 0) {
+    for (int ci = 0; ci < nc; ++ci)
+      if (p.candidates[ci].op == opts.force) forced = ci;
+    const bool stm = opts.force.kind == StoreOpKind::stmatrix;
+    if (forced < 0) {
+      reject(p, SmemStoreRule::forced_op, opts.force.bytes * (stm ? opts.force.matrices : 1), stm, 1);
+      return;
+    }
+    if (!p.candidates[forced].feasible) {
+      reject(p, SmemStoreRule::forced_op, opts.force.bytes * (stm ? opts.force.matrices : 1), stm, 0);
+      p.width_limit = p.candidates[forced].why_not;  // the slots that block it, for the words
+      return;
+    }
+    min_instr = p.candidates[forced].instructions;
+    for (int ci = 0; ci < nc; ++ci)  // pass 2 below measures only candidates with min_instr instructions
+      if (ci != forced && p.candidates[ci].instructions == min_instr) p.candidates[ci].instructions = -p.candidates[ci].instructions;
+  }
   if (opts.conflict_free_only && min_instr > opts.max_instructions) return;  // p.ok stays false
   std::int32_t wf_warp[SmemStorePlan::kMaxCandidates][SmemStorePlan::kMaxWarps] = {};
   std::int32_t ideal_of[SmemStorePlan::kMaxCandidates] = {};
@@ -937,6 +976,9 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
       p.conflict = cf_of[ci];
     }
   }
+  if (forced >= 0)  // the candidates set aside above get their instruction counts back
+    for (int ci = 0; ci < nc; ++ci)
+      if (p.candidates[ci].instructions < 0) p.candidates[ci].instructions = -p.candidates[ci].instructions;
   const StoreCandidate& bc = p.candidates[best];
   p.op = bc.op;
   p.values_per_instruction = bc.op.values_per_lane(E);

@@ -22,18 +22,21 @@ enum class SmemStoreRule : std::uint16_t {
   source_not_injective,  // slots a and b hold the same element
   tile_mismatch,         // source tile n0 x n1 != destination tile n2 x n3
   dest_elem_bytes,       // element bytes n0 not in {1,2,4,8} or not dividing the swizzle chunk n1
-  dest_base_alignment,   // base offset n0 not a multiple of the swizzle repeat n1 (or of the element size)
+  dest_base_alignment,   // base offset n0 not a multiple of the element size n1
   dest_swizzle_units,    // swizzle chunk n0 B < the n1-byte runs each thread holds: element-unit swizzle?
   dest_swizzle_unsupported,  // a swizzle mode without a model (128B_ATOM_32B_FLIP_8B)
   capacity,              // more than kMaxValues values, 1024 threads, or a tile over 65536 elements
   dest_not_injective,    // slots a and b are written to the same byte address
   dest_size,             // the destination reaches byte n1 (base offset included; n0 < 0: a negative
                          // element offset), beyond the n2 bytes of shared memory
+  dest_swizzle_mode,     // the byte swizzle Sw<n0,n1,n2> is none of TMA's / WGMMA's / UMMA's modes
+  forced_op,             // the instruction asked for (SmemStoreOptions::force) cannot store the fragment:
+                         // n0 = its bytes per lane, n1 = 1 for stmatrix, n2 = 1 when it is no candidate
 };
 
 // `text` says in one line what the request does wrong (`ok`: a note, no refusal); `part` is
 // "source" (the register fragment) or "destination" (the shared-memory tile).
-TMAKIT_HD constexpr RuleTable<SmemStoreRule, 14> rule_table(SmemStoreRule) {
+TMAKIT_HD constexpr RuleTable<SmemStoreRule, 16> rule_table(SmemStoreRule) {
   return {{
       {SmemStoreRule::ok, "smem_store.ok", "", "no refusal", Severity::note},
       {SmemStoreRule::source_not_tv_map, "smem_store.source.not_tv_map", "source",
@@ -50,7 +53,7 @@ TMAKIT_HD constexpr RuleTable<SmemStoreRule, 14> rule_table(SmemStoreRule) {
       {SmemStoreRule::dest_elem_bytes, "smem_store.dest.elem_bytes", "destination",
        "an element size not in {1, 2, 4, 8}, or not dividing the swizzle chunk"},
       {SmemStoreRule::dest_base_alignment, "smem_store.dest.base_alignment", "destination",
-       "a base offset that is not a multiple of the swizzle repeat (or of the element size)"},
+       "a base offset that is not a multiple of the element size"},
       {SmemStoreRule::dest_swizzle_units, "smem_store.dest.swizzle_units", "destination",
        "a swizzle chunk smaller than the runs each thread holds (an element-unit swizzle?)"},
       {SmemStoreRule::dest_swizzle_unsupported, "smem_store.dest.swizzle_unsupported", "destination",
@@ -61,10 +64,14 @@ TMAKIT_HD constexpr RuleTable<SmemStoreRule, 14> rule_table(SmemStoreRule) {
        "two register slots are written to the same byte address"},
       {SmemStoreRule::dest_size, "smem_store.dest.size", "destination",
        "a destination that reaches beyond the shared memory one block can have"},
+      {SmemStoreRule::dest_swizzle_mode, "smem_store.dest.swizzle_mode", "destination",
+       "a byte swizzle that is none of TMA's, WGMMA's or UMMA's modes (an element-unit swizzle given as bytes?)"},
+      {SmemStoreRule::forced_op, "smem_store.forced_op", "source",
+       "the store instruction asked for cannot store the fragment into the destination"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(SmemStoreRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<SmemStoreRule> == static_cast<int>(SmemStoreRule::dest_size) + 1,
+static_assert(rule_count<SmemStoreRule> == static_cast<int>(SmemStoreRule::forced_op) + 1,
               "a row for every enum value");
 
 }  // namespace tmakit

@@ -7,7 +7,8 @@
 // and "tiled" / "im2col" / "im2col_wide" for MapKind.
 //
 // Accepted spellings (besides the canonical names and the cuda.h spellings):
-//   DataType    u8 uint8 | u16 uint16 | u32 uint32 | s32 i32 int32 | u64 uint64 | s64 i64 int64 |
+//   DataType    u8 uint8 fp8 e4m3 e5m2 f8e4m3 f8e5m2 s8 i8 int8 (TMA moves every 1-byte type as UINT8) |
+//               u16 uint16 | u32 uint32 | s32 i32 int32 | u64 uint64 | s64 i64 int64 |
 //               f16 fp16 half float16 | f32 fp32 float float32 | f64 fp64 double float64 |
 //               bf16 bfloat16 | f32_ftz fp32_ftz float32_ftz | tf32 tfloat32 | tf32_ftz tfloat32_ftz |
 //               u4_align8b u4x16_align8b | u4_align16b u4x16_align16b | u6_align16b u6x16_align16b
@@ -106,7 +107,8 @@ std::string indexed_name(std::string_view name, int index);
 // Helpers for messages about user-supplied text (parse_name's, the CLI's):
 // `s` without leading and trailing whitespace;
 std::string_view trim_space(std::string_view s);
-// `s` in single quotes, control characters escaped (\xNN), cut after 64 characters ("...").
+// `s` in single quotes, control characters and non-ASCII bytes escaped (\xNN: a terminal never gets
+// a raw byte of the user's text), cut after 64 characters ("...").
 std::string quote_user_text(std::string_view s);
 
 // Number parsing for user text (the CLI, the plan notation): decimal or 0x/0X hex, no sign for
