@@ -105,8 +105,14 @@ TMAKIT_HD constexpr RuleTable<PlanRule, 34> rule_table(PlanRule) {
        "a store or reduction with an out-of-bounds fill (the fill applies to loads only)"},
       {PlanRule::reduce_dtype, "plan.reduce_dtype", "global tensor",
        "a reduction op that cp.reduce.async.bulk.tensor does not perform on the element type"},
-  gmem_dtype_arch,       // gmem.dtype_arch: a packed sub-byte type on an architecture without them (sm_90)
-  box_pieces,            // plan.box_pieces: the box cannot be cut into the requested number of copies
+      {PlanRule::gmem_dtype_arch, "gmem.dtype_arch", "global tensor",
+       "a packed sub-byte element type on an architecture that has none (sm_90; sm_100 and sm_120 have them)"},
+      {PlanRule::box_pieces, "plan.box_pieces", "plan options",
+       "a box that cannot be cut into the requested number of equal, aligned copies"},
+  }};
+}
+static_assert(rule_table_well_formed(rule_table(PlanRule{})), "one row per rule in enum order, with unique ids");
+static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::box_pieces) + 1, "a row for every enum value");
 
 // One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
 // shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in
