@@ -6,7 +6,6 @@
 // at once, or an unknown OP, is bad usage (exit 2); multicast or an OOB fill with them is the
 // planner's refusal (plan.store_multicast, plan.store_oob_fill: exit 1). --json:
 // {"result":0,"gmem","smem","plan":{...},"descriptor":{"bytes","decoded"}} or {"result":1,"errors":[...]}.
-#include <cctype>
 #include <ostream>
 
 #include "commands.hpp"
@@ -42,17 +41,6 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
     pos = c + 1;
   }
   return true;
-}
-
-// "add", "ADD", "And", ...: the PTX op names, case-insensitive.
-bool parse_reduce_op(std::string s, ReduceOp& out) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (std::uint32_t o = 0; o < kReduceOpCount; ++o)
-    if (s == reduce_op_name(static_cast<ReduceOp>(o))) {
-      out = static_cast<ReduceOp>(o);
-      return true;
-    }
-  return false;
 }
 
 }  // namespace
@@ -102,7 +90,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   if (store && reducing) return usage("--store and --reduce: choose one (a reduction is a store that combines)");
   if (store) o.direction = PlanDirection::store;
   if (reducing) {
-    if (!parse_reduce_op(reduce, o.reduce_op))
+    if (!parse_reduce_op(reduce.data(), static_cast<std::uint32_t>(reduce.size()), o.reduce_op))
       return usage("--reduce '" + reduce + "': expected add, min, max, inc, dec, and, or or xor");
     o.direction = PlanDirection::reduce;
   }
