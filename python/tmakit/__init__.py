@@ -86,7 +86,7 @@ def encode_im2col(*, dtype: Name, dims: Sequence[int], strides: Sequence[int], l
 def encode_im2col_wide(*, dtype: Name, dims: Sequence[int], strides: Sequence[int], lower: int, upper: int,
                        channels: int, pixels: int, mode: Name = "W", elem_strides: Sequence[int] | None = None,
                        interleave: Name = "NONE", swizzle: Name = "NONE", l2: Name = "NONE", oob: Name = "NONE",
-                       address: int = 0, arch: Name = "sm_100", rank: int | None = None) -> TensorMap:
+                       address: int = 0, arch: Name = "sm_90", rank: int | None = None) -> TensorMap:
     """cuTensorMapEncodeIm2colWide without the driver: lower/upper are the W offsets; mode W or W128."""
     return encode(_fields("im2col_wide", dict(dtype=dtype, dims=list(dims), strides=list(strides), lower=lower,
                                               upper=upper, channels=channels, pixels=pixels, mode=mode,
@@ -168,7 +168,8 @@ def check_against_plan(descriptor: Any, plan: Plan, *, armed_bytes: int | None =
     """A descriptor made elsewhere (CuTe DSL, Triton, cuda.core, a driver call) against `plan`:
     every field that differs and what it does to the copy, and the bytes one copy delivers against
     the plan's expect_tx. armed_bytes: what the kernel arms its barrier with per stage, when known;
-    copies: copies of the descriptor the kernel issues per stage (default: the plan's count)."""
+    copies: copies of the descriptor that deliver into a receiving CTA per stage (default: the plan's
+    instruction count)."""
     return PlanCheck(_tmakit.check_against_plan(to_bytes(descriptor), plan._handle, armed_bytes or 0, copies or 0))
 
 

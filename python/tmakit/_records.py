@@ -96,6 +96,17 @@ class TensorMap(bytes):
             raise AttributeError(name)
         return getattr(self.decoded, name)
 
+    # Fields whose names bytes already has as methods.
+    @property
+    def lower(self) -> list[int]:  # type: ignore[override]
+        """pixelBoxLowerCorner (im2col maps)."""
+        return self.decoded.lower
+
+    @property
+    def upper(self) -> list[int]:  # type: ignore[override]
+        """pixelBoxUpperCorner (im2col maps)."""
+        return self.decoded.upper
+
     def __repr__(self) -> str:
         return f"TensorMap('{self.hex()}')"
 

@@ -90,15 +90,15 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
   // The bytes: what one copy of this descriptor delivers, against the plan's count per instruction.
   const std::uint64_t per_instruction = plan.tx_bytes_per_instruction;
   c.copy_bytes = d.params.rank >= 1 && d.params.rank <= kMaxRank ? transaction_bytes(d.params) : 0;
-  const std::uint32_t copies = options.copies ? options.copies : plan.instructions_per_cta;
+  const std::uint32_t copies = options.copies ? options.copies : plan.instructions;
   c.stage_bytes = c.copy_bytes * copies;
   const bool load = plan.direction == PlanDirection::load;
-  if (c.copy_bytes != per_instruction) {
+  if (c.copy_bytes != per_instruction || (load && c.stage_bytes != plan.expect_tx_bytes)) {
     PlanCheckFinding x;
     x.rule = PlanCheckRule::copy_bytes;
     x.field = "transaction bytes";
-    x.expected = std::to_string(per_instruction) + " B per copy";
-    x.actual = std::to_string(c.copy_bytes) + " B per copy";
+    x.expected = std::to_string(per_instruction) + " B per copy, " + std::to_string(plan.instructions) + " per stage";
+    x.actual = std::to_string(c.copy_bytes) + " B per copy, " + std::to_string(copies) + " per stage";
     x.effect = std::string(rule_text(x.rule));
     if (load && plan.expect_tx_bytes != 0) {
       x.effect += ": " + std::to_string(copies) + (copies == 1 ? " copy delivers " : " copies deliver ") +

@@ -136,7 +136,8 @@ struct PlanCheckFinding {
 struct PlanCheckOptions {
   // What the kernel arms its barrier with per stage (bytes), when known: 0 = not checked.
   std::uint64_t armed_bytes = 0;
-  // Copies of the descriptor the kernel issues per stage: 0 = the plan's instruction count.
+  // Copies that deliver into a receiving CTA per stage (all issuers of a multicast group together):
+  // 0 = the plan's instruction count.
   std::uint32_t copies = 0;
 };
 
@@ -145,7 +146,7 @@ struct PlanCheck {
   TensorMapBytes expected{};               // the plan's descriptor (address: the descriptor's when the plan has none)
   bool address_compared = false;           // false when the plan has no address (0): addresses are not compared
   std::uint64_t copy_bytes = 0;            // what one copy of the checked descriptor delivers (transaction_bytes)
-  std::uint64_t stage_bytes = 0;           // copy_bytes x copies
+  std::uint64_t stage_bytes = 0;           // copy_bytes x copies: what a receiving CTA gets per stage
   std::uint32_t plan_expect_tx = 0;        // plan.expect_tx_bytes
   // No error finding: the descriptor and the kernel's byte count are what the plan needs.
   bool ok() const;
