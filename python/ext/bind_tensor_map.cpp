@@ -47,15 +47,7 @@ nb::bytes encode_fields(const nb::dict& fields) {
 nb::list validate_fields(const nb::dict& fields) {
   const TensorMapParams p = params_of(fields);
   nb::list out;
-  for (const PyViolation& v : violations_of(p, validate(p))) {
-    nb::dict d;
-    d["rule"] = v.rule;
-    d["field"] = v.field;
-    d["value"] = v.value;
-    d["message"] = v.message;
-    d["fix"] = v.fix;
-    out.append(d);
-  }
+  for (const PyViolation& v : violations_of(p, validate(p))) out.append(violation_dict(v));
   return out;
 }
 

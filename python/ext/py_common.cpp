@@ -8,17 +8,19 @@
 
 namespace tmakit::py {
 
+nb::dict violation_dict(const PyViolation& v) {
+  nb::dict d;
+  d["rule"] = v.rule;
+  d["field"] = v.field;
+  d["value"] = v.value;
+  d["message"] = v.message;
+  d["fix"] = v.fix;
+  return d;
+}
+
 void refuse(const std::vector<PyViolation>& violations) {
   nb::list items;
-  for (const PyViolation& v : violations) {
-    nb::dict d;
-    d["rule"] = v.rule;
-    d["field"] = v.field;
-    d["value"] = v.value;
-    d["message"] = v.message;
-    d["fix"] = v.fix;
-    items.append(d);
-  }
+  for (const PyViolation& v : violations) items.append(violation_dict(v));
   const nb::object cls = nb::module_::import_("tmakit._errors").attr("Refused");
   const nb::object exc = cls(items);
   PyErr_SetObject(cls.ptr(), exc.ptr());

@@ -22,7 +22,9 @@ struct PyViolation {
   std::string rule, field, value, message, fix;
 };
 
-// Raises tmakit.Refused(summary, violations) (defined in tmakit/_errors.py).
+// A violation as the dict tmakit.Violation(**d) takes.
+nb::dict violation_dict(const PyViolation& v);
+// Raises tmakit.Refused(violations) (defined in tmakit/_errors.py).
 [[noreturn]] void refuse(const std::vector<PyViolation>& violations);
 // Raises ValueError(message).
 [[noreturn]] void usage_error(const std::string& message);
