@@ -26,6 +26,7 @@ mkdir -p "$STAGE" "$OUT_DIR"
 for d in .whl .whl/call1 .whl/call2; do
   [ -d "$d" ] && find "$d" -maxdepth 1 -type f -exec cp {} "$STAGE/" \;
 done
+rm -f "$STAGE/pytest.rc"
 if [ "${1:-}" = stage ]; then
   ls -l "$STAGE"
   exit 0
@@ -61,6 +62,7 @@ print("tmakit from", tmakit.__file__, "| encoder fast path:", tmakit._tmakit.enc
 PY
   cd /tmp  # the installed wheel, not the checkout, is what gets imported
   "$PY" -m pytest -v -s -p no:cacheprovider -rs "$TMAKIT_SOURCE_DIR/tests/python"
-  echo "pytest exit status: $?"
+  echo $? > "$STAGE/pytest.rc"
+  echo "pytest exit status: $(cat "$STAGE/pytest.rc")"
 } 2>&1 | tee "$LOG"
-exit "${PIPESTATUS[0]}"
+exit "$(cat "$STAGE/pytest.rc" 2>/dev/null || echo 1)"

@@ -2,7 +2,7 @@
 # Prepares .whl/ for scripts/python_gpu_check.sh on a machine with internet: the tmakit wheel for
 # CPython 3.12 (built with $PYTHON312, default python3.12: the GPU machine's PyTorch runs on 3.12;
 # libstdc++ linked statically; or the wheel $TMAKIT_WHEEL names), nvidia-cutlass-dsl 4.8.1 for cp312 (the newest on PyPI for it) with
-# its libs wheels and protobuf, which the DSL needs beyond what the GPU machine has. The cu13 libs
+# its libs wheels and protobuf, which the DSL needs beyond what the GPU machine has, and pytest. The cu13 libs
 # wheel (about 92 MB) is split in two parts, so that each call carries less than 60 MiB:
 #   .whl/call1/  the first part
 #   .whl/call2/  the second part, every other wheel, SHA256SUMS (the whole wheels' checksums)
@@ -19,6 +19,8 @@ download() {
 }
 download "nvidia-cutlass-dsl==$DSL" "nvidia-cutlass-dsl-libs-base==$DSL" "nvidia-cutlass-dsl-libs-core==$DSL" \
   "nvidia-cutlass-dsl-libs-cu13==$DSL" "protobuf>=4.21.12"
+# pytest, in case the GPU machine's environment has none
+download pytest iniconfig pluggy packaging pygments
 if [ -n "${TMAKIT_WHEEL:-}" ]; then  # a cp312 tmakit wheel built already
   cp "$TMAKIT_WHEEL" "$W/all/"
 else
