@@ -11,7 +11,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 python_args=()
 if [ "${TMAKIT_PYTHON:-1}" != 0 ]; then
   bash scripts/python_env.sh "$BUILD_DIR/python-venv"
-  python_args=(-DTMAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(realpath "$BUILD_DIR/python-venv/bin/python")")
+  python_args=(-DTMAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(realpath -s "$BUILD_DIR/python-venv/bin/python")")
 else
   python_args=(-DTMAKIT_BUILD_PYTHON=OFF)
 fi

@@ -110,7 +110,7 @@ TEST(RuleTables, OnlyTheDecisionsAreNotes) {
       if (f.notes[i] && f.name != "dsmem reason") notes.insert(f.ids[i]);
     }
   EXPECT_EQ(notes, (std::set<std::string>{"cluster.nonportable", "group.straddle", "dsmem.bulk_alignment", "layout.ok",
-                                          "smem_store.ok"}));
+                                          "smem_store.ok", "check.l2promotion"}));
 }
 
 // Families whose fixes are computed from the numbers: every error rule gets a non-empty fix and a
