@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# Build (installing missing dependencies, see build.sh) and run the whole test suite with CTest.
-# GPU tests (CTest label `gpu`) skip themselves on a machine without a GPU.
+# Build (installing missing dependencies, see build.sh) and run the whole test suite with CTest,
+# the Python package's pytest suite included (CTest test python.pytest, run with the virtual
+# environment build/python-venv that scripts/python_env.sh sets up with pip); then build the wheel
+# and run the acceptance example against it in a fresh environment (scripts/check_wheel.sh).
+# GPU tests (CTest label `gpu`, pytest tests/python/gpu) skip themselves on a machine without a GPU.
+# TMAKIT_PYTHON=0 leaves the Python package out.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/build.sh "$@"
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"${JOBS:-2}"
+BUILD_DIR=${BUILD_DIR:-build}
+python_args=()
+if [ "${TMAKIT_PYTHON:-1}" != 0 ]; then
+  bash scripts/python_env.sh "$BUILD_DIR/python-venv"
+  python_args=(-DTMAKIT_BUILD_PYTHON=ON -DPython_EXECUTABLE="$(realpath -s "$BUILD_DIR/python-venv/bin/python")")
+else
+  python_args=(-DTMAKIT_BUILD_PYTHON=OFF)
+fi
+bash scripts/build.sh "${python_args[@]}" "$@"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j"${JOBS:-2}"
+if [ "${TMAKIT_PYTHON:-1}" != 0 ]; then
+  BUILD_DIR=$BUILD_DIR bash scripts/check_wheel.sh
+fi

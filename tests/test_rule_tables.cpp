@@ -18,6 +18,7 @@
 #include "tmakit/host/usage_rules.hpp"
 #include "tmakit/layout/diagnostic.hpp"
 #include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/check_descriptor.hpp"
 #include "tmakit/plan/explain.hpp"
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
@@ -68,7 +69,7 @@ std::vector<Family> families() {
   return {family<Rule>("tensor map"),         family<PlanRule>("plan"),
           family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
-          family<UsageRule>("usage")};
+          family<UsageRule>("usage"),          family<PlanCheckRule>("plan check")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {
@@ -110,7 +111,7 @@ TEST(RuleTables, OnlyTheDecisionsAreNotes) {
       if (f.notes[i] && f.name != "dsmem reason") notes.insert(f.ids[i]);
     }
   EXPECT_EQ(notes, (std::set<std::string>{"cluster.nonportable", "group.straddle", "dsmem.bulk_alignment", "layout.ok",
-                                          "smem_store.ok"}));
+                                          "smem_store.ok", "check.l2promotion"}));
 }
 
 // Families whose fixes are computed from the numbers: every error rule gets a non-empty fix and a

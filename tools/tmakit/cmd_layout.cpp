@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "layout_render.hpp"
 #include "options.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/algebra.hpp"
 #include "tmakit/layout/notation.hpp"
+#include "tmakit/layout/render.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit::cli {
@@ -141,43 +141,20 @@ long dtype_bytes(Context& c) {
   return static_cast<long>(bits / 8);
 }
 
-// Whether l can be drawn in element units with c.elem_bytes: a swizzle needs --dtype (it acts on
-// bytes), and the element size must divide its chunk (check_elem_bytes). Returns 0, or an exit status.
-int check_dtype_for(Context& c, const SwizzledLayout& l) {
+// Whether l can be drawn with c.elem_bytes (render.hpp's check_drawable: the element size divides
+// the swizzle's chunk, at most kMaxDrawElements elements, offsets in int64); a swizzle needs
+// --dtype (it acts on bytes). Returns 0, or the exit status of the refusal.
+int check_drawable(Context& c, const SwizzledLayout& l) {
   if (l.swizzle.bits != 0 && c.elem_bytes == 0)
     return layout_usage_error(c, "a swizzled layout needs --dtype: the swizzle acts on byte offsets");
-  if (c.elem_bytes > 0) {
-    const LayoutDiagnostic d = check_elem_bytes(l.swizzle, static_cast<std::uint64_t>(c.elem_bytes));
-    if (!d.ok()) return refusal(c, d);
-  }
-  return 0;
-}
-
-// Whether l may be drawn (print, --svg): at most kMaxDrawElements elements (layout.too_large_to_draw,
-// checked before anything is allocated) and every offset in int64 (layout.overflow). Returns 0, or
-// the exit status of the refusal.
-int check_drawable(Context& c, const SwizzledLayout& l) {
-  const IntResult n = checked_size(l.layout);
-  if (!n.ok()) return refusal(c, n.diagnostic);
-  if (n.value > kMaxDrawElements)
-    return refusal(c, make_diagnostic(LayoutRule::too_large_to_draw, -1, n.value, kMaxDrawElements));
-  const LayoutDiagnostic o = check_offsets(l.layout);
-  if (!o.ok()) return refusal(c, o);
-  if (c.elem_bytes > 0) {
-    // Byte offsets are computed in 64 bits too: the largest offset times the element size must fit.
-    const IntResult cos = checked_cosize(l.layout);
-    std::int64_t bytes = 0;
-    if (!cos.ok() || !checked_mul(cos.value, c.elem_bytes, &bytes))
-      return refusal(c, overflow_diagnostic(LayoutOperation::offsets, -1, cos.value, c.elem_bytes));
-  }
-  return 0;
+  const LayoutDiagnostic d = tmakit::check_drawable(l, static_cast<std::uint64_t>(c.elem_bytes));
+  return d.ok() ? 0 : refusal(c, d);
 }
 
 // Writes the SVG of l (swizzled or not) when --svg was given; with --dtype each element is coloured
 // by its bank. Returns 0, or an exit status.
 int maybe_svg(Context& c, const SwizzledLayout& l) {
   if (c.svg_path.empty()) return 0;
-  if (const int rc = check_dtype_for(c, l)) return rc;
   if (const int rc = check_drawable(c, l)) return rc;
   const LayoutGrid g = make_grid(l, static_cast<std::uint64_t>(c.elem_bytes));
   std::string title = to_string(l);
@@ -224,7 +201,6 @@ int run_op(Context& c) {
       const IntResult v = c.op == "size" ? checked_size(p.value.layout) : checked_cosize(p.value.layout);
       return v.ok() ? emit_int(c, v.value) : refusal(c, v.diagnostic);
     }
-    if (const int rc = check_dtype_for(c, p.value)) return rc;
     if (const int rc = check_drawable(c, p.value)) return rc;
     const int rc = maybe_svg(c, p.value);
     if (rc) return rc;

@@ -52,16 +52,6 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
   return true;
 }
 
-// "add", "ADD", "And", ...: the PTX op names, case-insensitive.
-bool parse_reduce_op(const std::string& s, ReduceOp& out) {
-  for (std::uint32_t o = 0; o < kReduceOpCount; ++o)
-    if (parse_choice(s, {reduce_op_name(static_cast<ReduceOp>(o))}) == 0) {
-      out = static_cast<ReduceOp>(o);
-      return true;
-    }
-  return false;
-}
-
 }  // namespace
 
 int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, std::ostream& err) {
@@ -119,7 +109,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
                      "--reduce");
   if (store) o.direction = PlanDirection::store;
   if (reducing) {
-    if (!parse_reduce_op(reduce, o.reduce_op))
+    if (!parse_reduce_op(reduce.data(), static_cast<std::uint32_t>(reduce.size()), o.reduce_op))
       return rep.bad_value("--reduce", quote_user_text(reduce) + ": expected add, min, max, inc, dec, and, or or xor");
     o.direction = PlanDirection::reduce;
   }

@@ -31,6 +31,24 @@ TMAKIT_HD constexpr const char* reduce_op_name(ReduceOp op) {
   return nullptr;
 }
 
+// Reads a PTX op name ("add", "ADD", "And", ...: case-insensitive) into `out`; false for any other
+// text. The CLI's --reduce and the Python package's plan(reduce=...) take it.
+TMAKIT_HD constexpr bool parse_reduce_op(const char* text, std::uint32_t length, ReduceOp& out) {
+  for (std::uint32_t o = 0; o < kReduceOpCount; ++o) {
+    const char* name = reduce_op_name(static_cast<ReduceOp>(o));
+    std::uint32_t i = 0;
+    for (; i < length && name[i] != 0; ++i) {
+      const char c = text[i] >= 'A' && text[i] <= 'Z' ? static_cast<char>(text[i] - 'A' + 'a') : text[i];
+      if (c != name[i]) break;
+    }
+    if (i == length && name[i] == 0) {
+      out = static_cast<ReduceOp>(o);
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether cp.reduce.async.bulk.tensor performs `op` on elements of type `t`. The table is the PTX
 // ISA's (section "cp.reduce.async.bulk.tensor", table of supported types per .redOp; PTX ISA 8.0
 // and later):

@@ -1,12 +1,35 @@
-// Text table and SVG grid of a 2-D layout (see layout_render.hpp).
-#include "layout_render.hpp"
+// Text table and SVG grid of a 2-D layout (see tmakit/layout/render.hpp).
+#include "tmakit/layout/render.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-namespace tmakit::cli {
+#include "tmakit/core/checked.hpp"
+#include "tmakit/layout/max_common.hpp"
+
+namespace tmakit {
+
+LayoutDiagnostic check_drawable(const SwizzledLayout& l, std::uint64_t elem_bytes) {
+  if (elem_bytes > 0) {
+    const LayoutDiagnostic d = check_elem_bytes(l.swizzle, elem_bytes);
+    if (!d.ok()) return d;
+  }
+  const IntResult n = checked_size(l.layout);
+  if (!n.ok()) return n.diagnostic;
+  if (n.value > kMaxDrawElements) return make_diagnostic(LayoutRule::too_large_to_draw, -1, n.value, kMaxDrawElements);
+  const LayoutDiagnostic o = check_offsets(l.layout);
+  if (!o.ok()) return o;
+  if (elem_bytes > 0) {
+    // Byte offsets are computed in 64 bits too: the largest offset times the element size must fit.
+    const IntResult cos = checked_cosize(l.layout);
+    std::int64_t bytes = 0;
+    if (!cos.ok() || !checked_mul(cos.value, static_cast<std::int64_t>(elem_bytes), &bytes))
+      return overflow_diagnostic(LayoutOperation::offsets, -1, cos.value, static_cast<std::int64_t>(elem_bytes));
+  }
+  return {};
+}
 
 LayoutGrid make_grid(const SwizzledLayout& l, std::uint64_t elem_bytes) {
   LayoutGrid g;
@@ -126,4 +149,4 @@ std::string render_svg(const std::string& title, const LayoutGrid& g) {
   return s;
 }
 
-}  // namespace tmakit::cli
+}  // namespace tmakit

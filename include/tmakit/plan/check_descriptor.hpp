@@ -1,0 +1,159 @@
+// A descriptor someone else made (a DSL's TMA atom, Triton's TensorDescriptor, cuda.core's
+// TensorMapDescriptor, a hand-written cuTensorMapEncodeTiled call) checked against the plan tmakit
+// makes for the same tensor, shared layout and tile (host only; src/plan/check_descriptor.cpp).
+//
+// Every field whose bits differ from the plan's descriptor (diff() of tensor_map/describe.hpp names
+// them) becomes one finding with what it does to the copy: a different box delivers a different
+// number of bytes per copy, so a barrier armed with the plan's expect_tx never completes (or
+// completes before the data is there); a different swizzle puts the right bytes in the wrong
+// places; and so on. Then the bytes themselves: what one copy of this descriptor delivers against
+// what the plan arms per instruction, and, when the caller says what the kernel arms its barrier
+// with, that number against the bytes the stage's copies deliver.
+//
+// Ids are stable (check.box, check.armed_bytes, ...): tests and users' scripts match on them. Never
+// renumber or rename; add new rules at the end.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tmakit/core/diagnostics.hpp"
+#include "tmakit/plan/tma_plan.hpp"
+#include "tmakit/tensor_map/bytes.hpp"
+
+namespace tmakit {
+
+enum class PlanCheckRule : std::uint32_t {
+  address = 0,    // check.address: globalAddress
+  kind,           // check.kind: im2col flag
+  rank,           // check.rank: tensorRank
+  dtype,          // check.dtype: tensorDataType, tf32Rounding
+  dims,           // check.dims: globalDim
+  strides,        // check.strides: globalStrides
+  box,            // check.box: boxDim, boxBytes
+  elem_strides,   // check.elem_strides: elementStrides
+  swizzle,        // check.swizzle: swizzle, swizzleAtomicity, swizzleMode96B, smemAlignment
+  interleave,     // check.interleave
+  l2_promotion,   // check.l2promotion
+  oob_fill,       // check.oobfill
+  other_bits,     // check.other_bits: reserved bits, im2col fields
+  copy_bytes,     // check.copy_bytes: one copy of the descriptor delivers other than the plan's bytes per instruction
+  armed_bytes,    // check.armed_bytes: the kernel arms its barrier with other than the stage's bytes
+};
+
+// `text` is what the difference does to the copy (it follows "<field>: plan <a>, descriptor <b>: ");
+// `fix` the remedy that needs no values.
+TMAKIT_HD constexpr RuleTable<PlanCheckRule, 15> rule_table(PlanCheckRule) {
+  return {{
+      {PlanCheckRule::address, "check.address", "globalAddress",
+       "the copy reads another tensor (or another part of it) than the plan's",
+       Severity::error,
+       "point the descriptor at the tensor's base (on the device: set_global_address, device/descriptor.cuh), or plan with the tensor itself"},
+      {PlanCheckRule::kind, "check.kind", "im2col",
+       "an im2col map walks pixels and channels, not the plan's box: other coordinates, other bytes",
+       Severity::error,
+       "encode a tiled map (cuTensorMapEncodeTiled) as the plan does"},
+      {PlanCheckRule::rank, "check.rank", "tensorRank",
+       "the copy takes another number of coordinates: the plan's instructions address other elements",
+       Severity::error,
+       "encode the plan's rank: its dims list which tensor modes the descriptor's dimensions are"},
+      {PlanCheckRule::dtype, "check.dtype", "tensorDataType",
+       "elements of another size: every byte count, stride and box in bytes changes (and tf32 rounding "
+       "alters the values)",
+       Severity::error,
+       "encode the tensor's element type"},
+      {PlanCheckRule::dims, "check.dims", "globalDim",
+       "the tensor's bounds differ: elements inside the plan's tensor read as out-of-bounds fill (zeros), "
+       "or elements past it are read",
+       Severity::error,
+       "encode the extents of the tensor's modes in the plan's order (innermost first)"},
+      {PlanCheckRule::strides, "check.strides", "globalStrides",
+       "rows come from other addresses: the tile holds the wrong elements",
+       Severity::error,
+       "encode the tensor's byte strides in the plan's dimension order"},
+      {PlanCheckRule::box, "check.box", "boxDim",
+       "one copy moves another box: other bytes arrive than the plan's expect_tx counts, so a barrier "
+       "armed with it never completes (fewer bytes: the copy hangs) or completes before the tile is "
+       "there (more bytes), and the tile lands in other places",
+       Severity::error,
+       "encode the plan's box, or arm the barrier with what this box delivers and lay out shared memory for it"},
+      {PlanCheckRule::elem_strides, "check.elem_strides", "elementStrides",
+       "the box skips elements: other elements and other bytes per copy",
+       Severity::error,
+       "encode element strides 1 (or the plan's)"},
+      {PlanCheckRule::swizzle, "check.swizzle", "swizzle",
+       "the bytes arrive, but at other places in shared memory: the consumer (WGMMA, ldmatrix, the "
+       "epilogue) reads the wrong elements; the tile base alignment the descriptor needs differs too",
+       Severity::error,
+       "encode the swizzle of the shared layout the consumer expects (the plan's)"},
+      {PlanCheckRule::interleave, "check.interleave", "interleave",
+       "an interleaved layout moves 16/32-byte chunks in another order: other places and other bytes",
+       Severity::error,
+       "encode interleave NONE (or the plan's)"},
+      {PlanCheckRule::l2_promotion, "check.l2promotion", "l2Promotion",
+       "only the L2 fetch granularity differs: the same bytes arrive, possibly at another speed",
+       Severity::note,
+       "none needed for correctness"},
+      {PlanCheckRule::oob_fill, "check.oobfill", "oobFill",
+       "out-of-bounds elements arrive as NaN instead of zero (or the reverse): only tiles that cross "
+       "the tensor's edge differ",
+       Severity::error,
+       "encode the plan's out-of-bounds fill"},
+      {PlanCheckRule::other_bits, "check.other_bits", "descriptor",
+       "bits no tiled field of the plan explains: the hardware may read them as another setting",
+       Severity::error,
+       "encode with cuTensorMapEncodeTiled (or tmakit) rather than editing the bytes"},
+      {PlanCheckRule::copy_bytes, "check.copy_bytes", "transaction bytes",
+       "one copy of the descriptor delivers other than the bytes the plan counts per instruction: a "
+       "barrier armed with the plan's expect_tx never completes (fewer bytes) or completes early (more)",
+       Severity::error,
+       "make the descriptor's box (and type, element strides) the plan's, or re-plan for the box the kernel copies"},
+      {PlanCheckRule::armed_bytes, "check.armed_bytes", "expect_tx",
+       "the kernel arms its barrier with other than the bytes its copies deliver: with fewer delivered the "
+       "phase never completes (the copy hangs), with more it completes before the data is there",
+       Severity::error,
+       "arm the barrier with the plan's expect_tx_bytes (per stage, for every CTA that receives the tile) "
+       "and issue all of the plan's instructions; in CuTe DSL, group the tile's modes (tile_M, tile_K) "
+       "into mode 0 before tma_partition so that one copy moves the whole box"},
+  }};
+}
+static_assert(rule_table_well_formed(rule_table(PlanCheckRule{})), "one row per rule in enum order, with unique ids");
+static_assert(rule_count<PlanCheckRule> == static_cast<int>(PlanCheckRule::armed_bytes) + 1, "a row for every enum value");
+
+// One finding: the field (as diff() names it), the plan's value and the descriptor's in words, the
+// bytes it occupies, and the words of its rule with the numbers.
+struct PlanCheckFinding {
+  PlanCheckRule rule = PlanCheckRule::other_bits;
+  std::string field;                  // "boxDim[1]", "swizzle", "transaction bytes", "expect_tx"
+  std::string expected, actual;       // the plan's value, the descriptor's (or the kernel's)
+  std::vector<int> byte_offsets;      // differing bytes of the descriptor (empty for byte counts)
+  std::string effect;                 // what it does to the copy (the rule's text, with the numbers for byte counts)
+  std::string message() const;        // "error [check.box] boxDim[1]: plan 128, descriptor 64: <effect>; fix: <fix>"
+  std::string fix() const;            // the rule's fix
+};
+
+struct PlanCheckOptions {
+  // What the kernel arms its barrier with per stage (bytes), when known: 0 = not checked.
+  std::uint64_t armed_bytes = 0;
+  // Copies that deliver into a receiving CTA per stage (all issuers of a multicast group together):
+  // 0 = the plan's instruction count.
+  std::uint32_t copies = 0;
+};
+
+struct PlanCheck {
+  std::vector<PlanCheckFinding> findings;  // errors first in field order, then notes
+  TensorMapBytes expected{};               // the plan's descriptor (address: the descriptor's when the plan has none)
+  bool address_compared = false;           // false when the plan has no address (0): addresses are not compared
+  std::uint64_t copy_bytes = 0;            // what one copy of the checked descriptor delivers (transaction_bytes)
+  std::uint64_t stage_bytes = 0;           // copy_bytes x copies: what a receiving CTA gets per stage
+  std::uint32_t plan_expect_tx = 0;        // plan.expect_tx_bytes
+  // No error finding: the descriptor and the kernel's byte count are what the plan needs.
+  bool ok() const;
+  // The barrier would wait for bytes that never come: armed (or the plan's expect_tx) above what arrives.
+  bool hangs = false;
+};
+
+PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& plan, const PlanCheckOptions& options = {});
+
+}  // namespace tmakit

@@ -1,0 +1,271 @@
+// The TMA planner from Python: plan() of a global tensor (the CLI's text form, or any DLPack
+// object: a torch tensor, a numpy array, a CuPy array ...), a shared layout and a tiler, as the
+// CLI's `tmakit plan` does; tensor_map_for() (the descriptor of a box of a tensor, planned), and
+// check_against_plan() (a descriptor made elsewhere, field by field against the plan).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "py_common.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/check_descriptor.hpp"
+#include "tmakit/plan/describe.hpp"
+#include "tmakit/plan/dlpack.hpp"
+#include "tmakit/plan/explain.hpp"
+#include "tmakit/plan/make_problem.hpp"
+#include "tmakit/plan/notation.hpp"
+#include "tmakit/tensor_map/describe.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
+#include "tmakit/tensor_map/jsonl.hpp"
+#include "tmakit/tensor_map/names.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
+
+namespace tmakit::py {
+namespace {
+
+// A plan as Python holds it: the planner's result, what it was made from, and its descriptor.
+struct PlanObject {
+  PlanResult result{};
+  GlobalTensor gmem{};
+  SwizzledLayout smem{};
+  std::vector<std::string> names;
+  TensorMapBytes descriptor{};
+
+  nb::dict json() const {
+    nlohmann::json j;
+    j["gmem"] = to_string(gmem);
+    j["smem"] = to_string(smem);
+    j["plan"] = plan_json(result.plan, names);
+    j["descriptor"] = {{"bytes", jsonl::to_hex(descriptor)}, {"decoded", nlohmann::json(decode_json(descriptor))}};
+    return nb::borrow<nb::dict>(to_python(j));
+  }
+  std::string text() const {
+    return "gmem: " + to_string(gmem) + "\nsmem: " + to_string(smem) + "\n" + describe_plan(result.plan, names) +
+           "descriptor: " + jsonl::to_hex(descriptor) + "\n" + decode_text(descriptor);
+  }
+  nb::dict instruction(std::uint32_t k, const std::vector<std::int32_t>& tile) const {
+    const TmaPlan& p = result.plan;
+    if (k >= p.instructions) usage_error("instruction " + std::to_string(k) + ": the plan has " + std::to_string(p.instructions));
+    if (tile.size() != static_cast<std::size_t>(p.tile_modes))
+      usage_error("tile coordinate: expected " + std::to_string(p.tile_modes) + " entries (one per global mode), got " +
+                  std::to_string(tile.size()));
+    std::int32_t t[kMaxTileModes] = {};
+    for (std::size_t i = 0; i < tile.size(); ++i) t[i] = tile[i];
+    const PlanInstruction in = p.instruction(k, t);
+    nb::list coord;
+    for (std::uint32_t j = 0; j < p.params.rank; ++j) coord.append(in.coord[j]);
+    nb::dict d;
+    d["coord"] = coord;
+    d["smem_offset"] = in.smem_offset;
+    return d;
+  }
+};
+
+// A DLPack object (anything nanobind's ndarray takes) as the library's DLTensor.
+GlobalTensor tensor_of(nb::handle h) {
+  nb::ndarray<> a;
+  if (!nb::try_cast(h, a, false))
+    usage_error("gmem: expected the text form ('bf16 (4096,4096):(4096,1)') or a tensor with __dlpack__, not " +
+                nb::cast<std::string>(nb::str(h.type().attr("__name__"))));
+  std::vector<std::int64_t> shape(a.ndim()), strides(a.ndim());
+  for (std::size_t i = 0; i < a.ndim(); ++i) {
+    shape[i] = static_cast<std::int64_t>(a.shape(i));
+    strides[i] = a.stride(i);
+  }
+  dlpack::DLTensor t{};
+  t.data = const_cast<void*>(a.data());
+  t.device = {static_cast<dlpack::DLDeviceType>(a.device_type()), a.device_id()};
+  t.ndim = static_cast<std::int32_t>(a.ndim());
+  t.dtype = {a.dtype().code, a.dtype().bits, a.dtype().lanes};
+  t.shape = shape.data();
+  t.strides = strides.data();
+  t.byte_offset = 0;  // data() already points at the first element
+  const dlpack::FromDlpackResult r = dlpack::from_dlpack(t);
+  if (!r.ok()) {
+    std::vector<PyViolation> v;
+    for (const PlanDiagnostic& d : explain_plan(r.issues, TileProblem{})) v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
+    refuse(v);
+  }
+  return r.tensor;
+}
+
+GlobalTensor gmem_of(nb::handle h) {
+  if (!nb::isinstance<nb::str>(h)) return tensor_of(h);
+  const ParsedGlobalTensor g = parse_global_tensor(nb::cast<std::string>(h));
+  if (!g.ok) usage_error("gmem: " + g.error);
+  return g.value;
+}
+
+template <class E>
+E name_of_arg(const char* what, const std::string& text) {
+  E v{};
+  std::string why;
+  if (!parse_name(text, v, &why)) usage_error(std::string(what) + ": " + why);
+  return v;
+}
+
+struct Options {
+  std::array<std::uint32_t, 3> cluster{1, 1, 1};
+  std::optional<std::string> multicast, reduce;
+  std::string arch = "sm_90", l2 = "none", oob = "none";
+  bool store = false;
+};
+
+PlanOptions plan_options(const Options& in) {
+  PlanOptions o;
+  for (int i = 0; i < 3; ++i) o.cluster[i] = in.cluster[i];
+  if (in.multicast) {
+    const std::string& mc = *in.multicast;
+    if (mc == "x") o.multicast_dim = 0;
+    else if (mc == "y") o.multicast_dim = 1;
+    else if (mc == "z") o.multicast_dim = 2;
+    else usage_error("multicast '" + mc + "': expected None, 'x', 'y' or 'z'");
+  }
+  o.arch = name_of_arg<Arch>("arch", in.arch);
+  o.l2 = name_of_arg<L2Promotion>("l2", in.l2);
+  o.oob = name_of_arg<OobFill>("oob", in.oob);
+  if (in.store && in.reduce) usage_error("store and reduce: choose one (a reduction is a store that combines)");
+  if (in.store) o.direction = PlanDirection::store;
+  if (in.reduce) {
+    const std::string& r = *in.reduce;
+    if (!parse_reduce_op(r.data(), static_cast<std::uint32_t>(r.size()), o.reduce_op))
+      usage_error("reduce '" + r + "': expected add, min, max, inc, dec, and, or or xor");
+    o.direction = PlanDirection::reduce;
+  }
+  return o;
+}
+
+PlanObject run_plan(const GlobalTensor& g, const SwizzledLayout& s, const TileExtents& t, std::vector<std::string> names,
+                    const Options& in) {
+  PlanObject p;
+  p.gmem = g;
+  p.smem = s;
+  p.names = std::move(names);
+  p.result = plan_tile(g, s, t, plan_options(in));
+  if (!p.result.ok()) {
+    std::vector<PyViolation> v;
+    for (const PlanDiagnostic& d : explain_plan(p.result.issues, p.result.problem, p.names))
+      v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
+    refuse(v);
+  }
+  const EncodeResult e = encode_host(p.result.plan.params);
+  if (!e.ok()) usage_error("internal error: the planned descriptor does not encode");  // the planner validated it
+  p.descriptor = e.map;
+  return p;
+}
+
+PlanObject plan(nb::handle gmem, const std::string& smem, const std::string& tile, const Options& o) {
+  const GlobalTensor g = gmem_of(gmem);
+  const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
+  if (!s.ok) usage_error("smem: " + s.error.message);
+  const ParsedTileExtents t = parse_tile_extents(tile);
+  if (!t.ok) usage_error("tile: " + t.error);
+  return run_plan(g, s.value, t.value, t.names, o);
+}
+
+// The descriptor of a box of a tensor: the plan of a row-major box (mode order as the tensor's:
+// the last mode innermost) in a buffer with the given swizzle.
+PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const std::string& swizzle, const Options& o) {
+  const GlobalTensor g = gmem_of(gmem);
+  const int modes = g.layout.flatten().num_leaves();
+  if (static_cast<int>(box.size()) != modes)
+    usage_error("box: expected " + std::to_string(modes) + " extents (one per tensor mode, in the tensor's order), got " +
+                std::to_string(box.size()));
+  IntTuple shape = IntTuple::tuple(), stride = IntTuple::tuple();
+  std::vector<std::int64_t> strides(box.size());
+  std::int64_t pitch = 1;
+  TileExtents t;
+  t.modes = modes;
+  for (int i = modes - 1; i >= 0; --i) {
+    strides[static_cast<std::size_t>(i)] = pitch;
+    pitch *= box[static_cast<std::size_t>(i)];
+  }
+  for (int i = 0; i < modes; ++i) {
+    shape.append(IntTuple(box[static_cast<std::size_t>(i)]));
+    stride.append(IntTuple(strides[static_cast<std::size_t>(i)]));
+    t.extent[i] = box[static_cast<std::size_t>(i)];
+  }
+  SwizzledLayout s;
+  s.layout = Layout(shape, stride);
+  s.swizzle = swizzle_for(name_of_arg<Swizzle>("swizzle", swizzle));
+  return run_plan(g, s, t, {}, o);
+}
+
+nb::dict check(nb::handle descriptor, const PlanObject& p, std::uint64_t armed_bytes, std::uint32_t copies) {
+  const TensorMapBytes m = map_from_buffer(descriptor, "check_against_plan");
+  PlanCheckOptions o;
+  o.armed_bytes = armed_bytes;
+  o.copies = copies;
+  const PlanCheck c = check_against_plan(m, p.result.plan, o);
+  nb::list findings;
+  for (const PlanCheckFinding& f : c.findings) {
+    nb::dict d;
+    d["rule"] = rule_id(f.rule);
+    d["severity"] = is_note(f.rule) ? "note" : "error";
+    d["field"] = f.field;
+    d["expected"] = f.expected;
+    d["actual"] = f.actual;
+    d["bytes"] = f.byte_offsets;
+    d["effect"] = f.effect;
+    d["fix"] = f.fix();
+    d["message"] = f.message();
+    findings.append(d);
+  }
+  nb::dict d;
+  d["ok"] = c.ok();
+  d["hangs"] = c.hangs;
+  d["findings"] = findings;
+  d["copy_bytes"] = c.copy_bytes;
+  d["stage_bytes"] = c.stage_bytes;
+  d["plan_expect_tx"] = c.plan_expect_tx;
+  d["address_compared"] = c.address_compared;
+  d["expected"] = map_to_bytes(c.expected);
+  return d;
+}
+
+}  // namespace
+
+void bind_plan(nb::module_& m) {
+  nb::class_<PlanObject>(m, "Plan", "A TMA plan (tmakit.plan() wraps it)")
+      .def("json", &PlanObject::json, "`tmakit plan --json`'s object without 'result'")
+      .def("text", &PlanObject::text, "`tmakit plan`'s text")
+      .def("descriptor", [](const PlanObject& p) { return map_to_bytes(p.descriptor); }, "the plan's 128 bytes")
+      .def("instruction", &PlanObject::instruction, nb::arg("k"), nb::arg("tile"),
+           "instruction k of the tile at `tile` (one coordinate per global mode): TMA coordinates and shared offset");
+
+  const auto options = [](std::array<std::uint32_t, 3> cluster, std::optional<std::string> multicast, std::string arch,
+                          std::string l2, std::string oob, bool store, std::optional<std::string> reduce) {
+    return Options{cluster, std::move(multicast), std::move(reduce), std::move(arch), std::move(l2), std::move(oob), store};
+  };
+  m.def(
+      "plan",
+      [options](nb::handle gmem, const std::string& smem, const std::string& tile, std::array<std::uint32_t, 3> cluster,
+                std::optional<std::string> multicast, std::string arch, std::string l2, std::string oob, bool store,
+                std::optional<std::string> reduce) {
+        return plan(gmem, smem, tile, options(cluster, std::move(multicast), std::move(arch), std::move(l2), std::move(oob), store, std::move(reduce)));
+      },
+      nb::arg("gmem"), nb::arg("smem"), nb::arg("tile"), nb::arg("cluster"), nb::arg("multicast").none(),
+      nb::arg("arch"), nb::arg("l2"), nb::arg("oob"), nb::arg("store"), nb::arg("reduce").none(),
+      "`tmakit plan`: raises tmakit.Refused with every violated rule, ValueError for notation that does not parse");
+  m.def(
+      "plan_box",
+      [options](nb::handle gmem, const std::vector<std::int64_t>& box, const std::string& swizzle, std::string arch,
+                std::string l2, std::string oob) {
+        return plan_box(gmem, box, swizzle, options({1, 1, 1}, std::nullopt, std::move(arch), std::move(l2), std::move(oob), false, std::nullopt));
+      },
+      nb::arg("gmem"), nb::arg("box"), nb::arg("swizzle"), nb::arg("arch"), nb::arg("l2"), nb::arg("oob"),
+      "the plan of a row-major box of a tensor (box in the tensor's mode order) in a buffer with `swizzle`");
+  m.def("check_against_plan", &check, nb::arg("descriptor"), nb::arg("plan"), nb::arg("armed_bytes") = 0,
+        nb::arg("copies") = 0, "a descriptor made elsewhere against a plan: every differing field and what it does to the copy");
+}
+
+}  // namespace tmakit::py

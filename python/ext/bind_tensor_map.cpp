@@ -1,0 +1,94 @@
+// The tensor-map codec from Python: encode, validate, decode, diff, hex. Parameters arrive as a dict
+// in the schema of `tmakit encode --jsonl` (jsonl.hpp: names or cuda.h integers, dims innermost
+// first, byte strides), so the library's own parser checks them (input.type / input.range /
+// input.name) and every answer is the library's: explain()'s words, decode_json, diff_json.
+#include <nanobind/stl/string.h>
+
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "py_common.hpp"
+#include "tmakit/tensor_map/describe.hpp"
+#include "tmakit/tensor_map/encode_host.hpp"
+#include "tmakit/tensor_map/explain.hpp"
+#include "tmakit/tensor_map/jsonl.hpp"
+#include "tmakit/tensor_map/validate.hpp"
+
+namespace tmakit::py {
+namespace {
+
+// The parameters of a dict, or Refused with every input error.
+TensorMapParams params_of(const nb::dict& fields) {
+  const std::string line = from_python(fields, "").dump();
+  TensorMapParams p;
+  std::vector<jsonl::Error> errors;
+  if (!jsonl::parse_params(line, p, errors)) {
+    std::vector<PyViolation> v;
+    for (const jsonl::Error& e : errors) v.push_back({e.rule, e.field, e.value, e.message, ""});
+    refuse(v);
+  }
+  return p;
+}
+
+std::vector<PyViolation> violations_of(const TensorMapParams& p, const Violations& found) {
+  std::vector<PyViolation> v;
+  for (const Diagnostic& d : explain(p, found)) v.push_back({d.rule_id, d.field, d.value, d.message(), d.fix});
+  return v;
+}
+
+nb::bytes encode_fields(const nb::dict& fields) {
+  const TensorMapParams p = params_of(fields);
+  const EncodeResult r = encode_host(p);
+  if (!r.ok()) refuse(violations_of(p, r.violations));
+  return map_to_bytes(r.map);
+}
+
+nb::list validate_fields(const nb::dict& fields) {
+  const TensorMapParams p = params_of(fields);
+  nb::list out;
+  for (const PyViolation& v : violations_of(p, validate(p))) out.append(violation_dict(v));
+  return out;
+}
+
+nb::object decode_bytes(nb::handle b) {
+  const TensorMapBytes m = map_from_buffer(b, "decode");
+  nb::dict d = nb::borrow<nb::dict>(to_python(decode_json(m)));
+  d["text"] = decode_text(m);
+  return d;
+}
+
+nb::object diff_bytes(nb::handle a, nb::handle b) {
+  const TensorMapBytes x = map_from_buffer(a, "diff (first descriptor)");
+  const TensorMapBytes y = map_from_buffer(b, "diff (second descriptor)");
+  nb::dict d = nb::borrow<nb::dict>(to_python(diff_json(x, y)));
+  d["text"] = diff_text(x, y);
+  return d;
+}
+
+nb::bytes from_hex(const std::string& text) {
+  TensorMapBytes m;
+  std::string why;
+  if (!parse_hex(text, m, &why)) usage_error("not a descriptor: " + why);
+  return map_to_bytes(m);
+}
+
+}  // namespace
+
+void bind_tensor_map(nb::module_& m) {
+  m.def("encode", &encode_fields, nb::arg("fields"),
+        "The 128 bytes of the parameters in `fields` (the schema of `tmakit encode --jsonl`); raises "
+        "tmakit.Refused with every violated rule.");
+  m.def("validate", &validate_fields, nb::arg("fields"),
+        "Every rule the parameters violate, as dicts (rule, field, value, message, fix); empty when valid.");
+  m.def("decode", &decode_bytes, nb::arg("descriptor"),
+        "The fields of 128 descriptor bytes: `tmakit decode --json`'s object plus 'text'.");
+  m.def("diff", &diff_bytes, nb::arg("a"), nb::arg("b"),
+        "Every differing field of two descriptors: `tmakit diff --json`'s object plus 'text'.");
+  m.def("from_hex", &from_hex, nb::arg("text"),
+        "The 128 bytes of 256 hex digits (whitespace, 0x and ':'/'-' separators ignored).");
+  m.def("encode_fast_host_form", []() { return std::string(encode_fast_host_form()); },
+        "Which SIMD form of the encoder's fast path this CPU runs.");
+}
+
+}  // namespace tmakit::py

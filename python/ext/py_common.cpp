@@ -1,0 +1,118 @@
+// JSON <-> Python, the 128 bytes, refusals and usage errors (see py_common.hpp).
+#include "py_common.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace tmakit::py {
+
+nb::dict violation_dict(const PyViolation& v) {
+  nb::dict d;
+  d["rule"] = v.rule;
+  d["field"] = v.field;
+  d["value"] = v.value;
+  d["message"] = v.message;
+  d["fix"] = v.fix;
+  return d;
+}
+
+void refuse(const std::vector<PyViolation>& violations) {
+  nb::list items;
+  for (const PyViolation& v : violations) items.append(violation_dict(v));
+  const nb::object cls = nb::module_::import_("tmakit._errors").attr("Refused");
+  const nb::object exc = cls(items);
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+  throw nb::python_error();
+}
+
+void usage_error(const std::string& message) { throw nb::value_error(message.c_str()); }
+
+namespace {
+template <class Json>
+nb::object to_python_impl(const Json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return nb::none();
+    case nlohmann::json::value_t::boolean: return nb::bool_(j.template get<bool>());
+    case nlohmann::json::value_t::number_integer: return nb::int_(j.template get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return nb::steal(PyLong_FromUnsignedLongLong(j.template get<std::uint64_t>()));
+    case nlohmann::json::value_t::number_float: return nb::float_(j.template get<double>());
+    case nlohmann::json::value_t::string: return nb::str(j.template get_ref<const std::string&>().c_str());
+    case nlohmann::json::value_t::array: {
+      nb::list l;
+      for (const auto& e : j) l.append(to_python_impl(e));
+      return l;
+    }
+    case nlohmann::json::value_t::object: {
+      nb::dict d;
+      for (auto it = j.begin(); it != j.end(); ++it) d[nb::str(it.key().c_str())] = to_python_impl(it.value());
+      return d;
+    }
+    default: return nb::none();
+  }
+}
+}  // namespace
+
+nb::object to_python(const nlohmann::json& j) { return to_python_impl(j); }
+nb::object to_python(const nlohmann::ordered_json& j) { return to_python_impl(j); }
+
+nlohmann::json from_python(nb::handle h, const std::string& what) {
+  if (h.is_none()) return nullptr;
+  if (nb::isinstance<nb::bool_>(h)) return nb::cast<bool>(h);
+  if (nb::isinstance<nb::str>(h)) return nb::cast<std::string>(h);
+  if (nb::isinstance<nb::float_>(h)) return nb::cast<double>(h);
+  if (nb::isinstance<nb::dict>(h)) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto [k, v] : nb::borrow<nb::dict>(h)) {
+      const std::string key = nb::cast<std::string>(nb::str(k));
+      j[key] = from_python(v, what.empty() ? key : what + "." + key);
+    }
+    return j;
+  }
+  if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
+    nlohmann::json j = nlohmann::json::array();
+    std::size_t i = 0;
+    for (nb::handle e : h) j.push_back(from_python(e, what + "[" + std::to_string(i++) + "]"));
+    return j;
+  }
+  // int, numpy integers, anything with __index__
+  PyObject* index = PyNumber_Index(h.ptr());
+  if (index == nullptr) {
+    PyErr_Clear();
+    throw nb::type_error((what + ": expected an integer, a string or a list, not " +
+                          nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
+                             .c_str());
+  }
+  const nb::object n = nb::steal(index);
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(n.ptr(), &overflow);
+  if (overflow == 0) return static_cast<std::int64_t>(v);
+  if (overflow > 0) {
+    const unsigned long long u = PyLong_AsUnsignedLongLong(n.ptr());
+    if (!PyErr_Occurred()) return static_cast<std::uint64_t>(u);
+    PyErr_Clear();
+  }
+  // Beyond 64 bits: the library reports it (input.range) from its text.
+  return nlohmann::json(static_cast<double>(PyLong_AsDouble(n.ptr())));
+}
+
+TensorMapBytes map_from_buffer(nb::handle h, const char* what) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(h.ptr(), &view, PyBUF_SIMPLE) != 0) {
+    PyErr_Clear();
+    usage_error(std::string(what) + ": expected 128 bytes (bytes, bytearray, memoryview, a uint8 array or tensor, "
+                                    "a TensorMap) or 256 hex digits");
+  }
+  const Py_ssize_t n = view.len;
+  TensorMapBytes m;
+  if (n == 128) std::memcpy(m.words, view.buf, 128);
+  PyBuffer_Release(&view);
+  if (n != 128) usage_error(std::string(what) + ": a descriptor is 128 bytes, got " + std::to_string(n));
+  return m;
+}
+
+nb::bytes map_to_bytes(const TensorMapBytes& m) { return nb::bytes(reinterpret_cast<const char*>(m.words), 128); }
+
+}  // namespace tmakit::py

@@ -1,0 +1,41 @@
+"""tmakit.Refused and tmakit.Violation: how the library's refusals reach Python."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One violated rule, with the ids and words the CLI prints.
+
+    rule: the stable id ("strides.align16", "plan.inner_contiguous", "layout.composition_stride", ...);
+    field: the parameter or place it concerns ("globalStrides[0]", "tile mode 0 (M)", ""); value: the
+    offending value as text ("" where the message holds the numbers); message: the CLI's line
+    ("error [strides.align16] globalStrides[0] = 2056: ...; fix: ..."); fix: the fix alone.
+    """
+
+    rule: str
+    field: str
+    value: str
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Refused(ValueError):
+    """The library refused: every violation at once, in `violations` (a list of Violation)."""
+
+    violations: list[Violation]
+
+    def __init__(self, violations: Iterable[Violation | Mapping[str, Any]]):
+        self.violations = [v if isinstance(v, Violation) else Violation(**v) for v in violations]
+        super().__init__("\n".join(v.message for v in self.violations) or "refused")
+
+    @property
+    def rules(self) -> list[str]:
+        """The rule ids, in order."""
+        return [v.rule for v in self.violations]

@@ -1,0 +1,129 @@
+// A descriptor checked against a plan (see tmakit/plan/check_descriptor.hpp).
+#include "tmakit/plan/check_descriptor.hpp"
+
+#include <string_view>
+
+#include "tmakit/tensor_map/decode.hpp"
+#include "tmakit/tensor_map/derived.hpp"
+#include "tmakit/tensor_map/describe.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/layout.hpp"
+
+namespace tmakit {
+namespace {
+
+// The rule of a field as diff() names it ("boxDim[1]" -> box).
+PlanCheckRule rule_of_field(std::string_view name) {
+  const std::string_view base = name.substr(0, name.find('['));
+  struct Entry {
+    std::string_view field;
+    PlanCheckRule rule;
+  };
+  constexpr Entry kFields[] = {
+      {"globalAddress", PlanCheckRule::address},     {"im2col", PlanCheckRule::kind},
+      {"tensorRank", PlanCheckRule::rank},           {"tensorDataType", PlanCheckRule::dtype},
+      {"tf32Rounding", PlanCheckRule::dtype},        {"globalDim", PlanCheckRule::dims},
+      {"globalStrides", PlanCheckRule::strides},     {"boxDim", PlanCheckRule::box},
+      {"boxBytes", PlanCheckRule::box},              {"elementStrides", PlanCheckRule::elem_strides},
+      {"swizzle", PlanCheckRule::swizzle},           {"swizzleAtomicity", PlanCheckRule::swizzle},
+      {"swizzleMode96B", PlanCheckRule::swizzle},    {"smemAlignment", PlanCheckRule::swizzle},
+      {"interleave", PlanCheckRule::interleave},     {"l2Promotion", PlanCheckRule::l2_promotion},
+      {"oobFill", PlanCheckRule::oob_fill},
+  };
+  for (const Entry& e : kFields)
+    if (e.field == base) return e.rule;
+  return PlanCheckRule::other_bits;
+}
+
+// What a stage's barrier does when `expected` bytes are armed and `delivered` arrive.
+std::string barrier_outcome(std::uint64_t expected, std::uint64_t delivered) {
+  if (delivered < expected)
+    return "the barrier waits for " + std::to_string(expected - delivered) +
+           " bytes that never come: it never completes (the copy hangs)";
+  return "the barrier completes after " + std::to_string(expected) + " bytes while " +
+         std::to_string(delivered - expected) +
+         " more are still arriving: the consumer can read the tile before it is there (and the transaction "
+         "count underflows)";
+}
+
+}  // namespace
+
+std::string PlanCheckFinding::fix() const { return rule_fix(rule); }
+
+std::string PlanCheckFinding::message() const {
+  std::string s = is_note(rule) ? "note [" : "error [";
+  s += rule_id(rule);
+  s += "] " + field + ": plan " + expected + ", " +
+       (rule == PlanCheckRule::armed_bytes ? "kernel " : "descriptor ") + actual + ": " + effect;
+  s += "; fix: " + fix();
+  return s;
+}
+
+bool PlanCheck::ok() const {
+  for (const PlanCheckFinding& f : findings)
+    if (!is_note(f.rule)) return false;
+  return true;
+}
+
+PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& plan, const PlanCheckOptions& options) {
+  PlanCheck c;
+  TensorMapParams params = plan.params;
+  const DecodedTensorMap d = decode(descriptor);
+  c.address_compared = params.address != 0;
+  if (!c.address_compared) params.address = d.params.address;  // the plan leaves the address to the kernel
+  const EncodeResult planned = encode(params);
+  c.expected = planned.map;
+  c.plan_expect_tx = plan.expect_tx_bytes;
+
+  std::vector<PlanCheckFinding> notes;
+  for (const FieldDifference& f : diff(c.expected, descriptor)) {
+    PlanCheckFinding x;
+    x.rule = rule_of_field(f.name);
+    x.field = f.name;
+    x.expected = f.a;
+    x.actual = f.b;
+    x.byte_offsets = f.byte_offsets;
+    x.effect = rule_text(x.rule);
+    (is_note(x.rule) ? notes : c.findings).push_back(std::move(x));
+  }
+
+  // The bytes: what one copy of this descriptor delivers, against the plan's count per instruction.
+  const std::uint64_t per_instruction = plan.tx_bytes_per_instruction;
+  c.copy_bytes = d.params.rank >= 1 && d.params.rank <= kMaxRank ? transaction_bytes(d.params) : 0;
+  const std::uint32_t copies = options.copies ? options.copies : plan.instructions;
+  c.stage_bytes = c.copy_bytes * copies;
+  const bool load = plan.direction == PlanDirection::load;
+  if (c.copy_bytes != per_instruction || (load && c.stage_bytes != plan.expect_tx_bytes)) {
+    PlanCheckFinding x;
+    x.rule = PlanCheckRule::copy_bytes;
+    x.field = "transaction bytes";
+    x.expected = std::to_string(per_instruction) + " B per copy, " + std::to_string(plan.instructions) + " per stage";
+    x.actual = std::to_string(c.copy_bytes) + " B per copy, " + std::to_string(copies) + " per stage";
+    x.effect = std::string(rule_text(x.rule));
+    if (load && plan.expect_tx_bytes != 0) {
+      x.effect += ": " + std::to_string(copies) + (copies == 1 ? " copy delivers " : " copies deliver ") +
+                  std::to_string(c.stage_bytes) + " B against the plan's expect_tx " + std::to_string(plan.expect_tx_bytes) +
+                  " B: " + barrier_outcome(plan.expect_tx_bytes, c.stage_bytes);
+      c.hangs = c.hangs || c.stage_bytes < plan.expect_tx_bytes;
+    }
+    c.findings.push_back(std::move(x));
+  }
+  if (options.armed_bytes != 0 && load) {
+    // The kernel's own count, against what the plan's copies deliver to this CTA per stage.
+    const std::uint64_t delivered = plan.expect_tx_bytes;
+    if (options.armed_bytes != delivered) {
+      PlanCheckFinding x;
+      x.rule = PlanCheckRule::armed_bytes;
+      x.field = "expect_tx";
+      x.expected = std::to_string(delivered) + " B per stage";
+      x.actual = std::to_string(options.armed_bytes) + " B per stage";
+      x.effect = std::string(rule_text(x.rule)) + ": " + barrier_outcome(options.armed_bytes, delivered);
+      c.hangs = c.hangs || delivered < options.armed_bytes;
+      c.findings.push_back(std::move(x));
+    }
+  }
+  for (PlanCheckFinding& n : notes) c.findings.push_back(std::move(n));
+  return c;
+}
+
+}  // namespace tmakit

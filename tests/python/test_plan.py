@@ -1,0 +1,113 @@
+"""plan / tensor_map / check_against_plan from Python, against the CLI for the same input."""
+
+import json
+import subprocess
+
+import pytest
+
+import tmakit
+
+GMEM, SMEM, TILE = "bf16 (4096,4096):(4096,1)", "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64"
+
+
+def cli_plan(cli, *args):
+    out = subprocess.run([cli, "plan", *args, "--json"], capture_output=True, text=True)
+    return out.returncode, json.loads(out.stdout)
+
+
+def test_plan_equals_the_cli(cli):
+    p = tmakit.plan(GMEM, SMEM, TILE)
+    rc, j = cli_plan(cli, "--gmem", GMEM, "--smem", SMEM, "--tile", TILE)
+    assert rc == 0
+    assert p.json["plan"] == j["plan"] and p.gmem == j["gmem"] and p.smem == j["smem"]
+    assert p.descriptor.hex() == j["descriptor"]["bytes"]
+    assert p.expect_tx == p.expect_tx_bytes == 16384 and p.tx_bytes_per_instruction == 16384
+    assert p.smem_alignment == 1024 and p.descriptor.box == [64, 128]
+    assert p.instruction(0, [3, 5]) == {"coord": [5 * 64, 3 * 128], "smem_offset": 0}
+
+
+def test_plan_refusal_equals_the_cli(cli):
+    smem = "Sw<3,4,3> o (128,64):(1,128)"
+    with pytest.raises(tmakit.Refused) as e:
+        tmakit.plan(GMEM, smem, "tile_M=128,tile_K=64")
+    rc, j = cli_plan(cli, "--gmem", GMEM, "--smem", smem, "--tile", "tile_M=128,tile_K=64")
+    assert rc == 1
+    assert e.value.rules == [x["rule"] for x in j["errors"]] == ["plan.inner_contiguous"]
+    assert [v.message for v in e.value.violations] == [x["message"] for x in j["errors"]]
+    assert [v.field for v in e.value.violations] == [x["where"] for x in j["errors"]]
+    assert "group (tile_M, tile_K)" in e.value.violations[0].fix
+
+
+def test_notation_errors_are_value_errors():
+    with pytest.raises(ValueError, match="smem: position"):
+        tmakit.plan(GMEM, "(128,64:(64,1)", TILE)
+    with pytest.raises(ValueError, match="multicast"):
+        tmakit.plan(GMEM, SMEM, TILE, multicast="w")
+
+
+def test_multicast_store_and_reduce_options(cli):
+    p = tmakit.plan(GMEM, SMEM, TILE, cluster=(1, 2), multicast="y")
+    rc, j = cli_plan(cli, "--gmem", GMEM, "--smem", SMEM, "--tile", TILE, "--cluster", "1,2", "--multicast-mode", "y")
+    assert rc == 0 and p.json["plan"] == j["plan"]
+    assert p.multicast["ctas"] == 2 and len(p.instructions) == 2
+    s = tmakit.plan(GMEM, SMEM, TILE, reduce="ADD")
+    assert s.direction == "reduce" and s.reduce_op == "add" and s.expect_tx == 0
+    with pytest.raises(ValueError, match="choose one"):
+        tmakit.plan(GMEM, SMEM, TILE, store=True, reduce="add")
+
+
+def test_plan_of_a_dlpack_tensor_takes_its_layout_and_address():
+    np = pytest.importorskip("numpy")
+    a = np.zeros((256, 128), dtype=np.float32)
+    p = tmakit.plan(a, "(64,128):(128,1)", "seq=64,d=_")
+    assert p.gmem.startswith("f32 (256,128):(128,1)")
+    assert p.descriptor.address == a.ctypes.data
+    assert p.descriptor.dims == [128, 256] and p.descriptor.box == [128, 64]
+    view = a[:, 8:72]  # a strided view: its strides, not a compact layout
+    q = tmakit.plan(view, "(64,64):(64,1)", "64,_")
+    assert q.descriptor.strides == [512] and q.descriptor.address == a.ctypes.data + 32
+
+
+def test_tensor_map_of_a_box():
+    np = pytest.importorskip("numpy")
+    a = np.zeros((4096, 4096), dtype=np.uint16)
+    m = tmakit.tensor_map(a, box=(128, 64), swizzle="128B")
+    assert m.box == [64, 128] and m.swizzle == "128B" and m.dtype == "UINT16" and m.address == a.ctypes.data
+    with pytest.raises(ValueError, match="one per tensor mode"):
+        tmakit.tensor_map(a, box=(128,))
+
+
+def test_torch_tensor_map_is_a_128_byte_aligned_uint8_tensor():
+    torch = pytest.importorskip("torch")
+    import tmakit.torch as tt
+    t = torch.zeros((256, 128), dtype=torch.bfloat16)
+    d = tt.tensor_map(t, box=(64, 64), swizzle="128B")
+    assert d.dtype == torch.uint8 and d.numel() == 128 and d.data_ptr() % 128 == 0 and d.device == t.device
+    m = tmakit.decode(d)
+    assert m.box == [64, 64] and m.address == t.data_ptr() and m.dtype == "BFLOAT16"
+
+
+def test_check_against_plan_names_fields_and_the_hang():
+    p = tmakit.plan(GMEM, SMEM, TILE)
+    same = tmakit.encode_tiled(dtype="bf16", dims=[4096, 4096], strides=[8192], box=[64, 128], swizzle="128B",
+                               address=0x7f0000000000)
+    c = tmakit.check_against_plan(same, p)
+    assert c.ok and c and not c.hangs and c.findings == [] and not c.address_compared
+    assert c.copy_bytes == 16384 == c.plan_expect_tx
+    half = tmakit.encode_tiled(dtype="bf16", dims=[4096, 4096], strides=[8192], box=[32, 64], swizzle="64B")
+    c = tmakit.check_against_plan(half, p)
+    assert not c.ok and c.hangs
+    assert c.fields == ["swizzle", "boxDim[0]", "boxDim[1]", "boxBytes", "smemAlignment", "transaction bytes"]
+    assert c.rules == ["check.swizzle", "check.box", "check.box", "check.box", "check.swizzle", "check.copy_bytes"]
+    assert "never completes" in c.findings[-1].effect and "4096" in c.findings[-1].effect
+    # the kernel's own count: a copy that moves the whole box, armed with half of it
+    c = tmakit.check_against_plan(same, p, armed_bytes=32768)
+    assert c.rules == ["check.armed_bytes"] and c.hangs
+    c = tmakit.check_against_plan(same, p, armed_bytes=8192)
+    assert c.rules == ["check.armed_bytes"] and not c.hangs and "completes" in c.findings[0].effect
+    # the whole box copied twice per stage: more bytes than the plan's expect_tx (no hang, an error)
+    c = tmakit.check_against_plan(same, p, copies=2)
+    assert c.rules == ["check.copy_bytes"] and c.stage_bytes == 32768 and not c.hangs
+    notes = tmakit.check_against_plan(
+        tmakit.encode_tiled(dtype="bf16", dims=[4096, 4096], strides=[8192], box=[64, 128], swizzle="128B", l2="256B"), p)
+    assert notes.ok and notes.rules == ["check.l2promotion"] and notes.findings[0].severity == "note"

@@ -1,0 +1,112 @@
+// check_against_plan (plan/check_descriptor.hpp): a descriptor made elsewhere against the plan for
+// the same tensor, shared layout and tile: every differing field with its check.* rule, the bytes
+// one copy delivers against the plan's expect_tx, and the kernel's own count.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/check_descriptor.hpp"
+#include "tmakit/plan/make_problem.hpp"
+#include "tmakit/plan/notation.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+
+namespace {
+
+using namespace tmakit;
+
+TmaPlan gemm_plan() {
+  const PlanResult r = plan_tile(parse_global_tensor("bf16 (4096,4096):(4096,1)").value,
+                                 parse_swizzled_layout("Sw<3,4,3> o (128,64):(64,1)").value,
+                                 parse_tile_extents("M=128,K=64").value);
+  EXPECT_TRUE(r.ok());
+  return r.plan;
+}
+
+TensorMapBytes descriptor(std::uint32_t box0, std::uint32_t box1, Swizzle sw, std::uint64_t address = 0) {
+  TensorMapParams p;
+  p.dtype = DataType::bfloat16;
+  p.rank = 2;
+  p.dims[0] = p.dims[1] = 4096;
+  p.strides[0] = 8192;
+  p.box[0] = box0;
+  p.box[1] = box1;
+  p.swizzle = sw;
+  p.address = address;
+  const EncodeResult e = encode(p);
+  EXPECT_TRUE(e.ok());
+  return e.map;
+}
+
+std::vector<std::string> rules(const PlanCheck& c) {
+  std::vector<std::string> out;
+  for (const PlanCheckFinding& f : c.findings) out.push_back(rule_id(f.rule));
+  return out;
+}
+
+TEST(PlanCheck, TheSameDescriptorPassesWhateverItsAddress) {
+  const TmaPlan plan = gemm_plan();
+  const PlanCheck c = check_against_plan(descriptor(64, 128, Swizzle::b128, 0x7f0000000000), plan);
+  EXPECT_TRUE(c.ok());
+  EXPECT_TRUE(c.findings.empty());
+  EXPECT_FALSE(c.hangs);
+  EXPECT_FALSE(c.address_compared);  // the plan was made without an address
+  EXPECT_EQ(c.copy_bytes, 16384u);
+  EXPECT_EQ(c.stage_bytes, 16384u);
+}
+
+TEST(PlanCheck, AHalfBoxIsAHang) {
+  const PlanCheck c = check_against_plan(descriptor(64, 64, Swizzle::b128), gemm_plan());
+  EXPECT_FALSE(c.ok());
+  EXPECT_TRUE(c.hangs);
+  EXPECT_EQ(rules(c), (std::vector<std::string>{"check.box", "check.box", "check.copy_bytes"}));
+  EXPECT_EQ(c.findings[0].field, "boxDim[1]");
+  EXPECT_EQ(c.findings[0].expected, "128");
+  EXPECT_EQ(c.findings[0].actual, "64");
+  EXPECT_EQ(c.findings[0].byte_offsets, std::vector<int>{56});
+  EXPECT_NE(c.findings[2].effect.find("waits for 8192 bytes that never come"), std::string::npos) << c.findings[2].effect;
+  EXPECT_EQ(c.findings[2].message().rfind("error [check.copy_bytes] transaction bytes: plan 16384 B per copy", 0), 0u)
+      << c.findings[2].message();
+}
+
+TEST(PlanCheck, ASwizzleChangeIsNamedWithItsAlignment) {
+  const PlanCheck c = check_against_plan(descriptor(32, 128, Swizzle::b64), gemm_plan());
+  EXPECT_EQ(rules(c), (std::vector<std::string>{"check.swizzle", "check.box", "check.box", "check.swizzle",
+                                                "check.copy_bytes"}));
+  EXPECT_EQ(c.findings.back().field, "transaction bytes");
+}
+
+TEST(PlanCheck, TheKernelsCountAndCopies) {
+  const TmaPlan plan = gemm_plan();
+  const TensorMapBytes same = descriptor(64, 128, Swizzle::b128);
+  PlanCheckOptions armed_double;
+  armed_double.armed_bytes = 32768;
+  PlanCheck c = check_against_plan(same, plan, armed_double);
+  EXPECT_EQ(rules(c), std::vector<std::string>{"check.armed_bytes"});
+  EXPECT_TRUE(c.hangs);
+  PlanCheckOptions armed_half;
+  armed_half.armed_bytes = 8192;
+  c = check_against_plan(same, plan, armed_half);
+  EXPECT_EQ(rules(c), std::vector<std::string>{"check.armed_bytes"});
+  EXPECT_FALSE(c.hangs);
+  PlanCheckOptions twice;
+  twice.copies = 2;
+  c = check_against_plan(same, plan, twice);
+  EXPECT_EQ(rules(c), std::vector<std::string>{"check.copy_bytes"});
+  EXPECT_EQ(c.stage_bytes, 32768u);
+  EXPECT_FALSE(c.hangs);
+}
+
+TEST(PlanCheck, L2PromotionIsANote) {
+  TensorMapParams p = TensorMapParams{};
+  const TmaPlan plan = gemm_plan();
+  p = plan.params;
+  p.l2 = L2Promotion::b256;
+  const PlanCheck c = check_against_plan(encode(p).map, plan);
+  EXPECT_TRUE(c.ok());
+  EXPECT_EQ(rules(c), std::vector<std::string>{"check.l2promotion"});
+  EXPECT_EQ(c.findings[0].message().rfind("note [check.l2promotion]", 0), 0u);
+}
+
+}  // namespace
