@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "fuzz_words.hpp"
 
 namespace {
 
@@ -45,18 +46,7 @@ constexpr const char* kJsonLines =
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::uint8_t sel = data[0];
-  std::vector<std::string> words;
-  std::string cur;
-  for (std::size_t i = 1; i < size; ++i) {
-    const char c = static_cast<char>(data[i]);
-    if (c == '\0' || c == '\n') {
-      words.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c == '/' ? '_' : c);
-    }
-  }
-  if (size > 1) words.push_back(cur);
+  std::vector<std::string> words = fuzz_words(data, size, true);
 
   std::string stdin_text;
   switch ((sel >> 3) & 3) {

@@ -121,8 +121,10 @@ void doc_product() {
   DOC_EXAMPLE(str(logical_product(L("(2,2):(4,1)"), L("6:1"))), str(logical_divide(L("(4,2,3):(2,1,8)"), L("4:2"))));
   // B = (4,2):(2,1): 8 tiles in another order
   EXPECT_EQ(str(logical_product(L("(2,2):(4,1)"), L("(4,2):(2,1)"))), "((2,2),(4,2)):((4,1),(8,2))");
-  // 2x5 row-major block tiled over a 3x4 column-major arrangement; blocked coalesces mode 0
-  DOC_EXAMPLE(str(blocked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "(6,(5,4)):(5,(1,30))");
+  // 2x5 row-major block tiled over a 3x4 column-major arrangement. CuTe's blocked_product zips the
+  // block with the layout of blocks and no longer coalesces each mode (older CuTe printed
+  // (6,(5,4)):(5,(1,30)), the same function): today's CuTe gives this.
+  DOC_EXAMPLE(str(blocked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "((2,3),(5,4)):((5,10),(1,30))");
   DOC_EXAMPLE(str(raked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)"))), "((3,2),(4,5)):((10,5),(30,1))");
   // the block is compatible with a corner of the blocked result: element (r, c) of block 0
   const Layout bp = blocked_product(L("(2,5):(5,1)"), L("(3,4):(1,3)")).value;
@@ -148,7 +150,8 @@ TEST(LayoutAlgebra, InversesAndCommonVector) {
   EXPECT_EQ(to_string(right_inverse(L("(4,8):(8,1)"))), "(8,4):(4,1)");
   EXPECT_EQ(to_string(right_inverse(L("4:2"))), "1:0");
   EXPECT_EQ(to_string(right_inverse(L("(2,4):(1,4)"))), "2:1");   // stride 2 missing: stops after 2
-  EXPECT_EQ(str(left_inverse(L("4:2"))), "(2,4):(4,1)");
+  EXPECT_EQ(str(left_inverse(L("4:2"))), "(2,4):(0,1)");  // CuTe's; odd offsets (off the image) map anywhere
+  EXPECT_EQ(str(left_inverse(L("(6,6):(13,1)"))), "(13,6):(6,1)");  // a gap complement cannot fill: CuTe's answer
   EXPECT_EQ(str(left_inverse(L("(4,8):(8,1)"))), "(8,4):(4,1)");
   EXPECT_EQ(max_common_vector(L("(4,8):(1,4)"), L("(4,8):(1,4)")).value, 32);
   EXPECT_EQ(max_common_vector(L("(4,8):(8,1)"), L("(4,8):(1,4)")).value, 1);
@@ -158,39 +161,57 @@ TEST(LayoutAlgebra, InversesAndCommonVector) {
 }
 
 TEST(LayoutAlgebra, RefusalsNameRuleModeAndNumbers) {
-  // (6,2) / 4: 4 neither divides 6 nor is a multiple of it
-  const LayoutResult c = composition(L("(6,2):(1,6)"), L("2:4"));
+  // (6,2) / 8: 8 is at least 6 and not a multiple of it (CuTe's static stride check fails). A's
+  // second stride is 7, so A does not coalesce into one mode (6 * 1 != 7).
+  const LayoutResult c = composition(L("(6,2):(1,7)"), L("2:8"));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(std::string(rule_id(c.diagnostic.rule)), "layout.composition.stride_divisibility");
   EXPECT_EQ(c.diagnostic.mode, 0);
-  EXPECT_EQ(c.diagnostic.a, 4);
+  EXPECT_EQ(c.diagnostic.a, 8);
   EXPECT_EQ(c.diagnostic.b, 6);
-  EXPECT_NE(message(c.diagnostic).find("stride 4"), std::string::npos) << message(c.diagnostic);
+  EXPECT_NE(message(c.diagnostic).find("stride 8"), std::string::npos) << message(c.diagnostic);
   EXPECT_FALSE(fix(c.diagnostic).empty());
-  // (6,2) % 4: shape divisibility
-  const LayoutResult s = composition(L("(6,2):(1,6)"), L("4:1"));
+  // a stride below the extent composes, as in CuTe (its weak condition): 2:4 and 4:1 fit in mode 0
+  EXPECT_EQ(str(composition(L("(6,2):(1,7)"), L("2:4"))), "2:4");
+  EXPECT_EQ(str(composition(L("(6,2):(1,7)"), L("4:1"))), "4:1");
+  // ... even where the result is then not A(B(i)): CuTe's (6,2):(1,7) o 4:4
+  EXPECT_EQ(str(composition(L("(6,2):(1,7)"), L("4:4"))), "(2,2):(4,7)");
+  // a layout that coalesces into one mode composes with any stride: (6,2):(1,6) is 12:1
+  EXPECT_EQ(str(composition(L("(6,2):(1,6)"), L("2:8"))), "2:8");
+  // the examples CuTe composes and tmakit used to refuse: size-1 modes with any stride, and A's last
+  // mode, which need not divide
+  EXPECT_EQ(str(composition(L("(4,3):(1,4)"), L("(3,(1,2)):(0,(11,10))"))), "(3,(1,2)):(0,(11,10))");
+  EXPECT_EQ(str(composition(L("(5,8,8):(2,30,240)"), L("3:1"))), "3:2");
+  // (4,3) % 6: mode 0 takes 4 of the 6 elements, and 4 does not divide 6: shape divisibility
+  const LayoutResult s = composition(L("(4,3):(1,5)"), L("6:1"));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.diagnostic.rule, LayoutRule::composition_shape);
   // complement of a non-injective layout
   const LayoutResult n = complement(L("(2,2):(1,1)"), 8);
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.diagnostic.rule, LayoutRule::complement_not_injective);
-  EXPECT_EQ(complement(L("(2,3):(1,3)"), 24).diagnostic.rule, LayoutRule::complement_not_divisible);
-  EXPECT_EQ(left_inverse(L("(4,2):(1,0)")).diagnostic.rule, LayoutRule::not_injective);
+  // a gap that is not a multiple of what lies below: CuTe's complement truncates (3 / 2 = 1)
+  EXPECT_EQ(str(complement(L("(2,3):(1,3)"), 24)), "3:9");
+  // not injective: CuTe's left inverse is a quasi-inverse, A(R(A(i))) == A(i)
+  EXPECT_EQ(str(left_inverse(L("(4,2):(1,0)"))), "4:1");
+  const LayoutResult li = left_inverse(L("(2,3):(2,3)"));  // strides 2 and 3: 3 is not a multiple of 2
+  EXPECT_EQ(li.diagnostic.rule, LayoutRule::left_inverse_divisibility);
+  EXPECT_NE(message(li.diagnostic).find("stride 3, not a multiple of the next smaller stride 2"), std::string::npos)
+      << message(li.diagnostic);
   EXPECT_EQ(logical_divide(L("(8,8):(1,8)"), T("<2:1,2:1,2:1>")).diagnostic.rule, LayoutRule::tiler_rank);
   EXPECT_EQ(coalesce(L("8:1"), IntTuple::make(1, 1)).diagnostic.rule, LayoutRule::tiler_rank);
 }
 
 // A by-mode refusal names the flattened leaf of the left-hand layout, not the leaf inside its mode.
 TEST(LayoutAlgebra, ByModeRefusalsNameTheFlattenedMode) {
-  // mode 1 is (6,2):(2,12); 4 neither divides 6 nor is a multiple of it: leaf 0 of mode 1 = leaf 1
-  const LayoutResult c = composition(L("(2,(6,2)):(1,(2,12))"), T("<1:1,2:4>"));
+  // mode 1 is (6,2):(2,13); 8 is at least 6 and not a multiple of it: leaf 0 of mode 1 = leaf 1
+  const LayoutResult c = composition(L("(2,(6,2)):(1,(2,13))"), T("<1:1,2:8>"));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.diagnostic.rule, LayoutRule::composition_stride);
   EXPECT_EQ(c.diagnostic.mode, 1);
   EXPECT_NE(message(c.diagnostic).find("left mode 1"), std::string::npos) << message(c.diagnostic);
   // the same tiler on ((2,2),(6,2)): two leaves before mode 1
-  const LayoutResult d = composition(L("((2,2),(6,2)):((1,2),(4,24))"), T("<4:1,2:4>"));
+  const LayoutResult d = composition(L("((2,2),(6,2)):((1,2),(4,30))"), T("<4:1,2:8>"));
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.diagnostic.mode, 2);
   // a refusal without a leaf (tiler rank inside a by-mode coalesce) names mode 1's first leaf
@@ -228,8 +249,17 @@ TEST(LayoutAlgebra, TilerNotation) {
   EXPECT_EQ(to_string(T("<4,8>")), "<4:1,8:1>");
   EXPECT_EQ(to_string(T("8")), "8:1");
   EXPECT_EQ(to_string(T("(4,8):(8,1)")), "(4,8):(8,1)");
-  EXPECT_FALSE(parse_tiler("((2,2),8)").ok);
-  EXPECT_FALSE(parse_tiler("<(2,2),8>").ok);
+  // nested tilers: a tuple of tilers inside <>, or a nested shape (CuTe's Shape<Shape<_2,_2>,_8>)
+  EXPECT_EQ(to_string(T("((2,2),8)")), "<<2:1,2:1>,8:1>");
+  EXPECT_EQ(to_string(T("<(2,2),8>")), "<<2:1,2:1>,8:1>");
+  EXPECT_EQ(to_string(T("< <2:1, (2,2):(1,4)>, 8>")), "<<2:1,(2,2):(1,4)>,8:1>");
+  // tilers with layouts inside, in CuTe's static spelling
+  EXPECT_EQ(to_string(T("<_4:_1,_1:_0,(_1,_2,_4):(_3,_4,_1)>")), "<4:1,1:0,(1,2,4):(3,4,1)>");
+  EXPECT_EQ(to_string(T("<(_1,(_2,_2)):(_3,(_1,_16))>")), "<(1,(2,2)):(3,(1,16))>");
+  EXPECT_FALSE(parse_tiler("<<2:1,8:1>").ok);
+  // no tilers: the shape () and <> are the same tiler, and it prints as one that parses back
+  EXPECT_EQ(to_string(T("()")), "<>");
+  EXPECT_TRUE(T("<>") == T("()"));
   EXPECT_FALSE(parse_tiler("<2:1,8:1").ok);
 }
 
@@ -248,7 +278,7 @@ TEST(LayoutAlgebra, SwizzledLayoutsDivideTheInnerLayout) {
       for (int c = 0; c < 64; ++c)
         ASSERT_EQ(d.value.byte_offset(IntTuple::make(IntTuple::make(r, c), t), 2),
                   sl.value.byte_offset(IntTuple::make(8 * t + r, c), 2));
-  EXPECT_FALSE(composition(sl.value, L("2:3")).ok());
+  EXPECT_FALSE(composition(sl.value, L("2:96")).ok());  // 96 >= 64 and not a multiple of it
 }
 
 // ---- checked arithmetic: a result that does not fit in 64 bits is layout.overflow, never a wrapped value
@@ -299,7 +329,8 @@ TEST(LayoutOverflow, EveryOperationRefusesInsteadOfWrapping) {
       {composition(L("(2,2):(1,4611686018427387904)"), L("2:4")), LayoutOperation::composition},
       // complement(A) of a layout whose cosize does not fit
       {complement(L("(2,2):(4611686018427387904,4611686018427387904)")), LayoutOperation::cosize},
-      {left_inverse(L("(2,2):(4611686018427387904,4611686018427387904)")), LayoutOperation::cosize},
+      // left_inverse: the result (2^62, 2):(0, 2) has 2^63 elements
+      {left_inverse(L("(2,2):(4611686018427387904,4611686018427387904)")), LayoutOperation::size},
       // a by-mode coalesce whose result's offsets do not fit
       {coalesce(L("(2,2):(4611686018427387904,4611686018427387904)"), IntTuple::make(1, 1)), LayoutOperation::offsets},
       {blocked_product(L("(2,2):(1,2)"), L("(2,2):(1,4611686018427387904)")), LayoutOperation::logical_product},
@@ -344,6 +375,7 @@ TEST(LayoutEmpty, EveryOperationIsDefined) {
   EXPECT_EQ(to_string(right_inverse(e)), "1:0");
   EXPECT_EQ(str(logical_product(e, T("4:1"))), "((),4):((),1)");
   EXPECT_EQ(str(logical_product(L("(4,8)"), T("()"))), "(4,8):(1,4)");
-  EXPECT_EQ(str(blocked_product(e, L("(2,2)"))), "(2,2):(1,2)");
-  EXPECT_EQ(str(raked_product(L("(2,2)"), e)), "(2,2):(1,2)");
+  // () is padded with 1:0 modes to rank 2 and zipped (CuTe's blocked/raked_product)
+  EXPECT_EQ(str(blocked_product(e, L("(2,2)"))), "((1,2),(1,2)):((0,1),(0,2))");
+  EXPECT_EQ(str(raked_product(L("(2,2)"), e)), "((1,2),(1,2)):((0,1),(0,2))");
 }

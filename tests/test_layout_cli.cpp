@@ -46,9 +46,9 @@ TEST(LayoutCli, EveryOperationPrintsOneLine) {
       {{"zipped_divide", "(9,(4,8)):(59,(13,1))", "<3:3,(2,4):(1,8)>"}, "((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))\n"},
       {{"tiled_divide", "(9,(4,8)):(59,(13,1))", "<3:3,(2,4):(1,8)>"}, "((3,(2,4)),3,(2,2)):((177,(13,2)),59,(26,1))\n"},
       {{"logical_product", "(2,2):(4,1)", "6:1"}, "((2,2),(2,3)):((4,1),(2,8))\n"},
-      {{"blocked_product", "(2,5):(5,1)", "(3,4):(1,3)"}, "(6,(5,4)):(5,(1,30))\n"},
+      {{"blocked_product", "(2,5):(5,1)", "(3,4):(1,3)"}, "((2,3),(5,4)):((5,10),(1,30))\n"},
       {{"raked_product", "(2,5):(5,1)", "(3,4):(1,3)"}, "((3,2),(4,5)):((10,5),(30,1))\n"},
-      {{"left_inverse", "4:2"}, "(2,4):(4,1)\n"},
+      {{"left_inverse", "4:2"}, "(2,4):(0,1)\n"},
       {{"right_inverse", "(4,8):(8,1)"}, "(8,4):(4,1)\n"},
       {{"max_common_vector", "(4,8):(1,8)", "(4,8):(1,4)"}, "4\n"},
       {{"max_common_layout", "(4,8):(1,8)", "(4,8):(1,4)"}, "4:1\n"},
@@ -77,12 +77,12 @@ TEST(LayoutCli, Json) {
   ASSERT_EQ(r.rc, 0);
   EXPECT_EQ(json::parse(r.out)["result"], 32);
   // a refusal: exit 1, JSON error with the rule, the numbers and a fix
-  r = layout({"composition", "(6,2):(1,6)", "2:4", "--json"});
+  r = layout({"composition", "(6,2):(1,7)", "2:8", "--json"});
   EXPECT_EQ(r.rc, 1);
   j = json::parse(r.out);
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["error"]["rule"], "layout.composition.stride_divisibility");
-  EXPECT_EQ(j["error"]["values"], json::array({4, 6}));
+  EXPECT_EQ(j["error"]["values"], json::array({8, 6}));
   EXPECT_FALSE(j["error"]["fix"].get<std::string>().empty());
   // bad notation: exit 2, the position
   r = layout({"size", "(4,8", "--json"});

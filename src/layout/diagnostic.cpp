@@ -23,11 +23,11 @@ std::string message(const LayoutDiagnostic& d) {
     case LayoutRule::negative_stride:
       return head + "leaf " + n(d.mode) + " has stride " + n(d.a) + "; this operation needs non-negative strides";
     case LayoutRule::composition_stride:
-      return head + "the right-hand stride " + n(d.a) + " neither divides nor is a multiple of the left-hand extent " +
-             n(d.b) + " (left " + mode_of(d) + ")";
+      return head + "the right-hand stride " + n(d.a) + " is at least the left-hand extent " + n(d.b) +
+             " and not a multiple of it (left " + mode_of(d) + "; CuTe's Stride Divisibility Condition)";
     case LayoutRule::composition_shape:
-      return head + "the right-hand extent " + n(d.a) + " neither divides nor is a multiple of the left-hand extent " +
-             n(d.b) + " (left " + mode_of(d) + ", after dividing out the stride)";
+      return head + "the right-hand extent " + n(d.a) + " is not a multiple of " + n(d.b) + ", the part of it that left " +
+             mode_of(d) + " takes after dividing out the stride (CuTe's Shape Divisibility Condition)";
     case LayoutRule::complement_not_injective:
       return head + "a mode with stride " + n(d.a) + " starts inside the " + n(d.b) +
              " offsets spanned by the modes with smaller strides: the layout is not injective (or its modes interleave)";
@@ -68,6 +68,13 @@ std::string message(const LayoutDiagnostic& d) {
           return head + op + where + ": " + n(d.a) + " * " + n(d.b) + " does not fit in 64 bits";
       }
     }
+    case LayoutRule::left_inverse_divisibility:
+      return head + "leaf " + n(d.mode) + " has stride " + n(d.a) + ", not a multiple of the next smaller stride " + n(d.b) +
+             " (CuTe's left inverse divisibility condition)";
+    case LayoutRule::product_rank:
+      return head + "the block part has " + (d.a == 0 ? std::string("an integral shape") : n(d.a) + " modes") +
+             " but the tile part " + (d.b == 0 ? std::string("an integral shape") : n(d.b) + " modes") +
+             ": CuTe's zip of the two does not compile";
     case LayoutRule::too_large_to_draw:
       return head + "the layout has " + n(d.a) + " elements; a table or picture draws at most " + n(d.b);
   }
@@ -108,6 +115,10 @@ std::string fix(const LayoutDiagnostic& d) {
     case LayoutRule::overflow:
       return "use smaller extents or strides: every size, stride and offset the operation computes must fit in a "
              "signed 64-bit integer";
+    case LayoutRule::left_inverse_divisibility:
+      return "give the layout strides that are each a multiple of the next smaller one, e.g. (4,8):(1,4)";
+    case LayoutRule::product_rank:
+      return "give the block and the tiler as tuples of the same rank, e.g. (4):(1) and (2):(1), or both as integral layouts";
     case LayoutRule::too_large_to_draw:
       return "draw a slice: compose with a smaller tiler and draw that, e.g. `tmakit layout composition A '(32,32)' "
              "--svg FILE`, or print the composition's result";

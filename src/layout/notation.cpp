@@ -150,21 +150,22 @@ class Parser {
     }
   }
 
-  bool tiler(Tiler& out) {
+  // tiler := '<' item (',' item)* '>' | layout | shape;  item := tiler
+  // A bare tuple shape is CuTe's shape tiler: each extent n is n:1, each tuple a nested tiler.
+  bool tiler(Tiler& out, int depth = 0) {
+    if (depth > 16) return fail_semantic(p_, "nesting deeper than 16 levels");
     skip_ws();
     const std::size_t at = p_;
     if (eat('<')) {
-      out.by_mode = true;
-      out.layout = Layout{IntTuple::tuple(), IntTuple::tuple()};
+      out = Tiler{Layout{IntTuple::tuple(), IntTuple::tuple()}, true, IntTuple::tuple()};
+      if (eat('>')) return true;  // <>: no tilers (as the shape tiler ())
       for (;;) {
         skip_ws();
         const std::size_t item_at = p_;
-        Layout m;
-        if (!layout(m)) return false;
-        if (!m.shape.is_leaf() && !has_colon(item_at, p_))
-          return fail_semantic(item_at, "nested tilers are not supported: give this mode's tiler a stride, e.g. " +
-                                            to_string(m));
-        if (!out.layout.shape.append(m.shape) || !out.layout.stride.append(m.stride))
+        Tiler m;
+        if (!tiler(m, depth + 1)) return false;
+        out = tuple_tiler_append(out, m);
+        if (out.layout.overflow() || out.guide.overflow)
           return fail_semantic(item_at, "tiler exceeds tmakit's IntTuple capacity");
         if (eat(',')) continue;
         if (eat('>')) return true;
@@ -174,12 +175,9 @@ class Parser {
     Layout l;
     if (!layout(l)) return false;
     if (has_colon(at, p_) || l.shape.is_leaf()) {
-      out = Tiler{l, false};
+      out = layout_tiler(l);
       return true;
     }
-    for (int i = 0; i < l.shape.rank(); ++i)
-      if (!l.shape.mode(i).is_leaf())
-        return fail_semantic(at, "nested shape tilers are not supported: write <" + to_string(l.mode(i)) + ",...> instead");
     out = shape_tiler(l.shape);
     return true;
   }
@@ -267,7 +265,7 @@ std::string to_string(const Tiler& t) {
   std::string s = "<";
   for (int i = 0; i < t.rank(); ++i) {
     if (i) s += ',';
-    s += to_string(t.mode(i));
+    s += to_string(t.sub(i));
   }
   return s + ">";
 }

@@ -206,8 +206,19 @@ struct ViolationList {
   }
   template <class... Numbers>
   TMAKIT_HD constexpr void add(Rule r, Numbers... n) {
-    add(Item(r, n...));
+    add(Item{r, AsMember<Numbers>{n}...});
   }
+  // A number converted to whatever member type it initializes, as Item(r, n...) would (that
+  // parenthesized aggregate initialization is C++20 that clang 14, the fuzz build's compiler, lacks;
+  // braces alone would refuse the narrowing ones, e.g. an int64 into an int32 member).
+  template <class N>
+  struct AsMember {
+    N v;
+    template <class T>
+    TMAKIT_HD constexpr operator T() const {  // NOLINT: implicit on purpose
+      return static_cast<T>(v);
+    }
+  };
   TMAKIT_HD constexpr bool empty() const { return count == 0 && !truncated; }
   // No errors (notes allowed) and nothing left out.
   TMAKIT_HD constexpr bool ok() const { return errors() == 0 && !truncated; }

@@ -15,15 +15,14 @@ namespace tmakit {
 TMAKIT_HD constexpr Layout coalesce(const Layout& l) { return coalesce_flat(flat_of(l)).to_layout(); }
 
 // By-mode: where the profile has a leaf, coalesce that sub-layout entirely; where it has a tuple,
-// recurse mode by mode (apply_by_mode, as the other by-mode operations); modes past the profile's
+// recurse mode by mode (apply_tiler, as the other by-mode operations); modes past the profile's
 // rank are kept as they are. Refused when the profile has more modes than the layout (rule
 // layout.tiler.rank; a leaf layout has one mode).
 TMAKIT_HD constexpr LayoutResult coalesce(const Layout& l, const IntTuple& profile) {
   const LayoutOpResult<std::int64_t> n = checked_size(l);
   if (!n.ok()) return {Layout{}, n.diagnostic};
   if (profile.is_leaf()) return accept(coalesce(l));
-  return apply_by_mode(l, shape_tiler(profile), true,
-                       [](const Layout& m, const Layout& p) { return coalesce(m, p.shape); });
+  return apply_tiler(l, shape_tiler(profile), true, [](const Layout& m, const Layout&) { return accept(coalesce(m)); });
 }
 
 }  // namespace tmakit

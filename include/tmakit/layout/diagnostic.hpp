@@ -17,10 +17,10 @@ enum class LayoutRule : std::uint16_t {
   not_congruent,               // shape and stride (or coordinate and shape) differ in structure
   bad_shape,                   // a shape leaf < 1
   negative_stride,             // an operation defined for non-negative strides only
-  composition_stride,          // composition: rhs stride a (mode b) neither divides nor is divided by lhs shape
-  composition_shape,           // composition: rhs shape a does not split lhs shape b
+  composition_stride,          // composition: rhs stride a >= lhs extent b and not a multiple of it
+  composition_shape,           // composition: rhs extent a not a multiple of b, the part a lhs mode takes
   complement_not_injective,    // complement: two modes overlap (stride a < current extent b)
-  complement_not_divisible,    // complement: stride a is not a multiple of the extent b below it
+  complement_not_divisible,    // no longer issued: CuTe's complement accepts such gaps (the id stays reserved)
   tiler_rank,                  // by-mode tiler has more modes (a) than the layout (b)
   not_injective,               // left_inverse of a non-injective layout
   swizzle_elem_bytes,          // elem_bytes a does not divide the swizzle chunk 2^M = b bytes
@@ -31,6 +31,8 @@ enum class LayoutRule : std::uint16_t {
   size_range,                  // the shape has more than 2^62 elements: leaf `mode` (extent a) after b
   overflow,                    // operation `op`: a * b (or a + b) at leaf `mode` does not fit in 64 bits
   too_large_to_draw,           // print / --svg: a layout of a elements, more than the b a drawing may have
+  left_inverse_divisibility,   // left_inverse: stride a (leaf mode) is not a multiple of the smaller stride b
+  product_rank,                // blocked/raked product: the block part has a modes, the tile part b (0: integral)
 };
 
 // Which operation's arithmetic a layout.overflow refusal comes from (LayoutDiagnostic::op).
@@ -61,7 +63,7 @@ TMAKIT_HD constexpr const char* operation_name(LayoutOperation o) {
 
 // `text` says in one line what the input does wrong (`ok`: a note, no refusal); the words with the
 // numbers, and the fixes, come from message() / fix() (host only).
-TMAKIT_HD constexpr RuleTable<LayoutRule, 19> rule_table(LayoutRule) {
+TMAKIT_HD constexpr RuleTable<LayoutRule, 21> rule_table(LayoutRule) {
   return {{
       {LayoutRule::ok, "layout.ok", "", "no refusal", Severity::note},
       {LayoutRule::capacity, "layout.capacity", "result",
@@ -73,13 +75,14 @@ TMAKIT_HD constexpr RuleTable<LayoutRule, 19> rule_table(LayoutRule) {
       {LayoutRule::negative_stride, "layout.negative_stride", "stride",
        "a negative stride where the operation needs non-negative ones"},
       {LayoutRule::composition_stride, "layout.composition.stride_divisibility", "right-hand layout",
-       "composition: a right-hand stride neither divides nor is a multiple of the left-hand extent"},
+       "composition: a right-hand stride at least a left-hand extent and not a multiple of it"},
       {LayoutRule::composition_shape, "layout.composition.shape_divisibility", "right-hand layout",
-       "composition: a right-hand extent does not split the left-hand extent"},
+       "composition: a right-hand extent that is not a multiple of the part a left-hand mode takes"},
       {LayoutRule::complement_not_injective, "layout.complement.not_injective", "layout",
        "complement: two modes overlap (the layout is not injective)"},
       {LayoutRule::complement_not_divisible, "layout.complement.stride_divisibility", "layout",
-       "complement: a stride is not a multiple of the extent spanned below it"},
+       "complement: a stride is not a multiple of the extent spanned below it (no longer issued: CuTe's "
+       "complement accepts such gaps)"},
       {LayoutRule::tiler_rank, "layout.tiler.rank", "tiler", "a by-mode tiler with more modes than the layout"},
       {LayoutRule::not_injective, "layout.inverse.not_injective", "layout",
        "left inverse of a layout that is not injective"},
@@ -98,10 +101,14 @@ TMAKIT_HD constexpr RuleTable<LayoutRule, 19> rule_table(LayoutRule) {
        "a product or sum of extents and strides that does not fit in 64 bits"},
       {LayoutRule::too_large_to_draw, "layout.too_large_to_draw", "layout",
        "a layout with more elements than a table or picture may have"},
+      {LayoutRule::left_inverse_divisibility, "layout.inverse.stride_divisibility", "layout",
+       "left inverse: a stride is not a multiple of the next smaller stride (CuTe's left inverse divisibility condition)"},
+      {LayoutRule::product_rank, "layout.product.rank", "layouts",
+       "blocked/raked product: the block and the layout of the blocks do not pair up mode by mode"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(LayoutRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<LayoutRule> == static_cast<int>(LayoutRule::too_large_to_draw) + 1, "a row for every enum value");
+static_assert(rule_count<LayoutRule> == static_cast<int>(LayoutRule::product_rank) + 1, "a row for every enum value");
 
 struct LayoutDiagnostic {
   LayoutRule rule = LayoutRule::ok;

@@ -77,4 +77,51 @@ TMAKIT_HD constexpr FlatLayout coalesce_flat(const FlatLayout& in) {
   return out;
 }
 
+// CuTe's coalesce_x: coalesce that keeps the function outside the domain too (what composition
+// reads A as). As coalesce_flat, walking from the last mode, except that a last mode of extent 1 is
+// kept (as extent 2, so that its stride still extends the function past the domain) and may merge.
+// One mode means an integral A. The empty layout () stays empty.
+TMAKIT_HD constexpr FlatLayout coalesce_x(const Layout& l) {
+  const FlatLayout in = flat_of(l);
+  FlatLayout rev;  // modes found, last first
+  if (in.n == 0) return rev;
+  rev.push(in.shape[in.n - 1] == 1 ? 2 : in.shape[in.n - 1], in.stride[in.n - 1]);
+  for (int i = in.n - 2; i >= 0; --i) {
+    const std::int64_t s = in.shape[i], d = in.stride[i];
+    if (s == 1) continue;
+    std::int64_t span = 0, merged = 0;
+    const int f = rev.n - 1;  // the front mode
+    if (checked_mul(s, d, &span) && span == rev.stride[f] && checked_mul(s, rev.shape[f], &merged)) {
+      rev.shape[f] = merged;
+      rev.stride[f] = d;
+      continue;
+    }
+    rev.push(s, d);
+  }
+  FlatLayout out;
+  for (int i = rev.n - 1; i >= 0; --i) out.push(rev.shape[i], rev.stride[i]);
+  out.overflow = in.overflow;
+  return out;
+}
+
+// The order in which CuTe's exchange sort (SortByKey) visits the keys: for i, for j > i, swap when
+// key[j] < key[i]. Not stable; equal keys come out in the order this swapping leaves them.
+TMAKIT_HD constexpr void exchange_sort_order(const std::int64_t* key, int n, int* order) {
+  std::int64_t k[FlatLayout::kCapacity] = {};
+  for (int i = 0; i < n; ++i) {
+    k[i] = key[i];
+    order[i] = i;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (k[j] < k[i]) {
+        const std::int64_t t = k[j];
+        k[j] = k[i];
+        k[i] = t;
+        const int o = order[j];
+        order[j] = order[i];
+        order[i] = o;
+      }
+}
+
 }  // namespace tmakit

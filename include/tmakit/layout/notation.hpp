@@ -38,13 +38,13 @@ Parsed<Layout> parse_layout(std::string_view text);
 // A swizzled layout `Sw<B,M,S> o L`; a plain layout is accepted too (identity swizzle).
 Parsed<SwizzledLayout> parse_swizzled_layout(std::string_view text);
 
-// A tiler (see tiler.hpp): a layout `3:3`; a by-mode tuple of layouts `<3:3,(2,4):(1,8)>` (an integer
-// n inside <> is n:1); or a bare shape `(4,8)`, read as CuTe reads a shape tiler: <4:1,8:1>.
-// Nested tilers (a bare tuple shape inside <>, or `((2,2),8)`) are refused: not supported.
+// A tiler (see tiler.hpp): a layout `3:3`; a by-mode tuple of tilers `<3:3,(2,4):(1,8)>` (an integer
+// n inside <> is n:1; a tiler inside <> may itself be a tuple: `<<2:1,2:1>,8:1>`); or a bare shape,
+// read as CuTe reads a shape tiler: `(4,8)` is <4:1,8:1>, `((2,2),8)` is <<2:1,2:1>,8:1> (also inside <>).
 Parsed<Tiler> parse_tiler(std::string_view text);
 
 std::string to_string(const IntTuple& t);
-std::string to_string(const Tiler& t);  // a layout, or <L0,L1,...>
+std::string to_string(const Tiler& t);  // a layout, or <T0,T1,...>
 std::string to_string(const Layout& l);
 std::string to_string(const SwizzleParams& sw);   // "Sw<B,M,S>" (also for B == 0)
 std::string to_string(const SwizzledLayout& l);  // "Sw<B,M,S> o L", or just L for the identity

@@ -4,11 +4,12 @@
 //     (2,2):(4,1) x 6:1 = ((2,2),(2,3)):((4,1),(2,8))
 //   logical_product(A, <B0,B1,...>): by mode, modes past the tiler kept.
 //   blocked_product(A, B): both padded with 1:0 modes to rank R = max(rank A, rank B); the logical
-//     product (A, P) is re-associated mode by mode, ((A0,P0), (A1,P1), ...), and each mode coalesced:
-//     (2,5):(5,1) blocked (3,4):(1,3) = (6,(5,4)):(5,(1,30))
+//     product (A, P) is zipped mode by mode, ((A0,P0), (A1,P1), ...) (CuTe's zip, nothing coalesced):
+//     (2,5):(5,1) blocked (3,4):(1,3) = ((2,3),(5,4)):((5,10),(1,30))
 //   raked_product(A, B): the same with each mode (P_i, A_i): the tile interleaved ("raked") with the
 //     layout of tiles:  (2,5):(5,1) raked (3,4):(1,3) = ((3,2),(4,5)):((10,5),(30,1))
-//   For rank 1 both give the single coalesced mode.
+//   An integral first part zips into one mode ((X, Y)); a tuple needs a tuple of its rank as the
+//   second part, else CuTe's zip does not compile (layout.product.rank): e.g. (4):(1) blocked 2:1.
 //   Refused (layout.overflow) when size(A) * cosize(B), or the result's size or offsets, do not fit
 //   in 64 bits.
 #pragma once
@@ -37,14 +38,14 @@ TMAKIT_HD constexpr LayoutResult logical_product(const Layout& a, const Layout& 
 }
 
 TMAKIT_HD constexpr LayoutResult logical_product(const Layout& a, const Tiler& t) {
-  if (!t.by_mode) return logical_product(a, t.layout);
-  return apply_by_mode(a, t, true, [](const Layout& m, const Layout& b) { return logical_product(m, b); });
+  return apply_tiler(a, t, true, [](const Layout& m, const Layout& b) { return logical_product(m, b); });
 }
 
 namespace detail {
 
-// l as a tuple of exactly r top-level modes (a leaf becomes its 1-tuple), padded with 1:0.
+// CuTe's append<r>: l with 1:0 modes appended up to rank r (an integral l stays integral for r = 1).
 TMAKIT_HD constexpr Layout pad_rank(const Layout& l, int r) {
+  if (l.shape.is_leaf() && r == 1) return l;
   Layout out{IntTuple::tuple(), IntTuple::tuple()};
   for (int i = 0; i < r; ++i) {
     const Layout m = i < l.rank() ? l.mode(i) : Layout{1, 0};
@@ -54,23 +55,27 @@ TMAKIT_HD constexpr Layout pad_rank(const Layout& l, int r) {
   return out;
 }
 
-TMAKIT_HD constexpr LayoutResult zip_product(const Layout& a, const Layout& b, bool raked) {
-  const int r = a.rank() > b.rank() ? a.rank() : b.rank();
-  const Layout pa = pad_rank(a, r), pb = pad_rank(b, r);
-  const LayoutResult lp = logical_product(pa, pb);
-  if (!lp.ok()) return lp;
-  const Layout block = lp.value.mode(0), tiles = lp.value.mode(1);
-  if (r == 1) {
-    const Layout m = raked ? make_layout_of(tiles.mode(0), block.mode(0)) : make_layout_of(block.mode(0), tiles.mode(0));
-    return accept(coalesce(m));
-  }
+// CuTe's zip(x, y) of two layouts: ((x, y)) for an integral x; ((x0,y0),(x1,y1),...) for tuples of
+// one rank; refused otherwise.
+TMAKIT_HD constexpr LayoutResult zip_layouts(const Layout& x, const Layout& y) {
+  if (x.shape.is_leaf()) return accept(make_layout_of(make_layout_of(x, y)));
+  if (y.shape.is_leaf() || y.rank() != x.rank())
+    return refuse(LayoutRule::product_rank, -1, x.rank(), y.shape.is_leaf() ? 0 : y.rank());
   Layout out{IntTuple::tuple(), IntTuple::tuple()};
-  for (int i = 0; i < r; ++i) {
-    const Layout m = coalesce(raked ? make_layout_of(tiles.mode(i), block.mode(i)) : make_layout_of(block.mode(i), tiles.mode(i)));
+  for (int i = 0; i < x.rank(); ++i) {
+    const Layout m = make_layout_of(x.mode(i), y.mode(i));
     out.shape.append(m.shape);
     out.stride.append(m.stride);
   }
   return accept(out);
+}
+
+TMAKIT_HD constexpr LayoutResult zip_product(const Layout& a, const Layout& b, bool raked) {
+  const int r = a.rank() > b.rank() ? a.rank() : b.rank();
+  const LayoutResult lp = logical_product(pad_rank(a, r), pad_rank(b, r));
+  if (!lp.ok()) return lp;
+  const Layout block = lp.value.mode(0), tiles = lp.value.mode(1);
+  return raked ? zip_layouts(tiles, block) : zip_layouts(block, tiles);
 }
 
 }  // namespace detail

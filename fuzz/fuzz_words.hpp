@@ -1,0 +1,26 @@
+// The argv words of a fuzz input (fuzz_cli, fuzz_layout): the bytes after the selector byte, split on
+// NUL or newline (empty words kept). With `slash_to_underscore`, every '/' becomes '_', so a word can
+// only name a file in the current directory (the fuzzers run in a work directory).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+inline std::vector<std::string> fuzz_words(const std::uint8_t* data, std::size_t size, bool slash_to_underscore) {
+  std::vector<std::string> words;
+  if (size <= 1) return words;
+  std::string cur;
+  for (std::size_t i = 1; i < size; ++i) {
+    const char c = static_cast<char>(data[i]);
+    if (c == '\0' || c == '\n') {
+      words.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(slash_to_underscore && c == '/' ? '_' : c);
+    }
+  }
+  words.push_back(cur);
+  return words;
+}
