@@ -46,9 +46,10 @@ def test_one_argument_operations_and_queries(cli):
 
 
 def test_refusals_carry_the_layout_rule(cli):
+    big = "(2,2):(4611686018427387904,4611686018427387904)"  # cosize past 64 bits: layout.overflow
     with pytest.raises(tmakit.Refused) as e:
-        Layout("(2,2):(0,1)").left_inverse()
-    rc, j = cli_json(cli, "layout", "left_inverse", "(2,2):(0,1)")
+        Layout(big).cosize()
+    rc, j = cli_json(cli, "layout", "cosize", big)
     assert rc == 1 and e.value.rules == [j["error"]["rule"]]
     assert e.value.violations[0].message == j["error"]["message"] and e.value.violations[0].fix == j["error"]["fix"]
     with pytest.raises(ValueError, match="position"):
