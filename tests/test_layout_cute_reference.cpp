@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "layout_render.hpp"
+#include "tmakit/layout/render.hpp"
 #include "test_data.hpp"
 #include "tmakit/layout/algebra.hpp"
 #include "tmakit/layout/notation.hpp"
@@ -153,7 +153,7 @@ Outcome run(const Case& c) {
 bool agrees(const Case& c, std::string* why) {
   if (c.op == "print") {
     const Layout a = L(c.args[0]);
-    const cli::LayoutGrid g = cli::make_grid(SwizzledLayout{SwizzleParams{}, a}, 0);
+    const LayoutGrid g = make_grid(SwizzledLayout{SwizzleParams{}, a}, 0);
     const std::vector<std::int64_t> want = c.result.get<std::vector<std::int64_t>>();
     if (static_cast<std::int64_t>(want.size()) != g.rows * g.cols) {
       *why = "grid of " + std::to_string(g.rows * g.cols) + " cells, CuTe " + std::to_string(want.size()) + " offsets";
