@@ -47,8 +47,8 @@ def test_one_argument_operations_and_queries(cli):
 
 def test_refusals_carry_the_layout_rule(cli):
     with pytest.raises(tmakit.Refused) as e:
-        Layout("(2,2):(0,1)").left_inverse()
-    rc, j = cli_json(cli, "layout", "left_inverse", "(2,2):(0,1)")
+        Layout("(2,3):(3,2)").left_inverse()  # strides not each a multiple of the next smaller one
+    rc, j = cli_json(cli, "layout", "left_inverse", "(2,3):(3,2)")
     assert rc == 1 and e.value.rules == [j["error"]["rule"]]
     assert e.value.violations[0].message == j["error"]["message"] and e.value.violations[0].fix == j["error"]["fix"]
     with pytest.raises(ValueError, match="position"):
