@@ -18,6 +18,7 @@
 #include "tmakit/plan/make_problem.hpp"
 #include "tmakit/plan/notation.hpp"
 #include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/names.hpp"
 
 using namespace tmakit;
 
@@ -406,19 +407,25 @@ TEST(Plan, FromDlpackTensor) {
 }
 
 namespace {
-constexpr PlanResult kConstexprPlan = [] {
+// A plan made at compile time: a row-major (rows, cols):(ld, 1) tensor, tiles of tile_rows x
+// tile_cols in the shared layout sw o (tile_rows, tile_cols):(pitch, 1).
+constexpr PlanResult plan_2d(DataType type, std::int64_t rows, std::int64_t cols, std::int64_t ld, SwizzleParams sw,
+                             std::int64_t tile_rows, std::int64_t tile_cols, std::int64_t pitch, Arch arch) {
   GlobalTensor g;
-  g.dtype = DataType::bfloat16;
-  g.layout = make_layout(IntTuple::make(4096, 4096), IntTuple::make(4096, 1));
+  g.dtype = type;
+  g.layout = make_layout(IntTuple::make(rows, cols), IntTuple::make(ld, 1));
   SwizzledLayout s;
-  s.swizzle = SwizzleParams{3, 4, 3};
-  s.layout = make_layout(IntTuple::make(128, 64), IntTuple::make(64, 1));
+  s.swizzle = sw;
+  s.layout = make_layout(IntTuple::make(tile_rows, tile_cols), IntTuple::make(pitch, 1));
   TileExtents t;
   t.modes = 2;
-  t.extent[0] = 128;
-  t.extent[1] = 64;
-  return plan_tile(g, s, t);
-}();
+  t.extent[0] = tile_rows;
+  t.extent[1] = tile_cols;
+  PlanOptions o;
+  o.arch = arch;
+  return plan_tile(g, s, t, o);
+}
+constexpr PlanResult kConstexprPlan = plan_2d(DataType::bfloat16, 4096, 4096, 4096, {3, 4, 3}, 128, 64, 64, Arch::sm_90);
 static_assert(kConstexprPlan.ok());
 static_assert(kConstexprPlan.plan.instructions == 1);
 static_assert(kConstexprPlan.plan.expect_tx_bytes == 128 * 64 * 2);
@@ -1037,6 +1044,120 @@ TEST(PlanStoreRefusal, ReduceOpMustTakeTheElementType) {
 }
 
 // The alignment a base address is known to have (plan notation addr=, DLPack data + byte_offset).
+// ---------------------------------------------------------------------------------------------
+// 16U4_ALIGN8B (FP4 packed two values per byte, in global and in shared memory): planned for sm_100
+// and sm_120 with offsets counted in bits (smem_element_bits = 4). The host model of TMA has no
+// packed types, so these tests check the descriptor and the byte counts against the codec's own
+// functions; the packing comes from cuda.h's description of the type (no gaps between values),
+// not from a Blackwell GPU.
+
+namespace {
+PlanResult plan_u4(const std::string& gmem, const std::string& smem, const std::string& tile, Arch arch) {
+  const Inputs in = parse(gmem, smem, tile);
+  PlanOptions o;
+  o.arch = arch;
+  return plan_tile(in.g, in.s, in.t, o);
+}
+
+// The planner stays constexpr for the sub-byte type.
+constexpr PlanResult kU4Plan = plan_2d(DataType::u4x16_align8b, 128, 128, 128, {3, 4, 3}, 128, 128, 256, Arch::sm_100);
+static_assert(kU4Plan.ok());
+static_assert(kU4Plan.plan.expect_tx_bytes == 128 * 128 / 2 && kU4Plan.plan.smem_bytes == 128 * 128);
+}  // namespace
+
+TEST(PlanPacked, U4Align8BTileWith128BSwizzleOnBlackwell) {
+  for (Arch arch : {Arch::sm_100, Arch::sm_120}) {
+    SCOPED_TRACE(to_name(arch));
+    // 128 x 128 values, K contiguous; each 128-value row is 64 bytes, which TMA pads to the 128-byte
+    // swizzle span in shared memory: the shared row pitch is 256 values
+    const PlanResult r =
+        plan_u4("u4_align8b (128,128):(128,1)", "Sw<3,4,3> o (128,128):(256,1)", "M=128,K=128", arch);
+    ASSERT_TRUE(r.ok()) << explain_plan(r.issues, r.problem, {}).front().message();
+    const TmaPlan& p = r.plan;
+    const TensorMapParams& q = p.params;
+    EXPECT_EQ(q.dtype, DataType::u4x16_align8b);
+    EXPECT_EQ(q.arch, arch);
+    EXPECT_EQ(q.swizzle, Swizzle::b128);
+    ASSERT_EQ(q.rank, 2u);
+    EXPECT_EQ(q.dims[0], 128u);
+    EXPECT_EQ(q.dims[1], 128u);
+    EXPECT_EQ(q.strides[0], 64u);  // 128 values x 4 bits
+    EXPECT_EQ(q.box[0], 128u);
+    EXPECT_EQ(q.box[1], 128u);
+    EXPECT_EQ(p.dim[1].smem_pitch, 256);
+    EXPECT_TRUE(is_valid(q));
+    EXPECT_TRUE(encode(q).ok());
+    // expect_tx: what the box delivers (4 bits x 128 x 128 = 8192 bytes), the codec's
+    // transaction_bytes, not the 16384 bytes the padded rows span
+    EXPECT_EQ(p.instructions, 1u);
+    EXPECT_EQ(transaction_bytes(q), 8192u);
+    EXPECT_EQ(p.expect_tx_bytes, transaction_bytes(q));
+    EXPECT_EQ(p.tx_bytes_per_instruction, 8192u);
+    EXPECT_EQ(p.smem_bytes, 16384u);
+    EXPECT_EQ(p.smem_bytes, box_smem_image_bytes(q));
+    EXPECT_EQ(p.smem_alignment, 1024u);
+  }
+}
+
+TEST(PlanPacked, U4Align8BRowsThatFillTheSpanAndLongRows) {
+  // 256 values = 128 bytes fill the 128B span: no padding, expect_tx = the shared bytes
+  const PlanResult a = plan_u4("u4_align8b (256,1024):(1024,1)", "Sw<3,4,3> o (64,256):(256,1)", "M=64,K=256", Arch::sm_100);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.plan.params.box[0], 256u);
+  EXPECT_EQ(a.plan.params.strides[0], 512u);
+  EXPECT_EQ(a.plan.expect_tx_bytes, 8192u);
+  EXPECT_EQ(a.plan.smem_bytes, 8192u);
+  // 512 contiguous values without swizzle: rows of at most 256 values (box dims hold 256), so K is
+  // cut into a third TMA dimension stepping 128 bytes in global memory
+  const PlanResult b = plan_u4("u4_align8b (64,1024):(1024,1)", "(64,512):(512,1)", "M=64,K=512", Arch::sm_120);
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(b.plan.params.rank, 3u);
+  EXPECT_EQ(b.plan.params.box[0], 256u);
+  EXPECT_EQ(b.plan.params.box[1], 2u);
+  EXPECT_EQ(b.plan.params.strides[0], 128u);
+  EXPECT_EQ(b.plan.params.strides[1], 512u);
+  EXPECT_EQ(b.plan.instructions, 1u);
+  EXPECT_EQ(b.plan.expect_tx_bytes, 64u * 512 / 2);
+  EXPECT_EQ(b.plan.expect_tx_bytes, transaction_bytes(b.plan.params));
+}
+
+TEST(PlanPackedRefusal, U4Align8BOnSm90) {
+  const auto ds = refusals("u4_align8b (128,128):(128,1)", "Sw<3,4,3> o (128,128):(256,1)", "M=128,K=128");
+  ASSERT_EQ(ds.size(), 1u);
+  expect_refusal(ds, "gmem.dtype_arch", {"16U4_ALIGN8B is a packed sub-byte type, which sm_90 does not have"});
+}
+
+TEST(PlanPackedRefusal, U4Align8BInnerBoxNotSixteenBytes) {
+  // the driver's rule: boxDim[0] x 4 bits a multiple of 16 bytes, so K a multiple of 32 values
+  PlanOptions o;
+  o.arch = Arch::sm_100;
+  const auto ds = refusals("u4_align8b (128,128):(128,1)", "(128,16):(16,1)", "M=128,K=16", o);
+  expect_refusal(ds, "plan.inner_bytes", {"tile mode 1 (K)", "16 elements = 8 bytes", "multiple of 32 elements (e.g. 32)"});
+  const auto odd = refusals("u4_align8b (128,128):(128,1)", "(128,33):(33,1)", "M=128,K=33", o);
+  expect_refusal(odd, "plan.inner_bytes", {"33 elements = 16.5 bytes", "(e.g. 64)"});
+  EXPECT_TRUE(plan_u4("u4_align8b (128,128):(128,1)", "(128,32):(32,1)", "M=128,K=32", Arch::sm_100).ok());
+}
+
+TEST(PlanPackedRefusal, U4Align8BOffsetsCountHalfBytes) {
+  PlanOptions o;
+  o.arch = Arch::sm_120;
+  // compact rows of 64 bytes under the 128B swizzle: TMA pads each row to 128 bytes
+  const auto dense = refusals("u4_align8b (128,128):(128,1)", "Sw<3,4,3> o (128,128):(128,1)", "M=128,K=128", o);
+  // (the suggested compact layout pads the rows as TMA does: the layout planned above)
+  expect_refusal(dense, "smem.overlap", {"start 64 bytes apart", "cover 128 bytes", "at least 256 elements",
+                                         "a compact layout such as Sw<3,4,3> o (128,128):(256,1)"});
+  expect_refusal(dense, "plan.smem_offset_align", {"start 64 bytes apart", "multiple of 2048 elements"});
+  // a shared stride of 129 values puts the next instruction half a byte off
+  const auto half = refusals("u4_align8b (64,128):(128,1)", "(2,64):(129,1)", "M=2,K=64", o);
+  expect_refusal(half, "plan.smem_offset_align", {"start 64.5 bytes apart", "aligned to 128 bytes", "multiple of 256 elements"});
+  // global strides count 4 bits per value: 129 values are 64.5 bytes
+  const auto g = refusals("u4_align8b (64,128):(129,1)", "(64,64):(64,1)", "M=64,K=64", o);
+  expect_refusal(g, "gmem.stride_align", {"global stride 129 elements (64.5 bytes)", "pad M's stride to 160 elements (80 bytes)"});
+  // the driver's globalDim[0] rule holds through the descriptor
+  const auto dim = refusals("u4_align8b (64,127):(128,1)", "(64,64):(64,1)", "M=64,K=64", o);
+  expect_refusal(dim, "plan.descriptor", {"dims.packed_multiple_of_2", "value 127"});
+}
+
 TEST(GlobalTensor, KnownAlignmentOfAnAddress) {
   EXPECT_EQ(tmakit::known_alignment(0x1000), 1024u);
   EXPECT_EQ(tmakit::known_alignment(0x1010), 16u);

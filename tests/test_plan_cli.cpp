@@ -222,8 +222,52 @@ TEST(PlanCli, PackedSubByteTypes) {
                              "M=128,K=64", "--arch", "sm_120"});
   EXPECT_EQ(narrow.rc, 1);
   EXPECT_NE(narrow.err.find("box.packed_inner_128"), std::string::npos) << narrow.err;
-  const CliRun a8 = run({"--gmem", "u4_align8b (128,128):(128,1)", "--smem", "(128,128):(128,1)", "--tile", "128,128",
-                         "--arch", "sm_120"});
-  EXPECT_EQ(a8.rc, 1);
-  EXPECT_NE(a8.err.find("error [gmem.dtype] 16U4_ALIGN8B keeps two 4-bit values per byte"), std::string::npos) << a8.err;
+}
+
+// 16U4_ALIGN8B: two values per byte in global AND shared memory (cuda.h: no gaps between packed
+// values). The 128 x 128 tile under the 128B swizzle: a row of 128 values is 64 bytes, which TMA
+// pads to the 128-byte span in shared memory (shared row pitch 256 values), so the plan spans 16384
+// shared bytes while the mbarrier expects the 8192 bytes the box delivers (transaction_bytes).
+TEST(PlanCli, PackedU4Align8B) {
+  const std::vector<std::string> fp4 = {"--gmem", "u4_align8b (128,128):(128,1)", "--smem", "Sw<3,4,3> o (128,128):(256,1)",
+                                        "--tile", "M=128,K=128"};
+  for (const char* arch : {"sm_100", "sm_120"}) {
+    std::vector<std::string> a = fp4;
+    a.insert(a.end(), {"--arch", arch, "--json"});
+    const CliRun r = run(a);
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["plan"]["dtype"], "16U4_ALIGN8B");
+    EXPECT_EQ(j["plan"]["expect_tx_bytes"], 8192);
+    EXPECT_EQ(j["plan"]["smem_bytes"], 16384);
+    EXPECT_EQ(j["plan"]["swizzle"], "128B");
+    EXPECT_EQ(j["plan"]["dims"][0]["box"], 128);
+    EXPECT_EQ(j["plan"]["dims"][1]["box"], 128);
+    EXPECT_EQ(j["plan"]["dims"][1]["stride_bytes"], 64);
+    EXPECT_EQ(j["plan"]["dims"][1]["smem_pitch"], 256);
+    EXPECT_EQ(j["descriptor"]["decoded"]["params"]["dtype"], "16U4_ALIGN8B");
+    EXPECT_EQ(j["descriptor"]["decoded"]["params"]["strides"][0], 64);
+    EXPECT_EQ(j["descriptor"]["decoded"]["transaction_bytes"], 8192);
+  }
+  std::vector<std::string> text = fp4;
+  text.insert(text.end(), {"--arch", "sm_100"});
+  const CliRun t = run(text);
+  ASSERT_EQ(t.rc, 0) << t.err;
+  EXPECT_NE(t.out.find("plan: 1 TMA instruction per tile, 8192 bytes each; expect_tx 8192 bytes per stage"),
+            std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("dim 0: K  extent 128, stride 4 bits, box 128"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("shared memory: 16384 bytes per stage"), std::string::npos) << t.out;
+  std::vector<std::string> hopper = fp4;
+  hopper.insert(hopper.end(), {"--arch", "sm_90"});
+  const CliRun h = run(hopper);
+  EXPECT_EQ(h.rc, 1);
+  EXPECT_NE(h.err.find("error [gmem.dtype_arch] 16U4_ALIGN8B is a packed sub-byte type, which sm_90 does not have"),
+            std::string::npos) << h.err;
+  // the driver's inner-box rule: boxDim[0] x 4 bits a multiple of 16 bytes (32 values)
+  const CliRun narrow = run({"--gmem", "u4_align8b (128,128):(128,1)", "--smem", "(128,16):(16,1)", "--tile",
+                             "M=128,K=16", "--arch", "sm_120"});
+  EXPECT_EQ(narrow.rc, 1);
+  EXPECT_NE(narrow.err.find("error [plan.inner_bytes] tile mode 1 (K) is the innermost box dimension with 16 elements = 8 bytes"),
+            std::string::npos) << narrow.err;
+  EXPECT_NE(narrow.err.find("multiple of 32 elements"), std::string::npos) << narrow.err;
 }

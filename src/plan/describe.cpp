@@ -59,7 +59,9 @@ std::vector<BulkGroupStep> bulk_group_steps(const TmaPlan& p) {
 
 std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& names) {
   const TensorMapParams& q = p.params;
-  const std::uint32_t eb = element_bits(q.dtype) / 8;
+  // dim 0 steps one element: "2 B", or "4 bits" / "6 bits" for the packed types in global memory
+  const std::uint32_t ebits = element_bits(q.dtype);
+  const std::string elem_stride = ebits % 8 == 0 ? std::to_string(ebits / 8) + " B" : std::to_string(ebits) + " bits";
   std::string s;
   if (p.direction == PlanDirection::load) {
     s += "plan: " + std::to_string(p.instructions) + " TMA instruction" + (p.instructions == 1 ? "" : "s") +
@@ -81,7 +83,7 @@ std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& name
   s += "}\n";
   for (std::uint32_t j = 0; j < q.rank; ++j) {
     s += "  dim " + std::to_string(j) + ": " + dim_name(p, j, names) + "  extent " + std::to_string(q.dims[j]) +
-         ", stride " + (j == 0 ? std::to_string(eb) : std::to_string(q.strides[j - 1])) + " B, box " +
+         ", stride " + (j == 0 ? elem_stride : std::to_string(q.strides[j - 1]) + " B") + ", box " +
          std::to_string(q.box[j]);
     if (p.dim[j].smem_pitch) s += ", shared pitch " + std::to_string(p.dim[j].smem_pitch) + " elements";
     s += ", x" + std::to_string(j) + " = " + coordinate_formula(p, j, names) + "\n";

@@ -9,6 +9,7 @@
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/layout/swizzled_layout.hpp"
+#include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
@@ -31,11 +32,20 @@ std::uint64_t gcd(std::uint64_t a, std::uint64_t b) {
   }
   return a;
 }
-// n elements of eb bytes, in bytes: "more than 9223372036854775807" when that does not fit in int64.
-S bytes_text(std::int64_t n, std::int64_t eb) {
-  if (eb > 0 && n > INT64_MAX / eb) return "more than " + std::to_string(INT64_MAX);
-  if (eb > 0 && n < INT64_MIN / eb) return "less than " + std::to_string(INT64_MIN);
-  return std::to_string(n * eb);
+// `bits` bits in bytes: "64", or "64.5" for 16U4_ALIGN8B's half bytes (eighths in general, "0.75").
+S bits_as_bytes(std::uint64_t bits) {
+  S s = std::to_string(bits / 8);
+  if (bits % 8 == 0) return s;
+  S frac = std::to_string(bits % 8 * 125);  // eighths as thousandths: 1 -> 125, 4 -> 500
+  while (frac.size() < 3) frac = "0" + frac;
+  while (frac.back() == '0') frac.pop_back();
+  return s + "." + frac;
+}
+// n elements of `bits` bits, in bytes: "more than 9223372036854775807" when that does not fit in
+// int64 (n >= 0).
+S bytes_text(std::int64_t n, std::int64_t bits) {
+  if (bits > 0 && n > INT64_MAX / bits) return "more than " + std::to_string(INT64_MAX);
+  return bits_as_bytes(static_cast<std::uint64_t>(n < 0 ? 0 : n) * static_cast<std::uint64_t>(bits));
 }
 // The largest legal TMA global stride: below 2^40 bytes, a multiple of 16.
 constexpr std::uint64_t kMaxTmaStride = (std::uint64_t{1} << 40) - 16;
@@ -64,10 +74,10 @@ constexpr std::int64_t kMaxNotation = std::int64_t{1} << 62;
 struct Ctx {
   const TileProblem& pb;
   const std::vector<std::string>& names;
-  std::int64_t eb() const {
-    const std::int64_t b = element_bits(pb.dtype) / 8;
-    return b > 0 ? b : 1;
-  }
+  // Bits per element in shared memory (the codec's smem_element_bits: 8 for the padded ALIGN16B
+  // types, 4 for 16U4_ALIGN8B) and in global memory (element_bits); 8 for an invalid type.
+  std::int64_t smem_bits() const { return is_valid(pb.dtype) ? smem_element_bits(pb.dtype) : 8; }
+  std::int64_t gmem_bits() const { return is_valid(pb.dtype) ? element_bits(pb.dtype) : 8; }
   S name(std::int32_t m) const {
     if (m < 0) return "the tile";
     S s = "tile mode " + num(m);
@@ -89,12 +99,21 @@ struct Ctx {
     if (part >= 0 && pieces(m) > 1) s += ", shared piece " + num(part);
     return s;
   }
+  // A global stride issue's bytes (c; -1: more than fit in int64), exact for the packed types'
+  // fractions of a byte: the stride a times step_bits (bits per unit of a).
+  S stride_bytes(const PlanIssue& i, std::uint64_t step_bits) const {
+    if (i.c < 0) return "more than " + num(INT64_MAX);
+    const std::uint64_t a = static_cast<std::uint64_t>(i.a < 0 ? 0 : i.a);
+    if (step_bits % 8 == 0 || (step_bits != 0 && a > ~std::uint64_t{0} / step_bits)) return num(i.c);
+    return bits_as_bytes(a * step_bits);
+  }
   S swizzle_text() const {
     if (pb.swizzle.bits == 0) return "";
     return to_string(pb.swizzle) + " o ";
   }
-  // A compact shared layout over the tiled modes with mode `inner` at stride 1; "" when the tile has
-  // more than kMaxNotation elements (its strides would not fit in the notation, or would wrap).
+  // A compact shared layout over the tiled modes with mode `inner` at stride 1 and its rows padded to
+  // the swizzle span where shorter (as TMA writes them: smem_padded_row); "" when the tile has more
+  // than kMaxNotation elements (its strides would not fit in the notation, or would wrap).
   S suggest_smem(std::int32_t inner) const {
     if (inner < 0)  // default: the tiled mode contiguous in global memory
       for (std::int32_t m = 0; m < pb.modes; ++m)
@@ -107,14 +126,22 @@ struct Ctx {
       }
     S shape = "(", stride = "(";
     std::int64_t s = 1;
-    if (inner >= 0 && pb.tile[inner] > 1) s = pb.tile[inner];
+    if (inner >= 0 && pb.tile[inner] > 1) {
+      s = pb.tile[inner];
+      Swizzle mode{};
+      const std::int64_t span = tma_swizzle_of(pb.swizzle, mode) ? swizzle_span_bytes(mode) * 8 / smem_bits() : 0;
+      if (span > s) {
+        if (size / s > kMaxNotation / span) return "";
+        s = span;
+      }
+    }
     bool first = true;
     for (std::int32_t m = 0; m < pb.modes; ++m) {
       if (pb.tile[m] <= 1) continue;
       shape += (first ? "" : ",") + num(pb.tile[m]);
       std::int64_t st = 0;
       if (m == inner) st = 1;
-      else { st = s; s *= pb.tile[m]; }  // at most size: no overflow
+      else { st = s; s *= pb.tile[m]; }  // at most the (padded) size checked above: no overflow
       stride += (first ? "" : ",") + num(st);
       first = false;
     }
@@ -129,24 +156,31 @@ struct Ctx {
   }
 };
 
+// The fix for a stride past TMA's limit: the largest legal stride of `mode`, whose TMA dimension steps
+// `step_bits` bits per element of stride, in multiples of m elements (whole 16-byte steps).
+S largest_stride_fix(const Ctx& c, std::int32_t mode, std::uint64_t step_bits, std::uint64_t m) {
+  const std::uint64_t most = kMaxTmaStride * 8 / step_bits / m * m;
+  if (most >= 1)
+    return "give " + c.bare(mode) + " a stride of at most " + unum(most) + " elements (" + unum(most * step_bits / 8) +
+           " bytes; a multiple of " + unum(m) + " elements), e.g. by copying the tensor into a denser layout, "
+           "or use one tensor map per index of " + c.bare(mode) + " (the base address advanced by its stride)";
+  return "one step of its TMA dimension is already " + bits_as_bytes(step_bits) + " bytes: use fewer shared pieces for " +
+         c.bare(mode) + " or copy the tensor into a denser layout";
+}
+
 PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
   PlanDiagnostic d;
   d.rule_id = rule_id(i.rule);
   d.where = i.mode >= 0 ? c.piece(i.mode, i.part) : "";
-  const std::int64_t eb = c.eb();
+  const std::int64_t sb = c.smem_bits();
   switch (i.rule) {
     case PlanRule::gmem_dtype:
       if (i.a < 0)
         d.what = "DLPack element type (code " + num(-1 - i.a) + ", " + num(i.b) + " bits, " + num(i.c) +
                  " lanes) has no TMA element type of its width";
-      else if (i.a == static_cast<std::int64_t>(DataType::u4x16_align8b))
-        d.what = "16U4_ALIGN8B keeps two 4-bit values per byte in shared memory too, which the planner does not "
-                 "place (its shared offsets count whole bytes)";
       else
         d.what = type_text(i.a) + " cannot be placed by the planner (not a tensor-map data type)";
-      d.fix = i.a == static_cast<std::int64_t>(DataType::u4x16_align8b)
-                  ? "use 16U4_ALIGN16B (a byte per value in shared memory), or encode the map with tmakit encode"
-                  : "use a tensor-map data type (u8, fp8, bf16, f16, f32, f64, 16U4_ALIGN16B, ...)";
+      d.fix = "use a tensor-map data type (u8, fp8, bf16, f16, f32, f64, 16U4_ALIGN8B, 16U4_ALIGN16B, ...)";
       break;
     case PlanRule::gmem_rank:
       d.what = "the global tensor has " + num(i.a) + " modes (after flattening); the planner takes at most " + num(i.b);
@@ -169,47 +203,32 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
     case PlanRule::gmem_stride_align: {
       // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes
       // (-1: more than fit in int64). Strides of m elements make whole 16-byte steps; the padded stride
-      // must stay below 2^40 bytes.
+      // must stay below 2^40 bytes. In bits: the packed types count 4 or 6 bits per element in global memory.
       const std::uint64_t a = static_cast<std::uint64_t>(i.a < 0 ? 0 : i.a);
-      const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(eb));
-      const std::uint64_t m = 16 / gcd(step % 16, 16);
+      const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(c.gmem_bits()));
+      const std::uint64_t m = 128 / gcd(step % 128, 128);
       const std::uint64_t pad = a / m * m + (a % m != 0 ? m : 0);  // a < 2^63: no wrap
       d.what = c.name(i.mode) + " has global stride " + num(i.a) + " elements" +
                (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") +
-               (i.c < 0 ? "more than " + num(INT64_MAX) : num(i.c)) + " bytes): TMA strides must be multiples of 16 bytes";
-      if (pad <= kMaxTmaStride / step) {
-        d.fix = "pad " + c.bare(i.mode) + "'s stride to " + unum(pad) + " elements (" + unum(pad * step) + " bytes)";
+               c.stride_bytes(i, step) + " bytes): TMA strides must be multiples of 16 bytes";
+      if (pad <= kMaxTmaStride * 8 / step) {
+        d.fix = "pad " + c.bare(i.mode) + "'s stride to " + unum(pad) + " elements (" + unum(pad * step / 8) + " bytes)";
         break;
       }
-      const std::uint64_t most = kMaxTmaStride / step / m * m;
       d.fix = "no stride at or above " + num(i.a) + " elements is legal: the next multiple of 16 bytes, " + unum(pad) +
-              " elements, is not below 2^40 bytes, the limit of TMA strides; ";
-      if (most >= 1)
-        d.fix += "give " + c.bare(i.mode) + " a stride of at most " + unum(most) + " elements (" + unum(most * step) +
-                 " bytes; a multiple of " + unum(m) + " elements), e.g. by copying the tensor into a denser layout, "
-                 "or use one tensor map per index of " + c.bare(i.mode) + " (the base address advanced by its stride)";
-      else
-        d.fix += "one step of its TMA dimension is already " + unum(step) + " bytes: use fewer shared pieces for " +
-                 c.bare(i.mode) + " or copy the tensor into a denser layout";
+              " elements, is not below 2^40 bytes, the limit of TMA strides; " + largest_stride_fix(c, i.mode, step, m);
       break;
     }
     case PlanRule::gmem_stride_range: {
       // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes
       // (-1: more than fit in int64), a multiple of 16. The largest legal stride: below 2^40 bytes, whole
-      // 16-byte steps.
-      const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(eb));
-      const std::uint64_t m = 16 / gcd(step % 16, 16);
-      const std::uint64_t most = kMaxTmaStride / step / m * m;
+      // 16-byte steps (in bits, as above).
+      const std::uint64_t step = mul_saturated(static_cast<std::uint64_t>(i.b < 1 ? 1 : i.b), static_cast<std::uint64_t>(c.gmem_bits()));
+      const std::uint64_t m = 128 / gcd(step % 128, 128);
       d.what = c.name(i.mode) + " has global stride " + num(i.a) + " elements" +
                (i.b > 1 ? " (its TMA dimension steps " + num(i.b) + " of them: " : " (") +
-               (i.c < 0 ? "more than " + num(INT64_MAX) : num(i.c)) + " bytes): TMA strides must be below 2^40 bytes";
-      if (most >= 1)
-        d.fix = "give " + c.bare(i.mode) + " a stride of at most " + unum(most) + " elements (" + unum(most * step) +
-                " bytes; a multiple of " + unum(m) + " elements), e.g. by copying the tensor into a denser layout, "
-                "or use one tensor map per index of " + c.bare(i.mode) + " (the base address advanced by its stride)";
-      else
-        d.fix = "one step of its TMA dimension is already " + unum(step) + " bytes: use fewer shared pieces for " +
-                c.bare(i.mode) + " or copy the tensor into a denser layout";
+               c.stride_bytes(i, step) + " bytes): TMA strides must be below 2^40 bytes";
+      d.fix = largest_stride_fix(c, i.mode, step, m);
       break;
     }
     case PlanRule::tile_rank:
@@ -270,10 +289,15 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
     }
     case PlanRule::smem_overlap:
       if (i.b == -2) {  // an instruction loop steps less than what is already written below it
-        const std::int64_t need = (i.d + eb - 1) / eb;
-        d.what = "instructions for " + c.piece(i.mode, i.part) + " (shared stride " + num(i.a) + ") start " + num(i.c) +
-                 " bytes apart, but the box and the instructions below them already cover " + num(i.d) +
-                 " bytes: each would overwrite " + num(i.d - i.c) + " bytes of the one before";
+        // a = the shared stride (elements), c = the step in bytes (rounded down below a byte per
+        // element: there the step comes from a), d = the bytes covered
+        const std::int64_t need = (i.d * 8 + sb - 1) / sb;
+        const bool whole = sb % 8 == 0;
+        d.what = "instructions for " + c.piece(i.mode, i.part) + " (shared stride " + num(i.a) + ") start " +
+                 (whole ? num(i.c) : bytes_text(i.a, sb)) + " bytes apart, but the box and the instructions below them "
+                 "already cover " + num(i.d) + " bytes: each would overwrite " +
+                 (whole ? num(i.d - i.c) : bits_as_bytes(static_cast<std::uint64_t>(i.d * 8 - i.a * sb))) +
+                 " bytes of the one before";
         d.fix = "give " + c.bare(i.mode) + " a shared stride of at least " + num(need) +
                 " elements (pad the shared layout)" + c.example_smem(", or a compact layout such as ", -1);
         break;
@@ -308,23 +332,25 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       break;
     }
     case PlanRule::inner_bytes: {
-      const std::int64_t q = 16 / eb > 0 ? 16 / eb : 1;
-      d.what = c.piece(i.mode, i.part) + " is the innermost box dimension with " + num(i.a) + " elements = " + num(i.b) +
+      // a = elements, b = bytes (rounded down), c = bits (0 where not given)
+      const std::int64_t q = 128 / sb > 0 ? 128 / sb : 1;
+      d.what = c.piece(i.mode, i.part) + " is the innermost box dimension with " + num(i.a) + " elements = " +
+               (i.c > 0 ? bits_as_bytes(static_cast<std::uint64_t>(i.c)) : num(i.b)) +
                " bytes: TMA's inner box must be a multiple of 16 bytes";
       d.fix = "make " + c.bare(i.mode) + "'s contiguous extent a multiple of " + num(q) + " elements (e.g. " +
               num((i.a + q - 1) / q * q) + ")";
       break;
     }
     case PlanRule::inner_span: {
-      d.what = c.piece(i.mode, i.part) + " is contiguous for " + num(i.a) + " elements (" + bytes_text(i.a, eb) +
+      d.what = c.piece(i.mode, i.part) + " is contiguous for " + num(i.a) + " elements (" + bytes_text(i.a, sb) +
                " bytes) in shared memory, wider than the " + num(i.c) + "-byte swizzle span (" + num(i.b) +
                " elements), and " + num(i.a) + " is not a multiple of " + num(i.b) +
                ": under this swizzle TMA writes rows of at most " + num(i.b) + " elements";
       S alt;
       for (std::int64_t sp : {64, 32})
-        if (sp < i.c && (i.a % sp) * eb % sp == 0) {  // (a * eb) % sp without the product
+        if (sp < i.c && (i.a % (sp * 8)) * sb % (sp * 8) == 0) {  // (a * sb) % (sp bits) without the product
           alt = sp == 64 ? to_string(swizzle_for(Swizzle::b64)) + " (64B)" : to_string(swizzle_for(Swizzle::b32)) + " (32B)";
-          const std::int64_t e = sp / eb;
+          const std::int64_t e = sp * 8 / sb;
           alt += " with the contiguous mode cut as (" + num(e) + "," + num(i.a / e) + ")";
           break;
         }
@@ -339,7 +365,7 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "use a tile extent for " + c.bare(i.mode) + " with a divisor of at most " + num(i.b) + " (e.g. a multiple of 64)";
       break;
     case PlanRule::inner_start: {  // retired: the planner no longer reports it (plan/rules.hpp)
-      const std::int64_t q = 16 / eb > 0 ? 16 / eb : 1;
+      const std::int64_t q = 128 / sb > 0 ? 128 / sb : 1;
       d.what = "the innermost TMA coordinate (" + c.name(i.mode) + ") moves by " + num(i.a) + " elements = " + num(i.b) +
                " bytes between tiles or instructions: the hardware faults (illegal instruction, measured on the H200) "
                "unless it moves by multiples of 16 bytes";
@@ -374,10 +400,12 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
               "along one of them";
       break;
     case PlanRule::smem_offset_align:
-      d.what = "instructions for " + c.piece(i.mode, i.part) + " start " + num(i.a) +
+      // a = the step in bytes (rounded down), b = the alignment, c = the step in bits (0 where not given)
+      d.what = "instructions for " + c.piece(i.mode, i.part) + " start " +
+               (i.c > 0 ? bits_as_bytes(static_cast<std::uint64_t>(i.c)) : num(i.a)) +
                " bytes apart in shared memory: every TMA destination must be aligned to " + num(i.b) +
                " bytes (the swizzle's repeat, and at least 128)";
-      d.fix = "make that shared stride a multiple of " + num(i.b / eb) + " elements (pad the shared layout), or make "
+      d.fix = "make that shared stride a multiple of " + num(i.b * 8 / sb) + " elements (pad the shared layout), or make "
               "the piece contiguous with the rest of the box";
       break;
     case PlanRule::too_many_loops:

@@ -36,10 +36,12 @@ struct Work {
   std::int32_t n = 0;
 };
 
-TMAKIT_HD constexpr std::int64_t largest_divisor_at_most(std::int64_t e, std::int64_t limit, std::int64_t bytes,
+// The largest divisor d of e in 2..limit (1 if none); with need16, d elements of `bits` bits must
+// also fill a multiple of 16 bytes (128 bits).
+TMAKIT_HD constexpr std::int64_t largest_divisor_at_most(std::int64_t e, std::int64_t limit, std::int64_t bits,
                                                          bool need16) {
   for (std::int64_t d = limit < e ? limit : e; d >= 2; --d)
-    if (e % d == 0 && (!need16 || (d * bytes) % 16 == 0)) return d;
+    if (e % d == 0 && (!need16 || (d * bits) % 128 == 0)) return d;
   return 1;
 }
 
@@ -108,17 +110,20 @@ struct Candidate {
   std::uint32_t rank = 0;
 };
 
-// Bytes of one element in shared memory (what every shared offset, box row and footprint counts):
-// element_bits / 8, and 1 for the packed 16U4_ALIGN16B / 16U6_ALIGN16B types, which TMA pads to a
-// byte per value there (smem_element_bits). Global strides count element_bits (4 or 6) instead.
-TMAKIT_HD constexpr std::int64_t elem_bytes(DataType t) { return smem_element_bits(t) / 8; }
+// Bits of one element in shared memory, what every shared offset, box row and footprint counts:
+// the codec's smem_element_bits (derived.hpp): element_bits for the whole-byte types, 8 for the
+// packed 16U4_ALIGN16B / 16U6_ALIGN16B types (TMA pads them to a byte per value there) and 4 for
+// 16U4_ALIGN8B (two values per byte, no gaps). Global strides count element_bits (4 or 6) instead.
+TMAKIT_HD constexpr std::int64_t smem_bits(DataType t) { return smem_element_bits(t); }
 
-// Whether the planner places elements of type t: whole bytes in shared memory. Of the packed types
-// 16U4_ALIGN16B and 16U6_ALIGN16B are (a byte per value there); 16U4_ALIGN8B (two values per byte
-// in shared memory too) is not.
-TMAKIT_HD constexpr bool plannable_dtype(DataType t) {
-  return is_valid(t) && smem_element_bits(t) % 8 == 0 && smem_element_bits(t) > 0;
-}
+// n elements of `bits` bits, in bytes (rounded down; exact wherever the planner lays out a row or
+// an instruction's offset: rows are multiples of 16 bytes (plan.inner_bytes), and a loop step of a
+// fraction of a byte is refused first (plan.smem_offset_align)).
+TMAKIT_HD constexpr std::int64_t bits_to_bytes(std::int64_t n, std::int64_t bits) { return n * bits / 8; }
+
+// Whether the planner places elements of type t: a tensor-map data type. Every one has its place
+// in shared memory (smem_bits), the sub-byte 16U4_ALIGN8B included: offsets are counted in bits.
+TMAKIT_HD constexpr bool plannable_dtype(DataType t) { return is_valid(t) && smem_element_bits(t) > 0; }
 
 // Shared strides (elements) above this are refused outright (plan.smem_capacity).
 inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
@@ -127,7 +132,7 @@ inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
 TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
                                     const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
   Candidate c;
-  const std::int64_t eb = elem_bytes(pb.dtype);
+  const std::int64_t sb = smem_bits(pb.dtype);
   const std::int64_t gbits = element_bits(pb.dtype);  // global memory: 4 or 6 for the packed types
   auto is_cut = [&](std::int32_t mode) {
     for (std::int32_t k = 0; k < nmulti; ++k)
@@ -223,8 +228,8 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       D.pitch = pitch;
       chain[nchain++] = leaf_dim[i];
       if (nchain == 1) {
-        // rows shorter than the span take a whole span row
-        pitch = static_cast<std::int64_t>(smem_padded_row(sw, static_cast<std::uint64_t>(L.extent * eb))) / eb;
+        // rows shorter than the span take a whole span row (whole bytes: plan.inner_bytes holds)
+        pitch = static_cast<std::int64_t>(smem_padded_row(sw, static_cast<std::uint64_t>(bits_to_bytes(L.extent, sb)))) * 8 / sb;
       } else {
         pitch *= L.extent;
       }
@@ -236,7 +241,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       return c;
     }
     loop_leaf[P.loops] = i;
-    step[P.loops] = L.smem_stride * eb;  // narrowed into the plan once the span fits in shared memory
+    step[P.loops] = bits_to_bytes(L.smem_stride, sb);  // narrowed into the plan once the span fits in shared memory
     PlanLoop& lp = P.loop[P.loops++];
     lp.extent = static_cast<std::uint32_t>(L.extent);
     lp.dim = leaf_dim[i];  // renumbered below
@@ -303,14 +308,16 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   // Every destination (the tile base and each instruction's offset) must be aligned as tensor
   // copies need (derived.hpp's tma_smem_alignment: the swizzle's repeat, at least 128 bytes).
   P.smem_alignment = static_cast<std::uint32_t>(tma_smem_alignment(sw));
-  for (std::uint32_t l = 0; l < P.loops; ++l)
-    if (step[l] % P.smem_alignment != 0) {
-      const TileLeaf& L = w.leaf[loop_leaf[l]];
-      c.issues.add(PlanRule::smem_offset_align, L.mode, L.part, step[l], P.smem_alignment);
-    }
+  // (In bits: a step of a fraction of a byte, 16U4_ALIGN8B's odd strides, is never aligned.)
+  for (std::uint32_t l = 0; l < P.loops; ++l) {
+    const TileLeaf& L = w.leaf[loop_leaf[l]];
+    const std::int64_t step_bits = L.smem_stride * sb;  // smem_stride <= kMaxSmemStride: no overflow
+    if (step_bits % (std::int64_t{P.smem_alignment} * 8) != 0)
+      c.issues.add(PlanRule::smem_offset_align, L.mode, L.part, step[l], P.smem_alignment, step_bits);
+  }
   // No two instructions may write one byte: the loops, in increasing step (the order they were
   // made in), each step at least the bytes the box and the loops below it already cover.
-  std::int64_t covered = static_cast<std::int64_t>(smem_padded_row(sw, std::uint64_t{p.box[0]} * eb));
+  std::int64_t covered = static_cast<std::int64_t>(smem_padded_row(sw, static_cast<std::uint64_t>(bits_to_bytes(p.box[0], sb))));
   for (std::uint32_t k = 1; k < p.rank; ++k) covered *= p.box[k];
   for (std::uint32_t l = 0; l < P.loops; ++l) {
     if (step[l] < covered) {
@@ -369,7 +376,8 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   P.reduce_op = pb.reduce_op;
   // Shared span: the box's image (rows padded to the span, rounded to the swizzle repeat) past the
   // last instruction's offset (from the unnarrowed steps: a step past 4 GiB must not wrap).
-  const std::uint64_t box_span = smem_footprint(sw, smem_padded_row(sw, std::uint64_t{p.box[0]} * eb), p.box, p.rank);
+  const std::uint64_t box_span =
+      smem_footprint(sw, smem_padded_row(sw, static_cast<std::uint64_t>(bits_to_bytes(p.box[0], sb))), p.box, p.rank);
   std::uint64_t last = 0;
   for (std::uint32_t l = 0; l < P.loops; ++l)
     last += std::uint64_t{P.loop[l].extent - 1} * static_cast<std::uint64_t>(step[l]);
@@ -391,15 +399,17 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   PlanIssues& is = r.issues;
   // --- the problem as given
   // Packed sub-byte types exist from sm_100 on (the codec's dtype.packed_requires_sm100); there the
-  // ALIGN16B ones are planned in their padded shared footprint, and validate() holds the final
-  // descriptor to the driver's rules for them (inner box of 128 values, 32-byte aligned strides).
+  // ALIGN16B ones are planned in their padded shared footprint (a byte per value), 16U4_ALIGN8B in
+  // its packed one (two values per byte), and validate() holds the final descriptor to the driver's
+  // rules for them (ALIGN16B: inner box of 128 values, 32-byte aligned strides; 16U4_ALIGN8B: an
+  // even globalDim[0]; all: inner box a multiple of 16 bytes, 16-byte aligned strides).
   const bool packed_arch_ok = !is_packed(pb.dtype) || pb.arch != Arch::sm_90;
   const bool dtype_ok = D::plannable_dtype(pb.dtype) && packed_arch_ok;
   if (!packed_arch_ok)
     is.add(PlanRule::gmem_dtype_arch, -1, -1, static_cast<std::int64_t>(pb.dtype), static_cast<std::int64_t>(pb.arch));
   else if (!dtype_ok)
     is.add(PlanRule::gmem_dtype, -1, -1, static_cast<std::int64_t>(pb.dtype));
-  const std::int64_t eb = dtype_ok ? D::elem_bytes(pb.dtype) : 1;
+  const std::int64_t sb = dtype_ok ? D::smem_bits(pb.dtype) : 8;  // bits per element in shared memory
   if (pb.modes < 1 || pb.modes > kMaxTileModes) {
     is.add(PlanRule::gmem_rank, -1, -1, pb.modes, kMaxTileModes);
     return r;
@@ -414,7 +424,8 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     if (pb.tile[g] < 1) is.add(PlanRule::tile_extent, g, -1, pb.tile[g]);
   }
   Swizzle sw = Swizzle::none;
-  if (!tma_swizzle_of(pb.swizzle, sw)) is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, eb);
+  if (!tma_swizzle_of(pb.swizzle, sw))  // d: whole bytes per element, 0 below a byte (no element-unit reading)
+    is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, sb / 8);
   if (pb.multicast_dim >= 0) {
     const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
     if (pb.multicast_dim > 2 || !ClusterShape{pb.cluster[0], pb.cluster[1], pb.cluster[2]}.valid())
@@ -450,7 +461,7 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     run[L.mode] = D::mul_capped(run[L.mode], L.extent);  // a hand-written problem may multiply past int64
     // a step far beyond any shared memory (below this bound the byte arithmetic stays in int64)
     if (L.extent > 1 && L.smem_stride > kMaxSmemStride)
-      is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 59 ? L.smem_stride : L.smem_stride * eb,
+      is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 56 ? L.smem_stride : D::bits_to_bytes(L.smem_stride, sb),
              static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
   }
   if (!is.empty()) return r;
@@ -503,11 +514,12 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   }
   // dim-0 row: at most 256 elements and, with a swizzle, at most the span
   const std::int64_t span = swizzle_span_bytes(sw);
-  const std::int64_t row_limit = span ? (span / eb < 256 ? span / eb : 256) : 256;
+  const std::int64_t span_elems = span * 8 / sb;
+  const std::int64_t row_limit = span ? (span_elems < 256 ? span_elems : 256) : 256;
   if (L0.extent > row_limit) {
     std::int64_t d = 1;
     if (span) d = L0.extent % row_limit == 0 ? row_limit : 1;
-    else d = D::largest_divisor_at_most(L0.extent, row_limit, eb, true);
+    else d = D::largest_divisor_at_most(L0.extent, row_limit, sb, true);
     if (d <= 1) {
       // box_split: d = 1, the pieces must also keep the rows a multiple of 16 bytes
       is.add(span ? PlanRule::inner_span : PlanRule::box_split, L0.mode, L0.part, L0.extent, row_limit, span, 1);
@@ -518,12 +530,13 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
       return r;
     }
   }
-  if ((w.leaf[c0].extent * eb) % 16 != 0)
-    is.add(PlanRule::inner_bytes, w.leaf[c0].mode, w.leaf[c0].part, w.leaf[c0].extent, w.leaf[c0].extent * eb);
+  if ((w.leaf[c0].extent * sb) % 128 != 0)  // b: bytes (rounded down), c: bits
+    is.add(PlanRule::inner_bytes, w.leaf[c0].mode, w.leaf[c0].part, w.leaf[c0].extent,
+           D::bits_to_bytes(w.leaf[c0].extent, sb), w.leaf[c0].extent * sb);
   // other pieces above 256
   for (std::int32_t i = 0; i < w.n; ++i) {
     if (w.leaf[i].extent <= 256) continue;
-    const std::int64_t d = D::largest_divisor_at_most(w.leaf[i].extent, 256, eb, false);
+    const std::int64_t d = D::largest_divisor_at_most(w.leaf[i].extent, 256, sb, false);
     if (d <= 1) {
       is.add(PlanRule::box_split, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].extent, 256, 0, 0);
       continue;
@@ -543,7 +556,7 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
         const std::int64_t reach = D::mul_capped(pb.leaf[k].extent - 1, pb.leaf[k].smem_stride);
         span = reach > INT64_MAX - span ? INT64_MAX : span + reach;
       }
-      const std::int64_t bytes = span > INT64_MAX / eb ? -1 : span * eb;  // -1: more than fit in int64
+      const std::int64_t bytes = span > INT64_MAX / sb ? -1 : D::bits_to_bytes(span, sb);  // -1: more than fit in int64
       is.add(PlanRule::smem_capacity, -1, -1, bytes, static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
       return r;
     }

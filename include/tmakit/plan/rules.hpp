@@ -15,7 +15,7 @@
 namespace tmakit {
 
 enum class PlanRule : std::uint32_t {
-  gmem_dtype = 0,        // gmem.dtype: element type the planner cannot place (invalid, 16U4_ALIGN8B)
+  gmem_dtype = 0,        // gmem.dtype: element type the planner cannot place (not a tensor-map type)
   gmem_rank,             // gmem.rank: more global modes than kMaxTileModes
   gmem_extent,           // gmem.extent: a global extent < 1
   gmem_negative_stride,  // gmem.negative_stride: TMA strides are unsigned
@@ -56,7 +56,7 @@ enum class PlanRule : std::uint32_t {
 TMAKIT_HD constexpr RuleTable<PlanRule, 34> rule_table(PlanRule) {
   return {{
       {PlanRule::gmem_dtype, "gmem.dtype", "global tensor",
-       "an element type the planner cannot place (invalid, or 16U4_ALIGN8B: two values per shared-memory byte)"},
+       "an element type the planner cannot place (not a tensor-map data type)"},
       {PlanRule::gmem_rank, "gmem.rank", "global tensor", "more global modes than kMaxTileModes"},
       {PlanRule::gmem_extent, "gmem.extent", "global tensor", "a global extent below 1"},
       {PlanRule::gmem_negative_stride, "gmem.negative_stride", "global tensor",
