@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/nvml.hpp"
 #include "kernels/gemm_sm90/gemm.hpp"
 
 using tmakit::gemm_sm90::GemmArgs;
@@ -51,35 +52,6 @@ using tmakit::gemm_sm90::Order;
 
 namespace {
 
-// ---- NVML, loaded at run time (the toolkit here ships no nvml.h; the GPU machine has the library)
-struct Nvml {
-  using Init = int (*)();
-  using Handle = int (*)(unsigned, void**);
-  using Clock = int (*)(void*, int, unsigned*);
-  using Power = int (*)(void*, unsigned*);
-  void* dev = nullptr;
-  Clock clock = nullptr;
-  Power power = nullptr;
-  Nvml() {
-    void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
-    if (!h) return;
-    auto init = reinterpret_cast<Init>(dlsym(h, "nvmlInit_v2"));
-    auto handle = reinterpret_cast<Handle>(dlsym(h, "nvmlDeviceGetHandleByIndex_v2"));
-    clock = reinterpret_cast<Clock>(dlsym(h, "nvmlDeviceGetClockInfo"));
-    power = reinterpret_cast<Power>(dlsym(h, "nvmlDeviceGetPowerUsage"));
-    int d = 0;
-    cudaGetDevice(&d);
-    if (!init || !handle || init() != 0 || handle(static_cast<unsigned>(d), &dev) != 0) dev = nullptr;
-  }
-  unsigned sm_mhz() const {  // NVML_CLOCK_SM = 1
-    unsigned v = 0;
-    return dev && clock && clock(dev, 1, &v) == 0 ? v : 0;
-  }
-  unsigned watts() const {
-    unsigned mw = 0;
-    return dev && power && power(dev, &mw) == 0 ? mw / 1000 : 0;
-  }
-};
 
 __device__ std::uint32_t hash32(std::uint64_t x) {
   x ^= x >> 33;
@@ -192,7 +164,7 @@ int main(int argc, char** argv) {
   cudaDriverGetVersion(&driver);
   std::printf("device: %s, %d SMs, L2 %d MiB, driver API %d, cuBLASLt %zu\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, driver, cublasLtGetVersion());
-  Nvml nvml;
+  tmakit_bench::Nvml nvml;
 
   const std::vector<Shape> shapes = {
       {"4096^3", 4096, 4096, 4096},

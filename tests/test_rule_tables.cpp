@@ -18,6 +18,7 @@
 #include "tmakit/layout/diagnostic.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/explain.hpp"
+#include "tmakit/peer/rules.hpp"
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
@@ -66,7 +67,8 @@ Family family(const char* name) {
 std::vector<Family> families() {
   return {family<Rule>("tensor map"),         family<PlanRule>("plan"),
           family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
-          family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason")};
+          family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
+          family<PeerRule>("peer")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {

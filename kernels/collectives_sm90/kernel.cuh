@@ -1,0 +1,167 @@
+// The collective kernel (sm_90a): one thread per block moves its tiles with TMA, in a pipeline of
+// `stages` shared-memory tiles, and synchronizes with the other ranks through counted signals
+// (device/peer_signal.cuh). Every box, coordinate, byte count and shared offset comes from the
+// CollectivePlan (tmakit/peer/collective_plan.hpp) the host made; the kernel only walks it.
+//
+// Block b of rank r, call e (tiles t = b, b + blocks, ...):
+//   all-gather      1. arrive at every peer, wait until every peer's block b has entered call e
+//                   2. per tile: TMA load of this rank's tile (local) -> shared; TMA store of it into
+//                      slice r of every rank's output (peer descriptors; this rank's too)
+//                   3. wait for the writes, signal the bytes written to each peer, wait for each
+//                      peer's bytes (exactly what the plan says)
+//   reduce-scatter  0. per tile: TMA load of slice r of the input -> shared; TMA store into this
+//                      rank's output (its own contribution comes first, so the sums start there)
+//                   1. arrive / wait as above (a peer's reduce-adds come only after this)
+//                   2. per tile and peer q: TMA load of slice q -> shared; TMA reduce-add into
+//                      rank q's output
+//                   3. as above
+// Pipeline: tile i's copies are one bulk group; the stage of tile i-1 is refilled (tile i-1+stages)
+// once that group has read it (wait_group_read<1>), so stages-1 loads and the writes of every
+// committed group are in flight.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "tmakit/device/launch.cuh"
+#include "tmakit/device/load_tile.cuh"
+#include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/peer_signal.cuh"
+#include "tmakit/device/store_tile.cuh"
+#include "tmakit/device/tma.cuh"
+#include "tmakit/peer/collective_plan.hpp"
+#include "tmakit/peer/signals.hpp"
+
+namespace tmakit::collectives {
+
+inline constexpr std::uint32_t kMaxStages = 16;
+
+// Everything a launch needs, as one __grid_constant__ parameter.
+struct CollectiveArgs {
+  CUtensorMap in;                 // this rank's input tensor
+  CUtensorMap out[kMaxPeers];     // the output tensor in rank p's window
+  TmaPlan load;                   // input tile -> shared
+  TmaPlan push;                   // shared -> output: store (all-gather) or reduce-add (reduce-scatter)
+  TmaPlan own;                    // reduce-scatter: this rank's own slice -> its output (store)
+  PeerSignals signals;
+  std::int64_t tiles = 0;         // of one chunk
+  std::int64_t col_tiles = 0;
+  std::uint32_t tile_bytes = 0;   // bytes per tile copy (the plan's)
+  std::uint32_t stage_bytes = 0;
+  std::uint32_t stages = 0;
+  std::uint64_t call = 0;         // 1, 2, ... on this communicator
+};
+
+namespace detail {
+
+struct Coord {
+  std::int32_t v[kMaxTileModes] = {};
+};
+
+__device__ inline Coord tile_coord(const CollectiveArgs& a, std::int64_t t, std::int32_t slice) {
+  Coord c;
+  c.v[0] = static_cast<std::int32_t>(t / a.col_tiles);
+  c.v[1] = static_cast<std::int32_t>(t % a.col_tiles);
+  c.v[2] = slice;
+  return c;
+}
+
+// Runs n jobs through the stages. load(j, stage) issues job j's load into `stage` (armed on
+// full[stage]); issue(j, stage) issues its copies out of the stage. k counts the loads issued by
+// this block so far (stage and parity of every barrier follow from it).
+template <class Load, class Issue>
+__device__ __forceinline__ void run_pipeline(std::uint32_t n, std::uint32_t stages, device::Barrier* full,
+                                             std::uint32_t& k, Load load, Issue issue) {
+  const std::uint32_t k0 = k;
+  for (std::uint32_t j = 0; j < n && j < stages; ++j) load(j, (k0 + j) % stages);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t s = (k0 + i) % stages;
+    device::Phase ph{((k0 + i) / stages) & 1u};
+    device::wait(full[s], ph);
+    issue(i, s);
+    device::commit_group();
+    if (i >= 1 && i - 1 + stages < n) {
+      device::wait_group_read<1>();  // the group of job i-1 has read its stage
+      load(i - 1 + stages, (k0 + i - 1) % stages);
+    }
+  }
+  k = k0 + n;
+}
+
+// Step 3: the writes done, signal each peer the bytes, wait for each peer's.
+__device__ inline void exchange_bytes(const CollectiveArgs& a, std::uint32_t block, std::uint64_t bytes) {
+  const PeerSignals& s = a.signals;
+  device::wait_group<0>();
+  device::publish_async_writes();
+  for (std::int32_t d = 1; d < s.world; ++d) device::signal_bytes(s, (s.rank + d) % s.world, block, bytes);
+  for (std::int32_t d = 1; d < s.world; ++d) device::wait_bytes(s, (s.rank + s.world - d) % s.world, block, bytes);
+}
+
+__device__ inline void arrive_and_wait(const CollectiveArgs& a, std::uint32_t block) {
+  const PeerSignals& s = a.signals;
+  for (std::int32_t d = 1; d < s.world; ++d) device::signal_arrival(s, (s.rank + d) % s.world, block);
+  for (std::int32_t d = 1; d < s.world; ++d) device::wait_arrival(s, (s.rank + s.world - d) % s.world, block, a.call);
+}
+
+}  // namespace detail
+
+template <CollectiveKind Kind>
+__global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant__ CollectiveArgs a) {
+  extern __shared__ unsigned char dyn[];
+  __shared__ device::Barrier full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  unsigned char* smem = device::align_smem(dyn, a.load.smem_alignment);
+  const std::uint32_t block = blockIdx.x;
+  const std::int32_t rank = a.signals.rank, world = a.signals.world;
+  for (std::uint32_t s = 0; s < a.stages; ++s) device::init(full[s], 1);
+  const std::uint32_t blocks = gridDim.x;
+  const auto n = static_cast<std::uint32_t>(a.tiles / blocks + (block < a.tiles % blocks ? 1 : 0));
+  auto tile = [&](std::uint32_t i) { return static_cast<std::int64_t>(block) + static_cast<std::int64_t>(i) * blocks; };
+  auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * a.stage_bytes; };
+  std::uint32_t k = 0;
+
+  if constexpr (Kind == CollectiveKind::reduce_scatter) {
+    // 0. this rank's own slice into its output
+    detail::run_pipeline(
+        n, a.stages, full, k,
+        [&](std::uint32_t j, std::uint32_t s) {
+          device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j), rank).v);
+        },
+        [&](std::uint32_t j, std::uint32_t s) {
+          device::store_tile(a.own, &a.out[rank], stage(s), detail::tile_coord(a, tile(j), 0).v);
+        });
+    device::wait_group<0>();
+    device::publish_async_writes();
+  }
+
+  detail::arrive_and_wait(a, block);
+
+  if constexpr (Kind == CollectiveKind::all_gather) {
+    detail::run_pipeline(
+        n, a.stages, full, k,
+        [&](std::uint32_t j, std::uint32_t s) {
+          device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j), 0).v);
+        },
+        [&](std::uint32_t j, std::uint32_t s) {
+          const detail::Coord c = detail::tile_coord(a, tile(j), rank);
+          for (std::int32_t d = 0; d < world; ++d) device::store_tile(a.push, &a.out[(rank + d) % world], stage(s), c.v);
+        });
+  } else {
+    const auto peers = static_cast<std::uint32_t>(world - 1);
+    detail::run_pipeline(
+        n * peers, a.stages, full, k,
+        [&](std::uint32_t j, std::uint32_t s) {
+          const std::int32_t q = (rank + 1 + static_cast<std::int32_t>(j % peers)) % world;
+          device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j / peers), q).v);
+        },
+        [&](std::uint32_t j, std::uint32_t s) {
+          const std::int32_t q = (rank + 1 + static_cast<std::int32_t>(j % peers)) % world;
+          device::reduce_tile<ReduceOp::add>(a.push, &a.out[q], stage(s), detail::tile_coord(a, tile(j / peers), 0).v);
+        });
+  }
+
+  detail::exchange_bytes(a, block, static_cast<std::uint64_t>(n) * a.tile_bytes);
+}
+
+}  // namespace tmakit::collectives
