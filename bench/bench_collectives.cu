@@ -3,7 +3,9 @@
 //   build/kernels/collectives_sm90/tmakit_ranks N build/bench/bench_collectives out.csv [sizes|sweep|all] [samples]
 // sizes: 1 MiB .. 1 GiB (the gathered tensor: all-gather's output, reduce-scatter's input), NCCL
 //        and tmakit at 16 blocks (SMs) alternating sample by sample;
-// sweep: tmakit at 1 .. 132 blocks at 64 MiB and 256 MiB.
+// sweep: tmakit at 1 .. 132 blocks at 64 MiB and 256 MiB;
+// tune:  tmakit at 16 blocks, 64 MiB .. 1 GiB, with other pipeline shapes (tile rows, stages, lag);
+// all:   sizes, sweep and tune.
 // A sample is `iters` calls back to back between CUDA events (iters: 64 MiB / size, 1 to 64); its
 // time is the slowest rank's (an NCCL max all-reduce of the host values); the median of `samples`
 // (default 20) is reported as bus bandwidth = size / time x (N - 1) / N (nccl-tests' definition),
@@ -68,16 +70,22 @@ double max_over_ranks(Bench& b, double v) {
   return f;
 }
 
-tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int world, int blocks) {
+// The pipeline's shape: tile rows (at most), stages, lag (collective_plan.hpp).
+struct Pipe {
+  int tile_rows = 64, stages = 6, lag = 1;
+};
+
+tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int world, int blocks, Pipe p) {
   tmakit::CollectiveShape s;
   s.kind = k;
   s.dtype = tmakit::DataType::bfloat16;
   s.cols = kCols;
   s.rows = static_cast<std::int64_t>(size / world / (kCols * 2));
-  s.tile_rows = static_cast<std::int32_t>(std::min<std::int64_t>(64, s.rows));
+  s.tile_rows = static_cast<std::int32_t>(std::min<std::int64_t>(p.tile_rows, s.rows));
   s.tile_cols = 256;
   s.blocks = blocks;
-  s.stages = 6;
+  s.stages = p.stages;
+  s.lag = p.lag;
   return s;
 }
 
@@ -102,6 +110,7 @@ double median(std::vector<double> v) {
 struct Row {
   std::string series, collective, impl;
   int world, blocks;
+  Pipe pipe;
   std::uint64_t size;
   double median_us, min_us, max_us, busbw;
   unsigned mhz0, mhz1;
@@ -118,11 +127,11 @@ void nccl_op(Bench& b, CollectiveKind k, std::uint64_t size) {
 }
 
 // Measures NCCL (when with_nccl) and tmakit at `blocks`, alternating; appends the rows.
-void measure(Bench& b, CollectiveKind k, std::uint64_t size, int blocks, bool with_nccl, std::vector<Row>& rows,
-             tmakit_bench::Nvml& nvml) {
+void measure(Bench& b, const char* series, CollectiveKind k, std::uint64_t size, int blocks, Pipe pipe, bool with_nccl,
+             std::vector<Row>& rows, tmakit_bench::Nvml& nvml) {
   const int w = b.comm->world();
   tc::CollectiveOp op;
-  if (!tc::prepare(*b.comm, shape_for(k, size, w, blocks), b.in, b.out, &op)) {
+  if (!tc::prepare(*b.comm, shape_for(k, size, w, blocks, pipe), b.in, b.out, &op)) {
     if (b.comm->rank() == 0)
       std::printf("skip %s %llu B at %d blocks: %s\n", tmakit::collective_name(k), static_cast<unsigned long long>(size),
                   blocks, op.refusals.empty() ? "" : op.refusals[0].c_str());
@@ -150,13 +159,13 @@ void measure(Bench& b, CollectiveKind k, std::uint64_t size, int blocks, bool wi
   auto row = [&](const char* impl, int blk, const std::vector<double>& t) {
     const double med = median(t);
     const double bus = static_cast<double>(size) / (med * 1e-6) * (w - 1) / w / 1e9;
-    rows.push_back({with_nccl ? "sizes" : "sweep", tmakit::collective_name(k), impl, w, blk, size, med, *std::min_element(t.begin(), t.end()),
+    rows.push_back({series, tmakit::collective_name(k), impl, w, blk, pipe, size, med, *std::min_element(t.begin(), t.end()),
                     *std::max_element(t.begin(), t.end()), bus, mhz0, mhz1, static_cast<int>(t.size())});
     if (b.comm->rank() == 0)
-      std::printf("%-14s %-6s N=%d %6llu MiB blocks %3d: median %10.1f us  bus %7.1f GB/s  (min %.1f max %.1f us, SM "
-                  "%u/%u MHz)\n",
-                  rows.back().collective.c_str(), impl, w, static_cast<unsigned long long>(size / kMiB), blk, med, bus,
-                  rows.back().min_us, rows.back().max_us, mhz0, mhz1);
+      std::printf("%-5s %-14s %-6s N=%d %6llu MiB blocks %3d pipe %d/%d/%d: median %10.1f us  bus %7.1f GB/s  (min "
+                  "%.1f max %.1f us, SM %u/%u MHz)\n",
+                  series, rows.back().collective.c_str(), impl, w, static_cast<unsigned long long>(size / kMiB), blk,
+                  pipe.tile_rows, pipe.stages, pipe.lag, med, bus, rows.back().min_us, rows.back().max_us, mhz0, mhz1);
   };
   if (with_nccl) row("nccl", 0, tn);
   row("tmakit", blocks, tt);
@@ -206,20 +215,27 @@ int main(int argc, char** argv) {
   const CollectiveKind kinds[2] = {CollectiveKind::all_gather, CollectiveKind::reduce_scatter};
   if (mode == "sizes" || mode == "all")
     for (CollectiveKind k : kinds)
-      for (std::uint64_t size = kMiB; size <= max_size; size *= 2) measure(b, k, size, 16, true, rows, nvml);
+      for (std::uint64_t size = kMiB; size <= max_size; size *= 2) measure(b, "sizes", k, size, 16, Pipe{}, true, rows, nvml);
   if (mode == "sweep" || mode == "all") {
     const int sms[] = {1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 132};
     for (CollectiveKind k : kinds)
       for (std::uint64_t size : {64 * kMiB, 256 * kMiB})
-        for (int n : sms) measure(b, k, size, n, false, rows, nvml);
+        for (int n : sms) measure(b, "sweep", k, size, n, Pipe{}, false, rows, nvml);
+  }
+  if (mode == "tune" || mode == "all") {
+    const Pipe pipes[] = {{64, 6, 2}, {64, 6, 3}, {64, 4, 1}, {32, 12, 2}, {128, 3, 1}};
+    for (CollectiveKind k : kinds)
+      for (std::uint64_t size : {64 * kMiB, 256 * kMiB, 1024 * kMiB})
+        for (const Pipe& p : pipes) measure(b, "tune", k, size, 16, p, false, rows, nvml);
   }
   if (rank == 0) {
     FILE* f = std::fopen(csv.c_str(), "w");
     if (f) {
-      std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");
+      std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,tile_rows,stages,lag,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");
       for (const Row& r : rows)
-        std::fprintf(f, "%s,%s,%s,%d,%llu,%d,%.2f,%.2f,%.2f,%.2f,%u,%u,%d\n", r.series.c_str(), r.collective.c_str(), r.impl.c_str(), r.world,
-                     static_cast<unsigned long long>(r.size), r.blocks, r.median_us, r.min_us, r.max_us, r.busbw, r.mhz0,
+        std::fprintf(f, "%s,%s,%s,%d,%llu,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%u,%u,%d\n", r.series.c_str(), r.collective.c_str(),
+                     r.impl.c_str(), r.world, static_cast<unsigned long long>(r.size), r.blocks, r.pipe.tile_rows,
+                     r.pipe.stages, r.pipe.lag, r.median_us, r.min_us, r.max_us, r.busbw, r.mhz0,
                      r.mhz1, r.samples);
       std::fclose(f);
       std::printf("wrote %s (%zu rows)\n", csv.c_str(), rows.size());

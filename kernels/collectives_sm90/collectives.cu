@@ -49,19 +49,13 @@ std::unique_ptr<Communicator> Communicator::create(int rank, int world, const nc
   std::unique_ptr<Communicator> c(new Communicator);
   c->rank_ = rank;
   c->world_ = world;
+  cudaGetDevice(&c->device_);
   if (world < 1 || world > kMaxPeers) {
     if (error) *error = "peer.world_size: " + std::to_string(world) + " ranks (1 to 8 supported)";
     return nullptr;
   }
   if (!nccl_ok(ncclCommInitRank(&c->comm_, world, id, rank), "ncclCommInitRank", error)) return nullptr;
-  const ncclTeam_t lsa = ncclTeamLsa(c->comm_);
-  c->lsa_ranks_ = lsa.nRanks;
-  if (lsa.nRanks != world || lsa.rank != rank) {
-    if (error)
-      *error = "peer.lsa_team: only " + std::to_string(lsa.nRanks) + " of the " + std::to_string(world) +
-               " ranks are load/store accessible from rank " + std::to_string(rank);
-    return nullptr;
-  }
+  // The first window also checks the LSA team (alloc_window: peer.lsa_team).
   if (!c->alloc_window(kSignalWindowBytes, &c->signal_window_, error)) return nullptr;
   if (!cuda_ok(cudaMemset(c->signal_window_.ptr, 0, kSignalWindowBytes), "cudaMemset", error)) return nullptr;
   if (!cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize", error)) return nullptr;
@@ -94,6 +88,10 @@ bool Communicator::alloc_window(std::size_t bytes, Window* out, std::string* err
   if (!nccl_ok(ncclCommWindowRegister(comm_, w.ptr, bytes, &w.win, NCCL_WIN_COLL_SYMMETRIC), "ncclCommWindowRegister",
                error))
     return false;
+  // The ranks load/store accessible from this one, read once a window exists (NCCL sets up its
+  // symmetric memory with the first registration). Peer p is LSA rank p: the team must be the world.
+  const ncclTeam_t lsa = ncclTeamLsa(comm_);
+  lsa_ranks_ = lsa.rank == rank_ ? lsa.nRanks : 0;
   std::uint64_t* d = nullptr;
   if (!cuda_ok(cudaMalloc(&d, sizeof(std::uint64_t) * kMaxPeers), "cudaMalloc", error)) return false;
   lsa_pointers<<<1, 1>>>(w.win, world_, d);
@@ -209,6 +207,7 @@ bool prepare(const Communicator& comm, const CollectiveShape& shape, const Windo
   a.tile_bytes = c.tile_bytes;
   a.stage_bytes = c.stage_bytes;
   a.stages = static_cast<std::uint32_t>(shape.stages);
+  a.lag = static_cast<std::uint32_t>(shape.lag);
   return true;
 }
 

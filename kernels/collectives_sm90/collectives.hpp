@@ -56,6 +56,7 @@ class Communicator {
 
   int rank() const { return rank_; }
   int world() const { return world_; }
+  int local_device() const { return device_; }
   ncclComm_t nccl() const { return comm_; }
   // The ranks load/store accessible from this one (NCCL's LSA team).
   int lsa_ranks() const { return lsa_ranks_; }
@@ -70,7 +71,7 @@ class Communicator {
 
  private:
   Communicator() = default;
-  int rank_ = 0, world_ = 0, lsa_ranks_ = 0;
+  int rank_ = 0, world_ = 0, lsa_ranks_ = 0, device_ = 0;
   ncclComm_t comm_ = nullptr;
   Window signal_window_{};
   PeerSignals signals_{};

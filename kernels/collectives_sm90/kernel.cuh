@@ -15,9 +15,9 @@
 //                   2. per tile and peer q: TMA load of slice q -> shared; TMA reduce-add into
 //                      rank q's output
 //                   3. as above
-// Pipeline: tile i's copies are one bulk group; the stage of tile i-1 is refilled (tile i-1+stages)
-// once that group has read it (wait_group_read<1>), so stages-1 loads and the writes of every
-// committed group are in flight.
+// Pipeline: tile i's copies are one bulk group; the stage of tile i-lag is refilled (tile
+// i-lag+stages) once that group has read it (wait_group_read<lag>, lag 1 to 3), so stages-lag loads
+// and the writes of every committed group are in flight.
 #pragma once
 
 #include <cuda.h>
@@ -50,6 +50,7 @@ struct CollectiveArgs {
   std::uint32_t tile_bytes = 0;   // bytes per tile copy (the plan's)
   std::uint32_t stage_bytes = 0;
   std::uint32_t stages = 0;
+  std::uint32_t lag = 1;          // 1 to 3 (run_pipeline)
   std::uint64_t call = 0;         // 1, 2, ... on this communicator
 };
 
@@ -70,7 +71,10 @@ __device__ inline Coord tile_coord(const CollectiveArgs& a, std::int64_t t, std:
 // Runs n jobs through the stages. load(j, stage) issues job j's load into `stage` (armed on
 // full[stage]); issue(j, stage) issues its copies out of the stage. k counts the loads issued by
 // this block so far (stage and parity of every barrier follow from it).
-template <class Load, class Issue>
+// Lag: the stage of job i - Lag is refilled after job i's copies are committed, once job i - Lag's
+// group has read it (wait_group_read<Lag>): stages - Lag loads and Lag + 1 groups reading shared
+// memory in flight.
+template <int Lag, class Load, class Issue>
 __device__ __forceinline__ void run_pipeline(std::uint32_t n, std::uint32_t stages, device::Barrier* full,
                                              std::uint32_t& k, Load load, Issue issue) {
   const std::uint32_t k0 = k;
@@ -81,9 +85,9 @@ __device__ __forceinline__ void run_pipeline(std::uint32_t n, std::uint32_t stag
     device::wait(full[s], ph);
     issue(i, s);
     device::commit_group();
-    if (i >= 1 && i - 1 + stages < n) {
-      device::wait_group_read<1>();  // the group of job i-1 has read its stage
-      load(i - 1 + stages, (k0 + i - 1) % stages);
+    if (i >= Lag && i - Lag + stages < n) {
+      device::wait_group_read<Lag>();  // the group of job i - Lag has read its stage
+      load(i - Lag + stages, (k0 + i - Lag) % stages);
     }
   }
   k = k0 + n;
@@ -106,11 +110,8 @@ __device__ inline void arrive_and_wait(const CollectiveArgs& a, std::uint32_t bl
 
 }  // namespace detail
 
-template <CollectiveKind Kind>
-__global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant__ CollectiveArgs a) {
-  extern __shared__ unsigned char dyn[];
-  __shared__ device::Barrier full[kMaxStages];
-  if (threadIdx.x != 0) return;
+template <CollectiveKind Kind, int Lag>
+__device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigned char* dyn, device::Barrier* full) {
   unsigned char* smem = device::align_smem(dyn, a.load.smem_alignment);
   const std::uint32_t block = blockIdx.x;
   const std::int32_t rank = a.signals.rank, world = a.signals.world;
@@ -123,7 +124,7 @@ __global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant
 
   if constexpr (Kind == CollectiveKind::reduce_scatter) {
     // 0. this rank's own slice into its output
-    detail::run_pipeline(
+    detail::run_pipeline<Lag>(
         n, a.stages, full, k,
         [&](std::uint32_t j, std::uint32_t s) {
           device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j), rank).v);
@@ -138,7 +139,7 @@ __global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant
   detail::arrive_and_wait(a, block);
 
   if constexpr (Kind == CollectiveKind::all_gather) {
-    detail::run_pipeline(
+    detail::run_pipeline<Lag>(
         n, a.stages, full, k,
         [&](std::uint32_t j, std::uint32_t s) {
           device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j), 0).v);
@@ -149,7 +150,7 @@ __global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant
         });
   } else {
     const auto peers = static_cast<std::uint32_t>(world - 1);
-    detail::run_pipeline(
+    detail::run_pipeline<Lag>(
         n * peers, a.stages, full, k,
         [&](std::uint32_t j, std::uint32_t s) {
           const std::int32_t q = (rank + 1 + static_cast<std::int32_t>(j % peers)) % world;
@@ -162,6 +163,18 @@ __global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant
   }
 
   detail::exchange_bytes(a, block, static_cast<std::uint64_t>(n) * a.tile_bytes);
+}
+
+template <CollectiveKind Kind>
+__global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant__ CollectiveArgs a) {
+  extern __shared__ unsigned char dyn[];
+  __shared__ device::Barrier full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  switch (a.lag) {
+    case 2: collective_body<Kind, 2>(a, dyn, full); break;
+    case 3: collective_body<Kind, 3>(a, dyn, full); break;
+    default: collective_body<Kind, 1>(a, dyn, full); break;
+  }
 }
 
 }  // namespace tmakit::collectives

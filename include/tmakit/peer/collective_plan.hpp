@@ -44,7 +44,8 @@ struct CollectiveShape {
   std::int32_t tile_rows = 64;
   std::int32_t tile_cols = 256;
   std::int32_t blocks = 16;     // one per SM
-  std::int32_t stages = 6;      // shared-memory tiles in flight per block
+  std::int32_t stages = 6;      // shared-memory tiles per block
+  std::int32_t lag = 1;         // groups still reading shared memory when a stage is refilled (1 to 3)
   std::uint64_t in_offset = 0;  // the tensors' offsets in their windows
   std::uint64_t out_offset = 0;
 };
@@ -138,7 +139,7 @@ TMAKIT_HD constexpr CollectivePlan plan_collective(const CollectiveShape& s, con
   const std::uint64_t align = c.input.plan.smem_alignment;
   const std::uint64_t stage = (c.input.plan.smem_bytes + align - 1) / align * align;
   const std::uint64_t total = stage * static_cast<std::uint64_t>(s.stages < 1 ? 1 : s.stages) + align;
-  if (s.stages < 2 || total > kCollectiveSmemLimit)
+  if (s.stages < 2 || total > kCollectiveSmemLimit || s.lag < 1 || s.lag > 3 || s.lag >= s.stages)
     c.issues.add(PeerRule::stages_smem, -1, static_cast<std::int64_t>(total), static_cast<std::int64_t>(kCollectiveSmemLimit));
   c.stage_bytes = static_cast<std::uint32_t>(stage);
   c.smem_bytes = static_cast<std::uint32_t>(total);

@@ -34,7 +34,7 @@ enum class PeerRule : std::uint32_t {
   cols_divide,     // collective.cols_divide: the columns are not a multiple of the tile's columns
   reduce_dtype,    // collective.reduce_dtype: an element type the collective does not sum (f32, bf16 only)
   blocks_range,    // collective.blocks: a block count below 1 or above the tiles
-  stages_smem,     // collective.stages: the stages do not fit in shared memory
+  stages_smem,     // collective.stages: the stages do not fit in shared memory (or a lag outside 1 .. min(3, stages - 1))
 };
 
 // `text` says what the input does wrong in one line; `part` names the input; `fix` a remedy that
@@ -70,8 +70,9 @@ TMAKIT_HD constexpr RuleTable<PeerRule, 13> rule_table(PeerRule) {
        "reduce in f32 or bf16"},
       {PeerRule::blocks_range, "collective.blocks", "launch", "a block count below 1 or above the number of tiles",
        Severity::error, "use 1 to tiles blocks (one SM each)"},
-      {PeerRule::stages_smem, "collective.stages", "launch", "the pipeline's stages do not fit in shared memory",
-       Severity::error, "use fewer stages or smaller tiles"},
+      {PeerRule::stages_smem, "collective.stages", "launch",
+       "the pipeline's stages do not fit in shared memory, or its lag is outside 1 .. min(3, stages - 1)",
+       Severity::error, "use fewer stages or smaller tiles, and a lag of 1 to 3 below the stages"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PeerRule{})));
