@@ -25,18 +25,11 @@
 
 #include "bench/nvml.hpp"
 #include "kernels/collectives_sm90/collectives.hpp"
+#include "check.hpp"
 
 namespace tc = tmakit::collectives;
 using tmakit::CollectiveKind;
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 #define NK(x)                                                                                 \
   do {                                                                                        \
     ncclResult_t r_ = (x);                                                                    \

@@ -34,6 +34,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
   ldd "$BIN/bench_collectives" | grep -iE "nccl|cuda"
   for d in ${LD_LIBRARY_PATH//:/ }; do ls "$d"/libnccl.so* 2>/dev/null; done
   "$SAN" --version 2>/dev/null | tail -1
+  python3 -c "import torch; print('NCCL (PyTorch):', torch.cuda.nccl.version())" 2>/dev/null
 } >"$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
