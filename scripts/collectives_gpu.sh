@@ -55,10 +55,12 @@ for s in $STEPS; do
       step "tests_$N" 300 "$BIN/tmakit_gpu_test_collectives" ;;
     sanitizer)
       # Each rank under its own memcheck; small shapes only (TMAKIT_COLLECTIVES_SMALL=1).
+      export TMAKIT_COLLECTIVES_SMALL=1
       for t in AllGather ReduceScatter; do
-        TMAKIT_COLLECTIVES_SMALL=1 step "memcheck_${t}_2" 400 "$BIN/tmakit_ranks" --timeout 380 2 "$SAN" --tool memcheck \
+        step "memcheck_${t}_2" 400 "$BIN/tmakit_ranks" --timeout 380 2 "$SAN" --tool memcheck \
           --error-exitcode 97 "$BIN/tmakit_gpu_test_collectives" --gtest_filter="CollectivesRank.$t"
-      done ;;
+      done
+      unset TMAKIT_COLLECTIVES_SMALL ;;
     bench)
       step "bench_$N" 580 "$BIN/tmakit_ranks" --timeout 570 "$N" "$BIN/bench_collectives" "$OUT/bench_$N.csv" all "${SAMPLES:-20}" ;;
     sweep)
