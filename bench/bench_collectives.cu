@@ -4,7 +4,8 @@
 // sizes: 1 MiB .. 1 GiB (the gathered tensor: all-gather's output, reduce-scatter's input), NCCL
 //        and tmakit at 16 blocks (SMs) alternating sample by sample;
 // sweep: tmakit at 1 .. 132 blocks at 64 MiB and 256 MiB;
-// tune:  tmakit at 16 blocks, 64 MiB .. 1 GiB, with other pipeline shapes (tile rows, stages, lag);
+// tune:  tmakit at 16 blocks, 64 MiB .. 1 GiB, with other pipeline shapes (tile rows, stages, lag,
+//        push or pull);
 // all:   sizes, sweep and tune.
 // A sample is `iters` calls back to back between CUDA events (iters: 64 MiB / size, 1 to 64); its
 // time is the slowest rank's (an NCCL max all-reduce of the host values); the median of `samples`
@@ -66,6 +67,7 @@ double max_over_ranks(Bench& b, double v) {
 // The pipeline's shape: tile rows (at most), stages, lag (collective_plan.hpp).
 struct Pipe {
   int tile_rows = 64, stages = 6, lag = 1;
+  bool pull = false;
 };
 
 tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int world, int blocks, Pipe p) {
@@ -79,6 +81,7 @@ tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int worl
   s.blocks = blocks;
   s.stages = p.stages;
   s.lag = p.lag;
+  s.pull = p.pull;
   return s;
 }
 
@@ -155,10 +158,10 @@ void measure(Bench& b, const char* series, CollectiveKind k, std::uint64_t size,
     rows.push_back({series, tmakit::collective_name(k), impl, w, blk, pipe, size, med, *std::min_element(t.begin(), t.end()),
                     *std::max_element(t.begin(), t.end()), bus, mhz0, mhz1, static_cast<int>(t.size())});
     if (b.comm->rank() == 0)
-      std::printf("%-5s %-14s %-6s N=%d %6llu MiB blocks %3d pipe %d/%d/%d: median %10.1f us  bus %7.1f GB/s  (min "
+      std::printf("%-5s %-14s %-6s N=%d %6llu MiB blocks %3d pipe %d/%d/%d%s: median %10.1f us  bus %7.1f GB/s  (min "
                   "%.1f max %.1f us, SM %u/%u MHz)\n",
                   series, rows.back().collective.c_str(), impl, w, static_cast<unsigned long long>(size / kMiB), blk,
-                  pipe.tile_rows, pipe.stages, pipe.lag, med, bus, rows.back().min_us, rows.back().max_us, mhz0, mhz1);
+                  pipe.tile_rows, pipe.stages, pipe.lag, pipe.pull ? " pull" : "", med, bus, rows.back().min_us, rows.back().max_us, mhz0, mhz1);
   };
   if (with_nccl) row("nccl", 0, tn);
   row("tmakit", blocks, tt);
@@ -216,7 +219,8 @@ int main(int argc, char** argv) {
         for (int n : sms) measure(b, "sweep", k, size, n, Pipe{}, false, rows, nvml);
   }
   if (mode == "tune" || mode == "all") {
-    const Pipe pipes[] = {{64, 6, 2}, {64, 6, 3}, {64, 4, 1}, {32, 12, 2}, {128, 3, 1}};
+    const Pipe pipes[] = {{64, 6, 2, false}, {64, 6, 3, false}, {64, 4, 1, false}, {32, 12, 2, false},
+                          {128, 3, 1, false},  {64, 6, 1, true},  {64, 6, 2, true}};
     for (CollectiveKind k : kinds)
       for (std::uint64_t size : {64 * kMiB, 256 * kMiB, 1024 * kMiB})
         for (const Pipe& p : pipes) measure(b, "tune", k, size, 16, p, false, rows, nvml);
@@ -224,11 +228,11 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     FILE* f = std::fopen(csv.c_str(), "w");
     if (f) {
-      std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,tile_rows,stages,lag,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");
+      std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,tile_rows,stages,lag,pull,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");
       for (const Row& r : rows)
-        std::fprintf(f, "%s,%s,%s,%d,%llu,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%u,%u,%d\n", r.series.c_str(), r.collective.c_str(),
+        std::fprintf(f, "%s,%s,%s,%d,%llu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%u,%u,%d\n", r.series.c_str(), r.collective.c_str(),
                      r.impl.c_str(), r.world, static_cast<unsigned long long>(r.size), r.blocks, r.pipe.tile_rows,
-                     r.pipe.stages, r.pipe.lag, r.median_us, r.min_us, r.max_us, r.busbw, r.mhz0,
+                     r.pipe.stages, r.pipe.lag, r.pipe.pull ? 1 : 0, r.median_us, r.min_us, r.max_us, r.busbw, r.mhz0,
                      r.mhz1, r.samples);
       std::fclose(f);
       std::printf("wrote %s (%zu rows)\n", csv.c_str(), rows.size());

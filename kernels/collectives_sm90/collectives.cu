@@ -192,8 +192,11 @@ bool prepare(const Communicator& comm, const CollectiveShape& shape, const Windo
   CollectiveArgs& a = op->args;
   a = CollectiveArgs{};
   const int rank = comm.rank(), world = comm.world();
-  bool encoded = device::encode_cu_tensor_map(peer_params(c.input, rank), &a.in);
-  for (int p = 0; p < world; ++p) encoded = encoded && device::encode_cu_tensor_map(peer_params(c.output, p), &a.out[p]);
+  bool encoded = true;
+  for (int p = 0; p < world; ++p) {
+    encoded = encoded && device::encode_cu_tensor_map(peer_params(c.input, p), &a.in[p]);
+    encoded = encoded && device::encode_cu_tensor_map(peer_params(c.output, p), &a.out[p]);
+  }
   if (!encoded) {
     op->refusals.push_back("error [peer.plan] a planned descriptor did not encode");
     return false;
@@ -208,6 +211,7 @@ bool prepare(const Communicator& comm, const CollectiveShape& shape, const Windo
   a.stage_bytes = c.stage_bytes;
   a.stages = static_cast<std::uint32_t>(shape.stages);
   a.lag = static_cast<std::uint32_t>(shape.lag);
+  a.pull = shape.pull ? 1u : 0u;
   return true;
 }
 

@@ -15,6 +15,13 @@
 //                   2. per tile and peer q: TMA load of slice q -> shared; TMA reduce-add into
 //                      rank q's output
 //                   3. as above
+// Pull (CollectiveShape::pull): the same steps reading the peers' memory instead of writing it:
+//   all-gather      per tile and source rank q: TMA load from q's input (peer descriptor) -> shared;
+//                   TMA store into slice q of this rank's output
+//   reduce-scatter  0. and 1. as above; 2. per tile and peer q: TMA load of slice r of q's input ->
+//                   shared; TMA reduce-add into this rank's output (local)
+//   3. each block signals each peer the bytes it READ from it, and waits until every peer has read
+//      its share of this rank's input (the input may be rewritten after the call)
 // Pipeline: tile i's copies are one bulk group; the stage of tile i-lag is refilled (tile
 // i-lag+stages) once that group has read it (wait_group_read<lag>, lag 1 to 3), so stages-lag loads
 // and the writes of every committed group are in flight.
@@ -39,8 +46,8 @@ inline constexpr std::uint32_t kMaxStages = 16;
 
 // Everything a launch needs, as one __grid_constant__ parameter.
 struct CollectiveArgs {
-  CUtensorMap in;                 // this rank's input tensor
-  CUtensorMap out[kMaxPeers];     // the output tensor in rank p's window
+  CUtensorMap in[kMaxPeers];      // the input tensor in rank p's window (pull reads the peers')
+  CUtensorMap out[kMaxPeers];     // the output tensor in rank p's window (push writes the peers')
   TmaPlan load;                   // input tile -> shared
   TmaPlan push;                   // shared -> output: store (all-gather) or reduce-add (reduce-scatter)
   TmaPlan own;                    // reduce-scatter: this rank's own slice -> its output (store)
@@ -51,6 +58,7 @@ struct CollectiveArgs {
   std::uint32_t stage_bytes = 0;
   std::uint32_t stages = 0;
   std::uint32_t lag = 1;          // 1 to 3 (run_pipeline)
+  std::uint32_t pull = 0;         // 0: push (write the peers' memory), 1: pull (read it)
   std::uint64_t call = 0;         // 1, 2, ... on this communicator
 };
 
@@ -122,46 +130,66 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
   auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * a.stage_bytes; };
   std::uint32_t k = 0;
 
+  auto at = [&](std::uint32_t i, std::int32_t slice) { return detail::tile_coord(a, tile(i), slice); };
+
   if constexpr (Kind == CollectiveKind::reduce_scatter) {
     // 0. this rank's own slice into its output
     detail::run_pipeline<Lag>(
         n, a.stages, full, k,
-        [&](std::uint32_t j, std::uint32_t s) {
-          device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j), rank).v);
-        },
-        [&](std::uint32_t j, std::uint32_t s) {
-          device::store_tile(a.own, &a.out[rank], stage(s), detail::tile_coord(a, tile(j), 0).v);
-        });
+        [&](std::uint32_t j, std::uint32_t s) { device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, rank).v); },
+        [&](std::uint32_t j, std::uint32_t s) { device::store_tile(a.own, &a.out[rank], stage(s), at(j, 0).v); });
     device::wait_group<0>();
     device::publish_async_writes();
   }
 
   detail::arrive_and_wait(a, block);
 
+  const auto w = static_cast<std::uint32_t>(world);
   if constexpr (Kind == CollectiveKind::all_gather) {
-    detail::run_pipeline<Lag>(
-        n, a.stages, full, k,
-        [&](std::uint32_t j, std::uint32_t s) {
-          device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j), 0).v);
-        },
-        [&](std::uint32_t j, std::uint32_t s) {
-          const detail::Coord c = detail::tile_coord(a, tile(j), rank);
-          for (std::int32_t d = 0; d < world; ++d) device::store_tile(a.push, &a.out[(rank + d) % world], stage(s), c.v);
-        });
+    if (!a.pull) {  // one load, a store into every rank's output
+      detail::run_pipeline<Lag>(
+          n, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) { device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, 0).v); },
+          [&](std::uint32_t j, std::uint32_t s) {
+            const detail::Coord c = at(j, rank);
+            for (std::uint32_t d = 0; d < w; ++d) device::store_tile(a.push, &a.out[(rank + d) % w], stage(s), c.v);
+          });
+    } else {  // per source rank q: a load from q's input, a store into slice q of this rank's output
+      detail::run_pipeline<Lag>(
+          n * w, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::load_tile(a.load, &a.in[(rank + j % w) % w], stage(s), full[s], at(j / w, 0).v);
+          },
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::store_tile(a.push, &a.out[rank], stage(s), at(j / w, static_cast<std::int32_t>((rank + j % w) % w)).v);
+          });
+    }
   } else {
-    const auto peers = static_cast<std::uint32_t>(world - 1);
-    detail::run_pipeline<Lag>(
-        n * peers, a.stages, full, k,
-        [&](std::uint32_t j, std::uint32_t s) {
-          const std::int32_t q = (rank + 1 + static_cast<std::int32_t>(j % peers)) % world;
-          device::load_tile(a.load, &a.in, stage(s), full[s], detail::tile_coord(a, tile(j / peers), q).v);
-        },
-        [&](std::uint32_t j, std::uint32_t s) {
-          const std::int32_t q = (rank + 1 + static_cast<std::int32_t>(j % peers)) % world;
-          device::reduce_tile<ReduceOp::add>(a.push, &a.out[q], stage(s), detail::tile_coord(a, tile(j / peers), 0).v);
-        });
+    const std::uint32_t peers = w - 1;
+    auto peer = [&](std::uint32_t j) { return static_cast<std::int32_t>((rank + 1 + j % peers) % w); };
+    if (!a.pull) {  // a load of slice q, a reduce-add into rank q's output
+      detail::run_pipeline<Lag>(
+          n * peers, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j / peers, peer(j)).v);
+          },
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::reduce_tile<ReduceOp::add>(a.push, &a.out[peer(j)], stage(s), at(j / peers, 0).v);
+          });
+    } else {  // a load of slice `rank` of rank q's input, a reduce-add into this rank's output
+      detail::run_pipeline<Lag>(
+          n * peers, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::load_tile(a.load, &a.in[peer(j)], stage(s), full[s], at(j / peers, rank).v);
+          },
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::reduce_tile<ReduceOp::add>(a.push, &a.out[rank], stage(s), at(j / peers, 0).v);
+          });
+    }
   }
 
+  // push: the bytes this block wrote into each peer; pull: the bytes it read from each peer (the
+  // peer may reuse its input once they are counted). The same count either way.
   detail::exchange_bytes(a, block, static_cast<std::uint64_t>(n) * a.tile_bytes);
 }
 

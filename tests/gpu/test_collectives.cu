@@ -2,8 +2,8 @@
 // more GPUs of one host, one process per GPU: every byte of tmakit's result is compared with
 // NCCL's on the same input buffers (bf16 and f32; the sums use small integers, exact in any order,
 // so the comparison is byte for byte whatever order the reduce-adds land in). Shapes with one
-// block, uneven tiles per block, up to 132 blocks, and two calls in a row per shape (counters
-// reset, call numbers advance). Planted faults: a peer that never calls the collective, and a
+// block, uneven tiles per block, up to 132 blocks, pipeline lags 1 to 3, push and pull, and two
+// calls in a row per shape (counters reset, call numbers advance). Planted faults: a peer that never calls the collective, and a
 // peer whose plan moves fewer bytes; each must end in the watchdog's named diagnosis (peer rank,
 // bytes missing) within the bound.
 //
@@ -101,16 +101,19 @@ struct Case {
   DataType dtype;
   std::int64_t rows, cols;
   std::int32_t tile_rows, tile_cols, blocks, stages, lag;
+  bool pull;
   bool small;
 };
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
-      {DataType::bfloat16, 64, 256, 64, 256, 1, 2, 1, true},       // one tile, one block
-      {DataType::float32, 512, 1024, 32, 256, 3, 4, 2, true},      // 64 tiles over 3 blocks (uneven)
-      {DataType::bfloat16, 1024, 4096, 64, 256, 16, 6, 1, false},  // 8 MiB per rank, 16 blocks
-      {DataType::bfloat16, 2048, 8192, 64, 256, 132, 6, 2, false}, // 32 MiB per rank, 132 blocks
-      {DataType::float32, 768, 2048, 16, 128, 7, 8, 3, false},     // small tiles, many stages
+      {DataType::bfloat16, 64, 256, 64, 256, 1, 2, 1, false, true},       // one tile, one block
+      {DataType::float32, 512, 1024, 32, 256, 3, 4, 2, false, true},      // 64 tiles over 3 blocks (uneven)
+      {DataType::float32, 512, 1024, 32, 256, 3, 4, 2, true, true},       // the same, pulled
+      {DataType::bfloat16, 1024, 4096, 64, 256, 16, 6, 1, false, false},  // 8 MiB per rank, 16 blocks
+      {DataType::bfloat16, 1024, 4096, 64, 256, 16, 6, 1, true, false},   // the same, pulled
+      {DataType::bfloat16, 2048, 8192, 64, 256, 132, 6, 2, false, false}, // 32 MiB per rank, 132 blocks
+      {DataType::float32, 768, 2048, 16, 128, 7, 8, 3, false, false},     // small tiles, many stages
   };
   static std::vector<Case> small;
   if (small.empty())
@@ -174,6 +177,7 @@ CollectiveShape shape_of(CollectiveKind k, const Case& c) {
   s.blocks = c.blocks;
   s.stages = c.stages;
   s.lag = c.lag;
+  s.pull = c.pull;
   return s;
 }
 
@@ -226,8 +230,8 @@ void run_against_nccl(CollectiveKind kind) {
           if (!differ) first = i;
           ++differ;
         }
-      std::printf("rank %d %s %s %lldx%lld tile %dx%d blocks %d stages %d lag %d call %d: compared %zu bytes, %zu differ\n",
-                  rank, tmakit::collective_name(kind), c.dtype == DataType::float32 ? "f32" : "bf16",
+      std::printf("rank %d %s %s %s %lldx%lld tile %dx%d blocks %d stages %d lag %d call %d: compared %zu bytes, %zu differ\n",
+                  rank, tmakit::collective_name(kind), c.pull ? "pull" : "push", c.dtype == DataType::float32 ? "f32" : "bf16",
                   static_cast<long long>(c.rows), static_cast<long long>(c.cols), c.tile_rows, c.tile_cols, s.blocks,
                   c.stages, c.lag, call, result_bytes, differ);
       EXPECT_EQ(differ, 0u) << "first difference at byte " << first << ": " << int(got[first]) << " vs NCCL's "

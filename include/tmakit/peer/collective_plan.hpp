@@ -14,7 +14,9 @@
 //
 // The kernels (kernels/collectives_sm90) push: a tile is TMA-loaded from local memory into shared
 // memory once, then TMA-stored (all-gather: into every rank's output) or TMA reduce-added
-// (reduce-scatter: into its owner's output, after the owner stored its own slice there).
+// (reduce-scatter: into its owner's output, after the owner stored its own slice there); or, with
+// `pull`, TMA-load the peers' tiles (the input plan's peer addresses) and store or reduce-add them
+// locally. The byte counts are the same both ways.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,7 @@ struct CollectiveShape {
   std::int32_t blocks = 16;     // one per SM
   std::int32_t stages = 6;      // shared-memory tiles per block
   std::int32_t lag = 1;         // groups still reading shared memory when a stage is refilled (1 to 3)
+  bool pull = false;            // read the peers' memory (TMA loads) instead of writing it (stores)
   std::uint64_t in_offset = 0;  // the tensors' offsets in their windows
   std::uint64_t out_offset = 0;
 };
