@@ -3,7 +3,8 @@
 bandwidth against size (NCCL and tmakit at 16 SMs, one line per GPU count) and against tmakit's SM
 count (64 MiB and 256 MiB, with NCCL's bandwidth at those sizes as dashed lines).
 Usage: python3 tools/plot_collectives_bench.py OUT_PREFIX "device, date" BENCH.csv [BENCH.csv ...]
-Writes OUT_PREFIX_all_gather.svg and OUT_PREFIX_reduce_scatter.svg (needs matplotlib)."""
+Writes OUT_PREFIX_all_gather.svg and OUT_PREFIX_reduce_scatter.svg (needs matplotlib), and prints
+the size table (NCCL and tmakit bus bandwidth, their ratio) and the SM sweep as Markdown."""
 import csv
 import sys
 
@@ -71,3 +72,45 @@ for coll in ("all_gather", "reduce_scatter"):
     fig.tight_layout()
     fig.savefig(f"{prefix}_{coll}.svg", metadata={"Date": None})
     print(f"wrote {prefix}_{coll}.svg")
+
+
+# Markdown: sizes x (NCCL, tmakit at 16 SMs, ratio) per collective and GPU count; then the sweep.
+for coll in ("all_gather", "reduce_scatter"):
+    for g in sorted({int(r["gpus"]) for r in rows if r["collective"] == coll}):
+        nccl = {int(r["size_bytes"]): float(r["busbw_gbs"]) for r in pick(coll, "nccl", g, series="sizes")}
+        tm = {int(r["size_bytes"]): float(r["busbw_gbs"]) for r in pick(coll, "tmakit", g, blocks=16, series="sizes")}
+        if not nccl:
+            continue
+        print(f"\n{coll.replace('_', '-')}, {g} GPUs: bus bandwidth, GB/s (tmakit at 16 SMs)\n")
+        print("| size | NCCL | tmakit | tmakit / NCCL |")
+        print("| ---: | ---: | ---: | ---: |")
+        for size in sorted(nccl):
+            t = tm.get(size)
+            print(f"| {size // MiB} MiB | {nccl[size]:.1f} | {t:.1f} | {t / nccl[size]:.2f} |" if t else
+                  f"| {size // MiB} MiB | {nccl[size]:.1f} | - | - |")
+        sw = pick(coll, "tmakit", g, series="sweep")
+        if sw:
+            sizes = sorted({int(r["size_bytes"]) for r in sw})
+            print(f"\n{coll.replace('_', '-')}, {g} GPUs: tmakit's bus bandwidth (GB/s) by SM count\n")
+            print("| SMs | " + " | ".join(f"{s // MiB} MiB" for s in sizes) + " |")
+            print("| ---: | " + " | ".join("---:" for _ in sizes) + " |")
+            for n in sorted({int(r["blocks"]) for r in sw}):
+                vals = [next((float(r["busbw_gbs"]) for r in sw if int(r["blocks"]) == n and int(r["size_bytes"]) == s), None)
+                        for s in sizes]
+                print(f"| {n} | " + " | ".join(f"{v:.1f}" if v is not None else "-" for v in vals) + " |")
+        tu = [r for r in rows if r["series"] == "tune" and r["collective"] == coll and int(r["gpus"]) == g]
+        if tu:
+            print(f"\n{coll.replace('_', '-')}, {g} GPUs, 16 SMs: pipeline shapes (tile rows / stages / lag, push or pull)\n")
+            sizes = sorted({int(r["size_bytes"]) for r in tu})
+            print("| shape | " + " | ".join(f"{s // MiB} MiB" for s in sizes) + " |")
+            print("| --- | " + " | ".join("---:" for _ in sizes) + " |")
+            shapes = []
+            for r in tu:
+                k = (int(r["tile_rows"]), int(r["stages"]), int(r["lag"]), int(r["pull"]))
+                if k not in shapes:
+                    shapes.append(k)
+            for k in shapes:
+                vals = [next((float(r["busbw_gbs"]) for r in tu if (int(r["tile_rows"]), int(r["stages"]), int(r["lag"]),
+                              int(r["pull"])) == k and int(r["size_bytes"]) == s), None) for s in sizes]
+                name = f"{k[0]}/{k[1]}/{k[2]} {'pull' if k[3] else 'push'}"
+                print(f"| {name} | " + " | ".join(f"{v:.1f}" if v is not None else "-" for v in vals) + " |")
