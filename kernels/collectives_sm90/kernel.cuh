@@ -4,7 +4,7 @@
 // CollectivePlan (tmakit/peer/collective_plan.hpp) the host made; the kernel only walks it.
 //
 // Block b of rank r, call e (tiles t = b, b + blocks, ...):
-//   all-gather      1. arrive at every peer, wait until every peer's block b has entered call e
+//   all-gather      1. arrive at every peer (store e), wait until every peer's block b has entered call e
 //                   2. per tile: TMA load of this rank's tile (local) -> shared; TMA store of it into
 //                      slice r of every rank's output (peer descriptors; this rank's too)
 //                   3. wait for the writes, signal the bytes written to each peer, wait for each
@@ -112,7 +112,7 @@ __device__ inline void exchange_bytes(const CollectiveArgs& a, std::uint32_t blo
 
 __device__ inline void arrive_and_wait(const CollectiveArgs& a, std::uint32_t block) {
   const PeerSignals& s = a.signals;
-  for (std::int32_t d = 1; d < s.world; ++d) device::signal_arrival(s, (s.rank + d) % s.world, block);
+  for (std::int32_t d = 1; d < s.world; ++d) device::signal_arrival(s, (s.rank + d) % s.world, block, a.call);
   for (std::int32_t d = 1; d < s.world; ++d) device::wait_arrival(s, (s.rank + s.world - d) % s.world, block, a.call);
 }
 

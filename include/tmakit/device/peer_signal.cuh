@@ -2,8 +2,8 @@
 // signals and waits; the counters live in NCCL symmetric memory, reached through load/store
 // accessible peer pointers (NVLink), and are updated with system-scope atomics:
 //
-//   signal_arrival(s, to, block)          red.release.sys  +1 on rank `to`'s arrival counter
-//   wait_arrival(s, from, block, call)    until this rank's counter from `from` reaches `call`
+//   signal_arrival(s, to, block, call)    st.release.sys   the call number into rank `to`'s arrival slot
+//   wait_arrival(s, from, block, call)    until this rank's slot from `from` holds `call` (or later)
 //   publish_async_writes()                after wait_group<0>(): the TMA writes, ordered before
 //                                         the signals that follow (async proxy -> generic, system)
 //   signal_bytes(s, to, block, n)         red.release.sys  +n on rank `to`'s byte counter
@@ -12,7 +12,7 @@
 // Watchdog (TMAKIT_WATCHDOG, watchdog.cuh): a wait past the bound (watchdog::bound_ns()) reports
 // and traps, one reporter per grid:
 //   tmakit watchdog: rank 0 block 3: waited 1000012345 ns (bound 1000000000 ns) for peer rank 1
-//   tmakit watchdog: diagnosis: peer never arrived: peer rank 1 block 3 has entered 0 call(s), this is call 1; it never called the collective, or it is stuck before it
+//   tmakit watchdog: diagnosis: peer never arrived: peer rank 1 block 3 last entered call 0, this is call 1; it never called the collective, or it is stuck before it
 //   tmakit watchdog: diagnosis: bytes missing: peer rank 1 block 3 delivered 32768 of the 65536 B its plan sends here; 32768 B missing (the peer's plan moves fewer bytes than this rank's, or its copies never completed)
 // and a byte counter that passes its target does so at once, without waiting:
 //   tmakit watchdog: diagnosis: byte count mismatch: peer rank 0 block 3 delivered 98304 B, more than the 65536 B this rank's plan expects (+32768 B); both sides must plan the same tensor
@@ -44,7 +44,7 @@ __device__ inline std::uint64_t signal_load(std::uint64_t* p) {
 }
 
 #if TMAKIT_WATCHDOG
-// kind 0: arrival (got = calls entered, want = this call); 1: bytes missing; 2: bytes beyond the plan.
+// kind 0: arrival (got = the peer's last call, want = this call); 1: bytes missing; 2: bytes beyond the plan.
 __device__ __noinline__ inline void report_peer_and_trap(int kind, const PeerSignals& s, std::int32_t from,
                                                          std::uint32_t block, std::uint64_t got, std::uint64_t want,
                                                          unsigned long long waited, unsigned long long bound) {
@@ -55,7 +55,7 @@ __device__ __noinline__ inline void report_peer_and_trap(int kind, const PeerSig
   else
     printf("tmakit watchdog: rank %d block %u: byte counter of peer rank %d passed its target\n", s.rank, block, from);
   if (kind == 0)
-    printf("tmakit watchdog: diagnosis: peer never arrived: peer rank %d block %u has entered %llu call(s), this is "
+    printf("tmakit watchdog: diagnosis: peer never arrived: peer rank %d block %u last entered call %llu, this is "
            "call %llu; it never called the collective, or it is stuck before it\n",
            from, block, static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
   else if (kind == 1)
@@ -97,8 +97,12 @@ __device__ inline std::uint64_t wait_counter(std::uint64_t* p, Done done, [[mayb
 }
 }  // namespace detail
 
-__device__ inline void signal_arrival(const PeerSignals& s, std::int32_t to, std::uint32_t block) {
-  detail::signal_add(detail::slot(s.peer[to], PeerSignalKind::arrival, s.rank, block), 1);
+// Arrival is a store of the call number (release, system scope), not an add: a block takes part
+// only in the calls launched with more blocks than its index, so counting would drift.
+__device__ inline void signal_arrival(const PeerSignals& s, std::int32_t to, std::uint32_t block, std::uint64_t call) {
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system> a(
+      *detail::slot(s.peer[to], PeerSignalKind::arrival, s.rank, block));
+  a.store(call, cuda::memory_order_release);
 }
 
 // Waits until peer `from`'s block `block` has entered call number `call` (1, 2, ...).

@@ -2,9 +2,10 @@
 // window (an NCCL symmetric window like the data's), and the view a kernel gets of every rank's.
 //
 // Two kinds, one counter per (kind, sending rank, block):
-//   arrival  how many times block b of rank `from` has entered a collective on this communicator
-//            (cumulative; call e waits until it reaches e: every peer has finished its part of
-//            call e-1 and has entered call e, so this rank's buffers may be written again);
+//   arrival  the number of the last call (1, 2, ... on this communicator) block b of rank `from`
+//            entered (stored, not added: block b takes part only in calls of more than b blocks;
+//            call e waits until it reads e: that peer has finished its part of every earlier call
+//            and has entered call e, so this rank's buffers may be written again);
 //   bytes    the bytes block b of rank `from` has finished writing into this rank's memory during
 //            the current call (the receiver waits for exactly the count its plan gives, then resets
 //            it to 0 before it signals its next arrival).
