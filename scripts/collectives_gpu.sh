@@ -61,11 +61,14 @@ for s in $STEPS; do
       step "tests_$N" 300 "$BIN/tmakit_gpu_test_collectives" || true
       grep -q "exit   0" <(tail -1 "$OUT/steps.txt") || TESTS_FAILED=1 ;;
     sanitizer)
-      # Each rank under its own memcheck; small shapes only (TMAKIT_COLLECTIVES_SMALL=1).
+      # Each rank under its own memcheck; small shapes only (TMAKIT_COLLECTIVES_SMALL=1). API errors
+      # are not reported: libnccl's own probes return them and carry on (per rank, 8 x
+      # cudaErrorNoKernelImageForDevice from ncclInitKernelsForDevice and 3 x CUDA_ERROR_NOT_PERMITTED
+      # from cuMemCreate in ncclMemAlloc, docs/lab/collectives.md 2026-11-27 03:35); memory errors are.
       export TMAKIT_COLLECTIVES_SMALL=1
       for t in AllGather ReduceScatter; do
         step "memcheck_${t}_2" 400 "$BIN/tmakit_ranks" --timeout 380 2 "$SAN" --tool memcheck \
-          --error-exitcode 97 "$BIN/tmakit_gpu_test_collectives" --gtest_filter="CollectivesRank.$t"
+          --report-api-errors no --error-exitcode 97 "$BIN/tmakit_gpu_test_collectives" --gtest_filter="CollectivesRank.$t"
       done
       unset TMAKIT_COLLECTIVES_SMALL ;;
     bench)
