@@ -68,6 +68,7 @@ double max_over_ranks(Bench& b, double v) {
 struct Pipe {
   int tile_rows = 64, stages = 6, lag = 1;
   bool pull = false;
+  int tile_cols = 256;
 };
 
 tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int world, int blocks, Pipe p) {
@@ -77,7 +78,7 @@ tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int worl
   s.cols = kCols;
   s.rows = static_cast<std::int64_t>(size / world / (kCols * 2));
   s.tile_rows = static_cast<std::int32_t>(std::min<std::int64_t>(p.tile_rows, s.rows));
-  s.tile_cols = 256;
+  s.tile_cols = p.tile_cols;
   s.blocks = blocks;
   s.stages = p.stages;
   s.lag = p.lag;
@@ -158,10 +159,10 @@ void measure(Bench& b, const char* series, CollectiveKind k, std::uint64_t size,
     rows.push_back({series, tmakit::collective_name(k), impl, w, blk, pipe, size, med, *std::min_element(t.begin(), t.end()),
                     *std::max_element(t.begin(), t.end()), bus, mhz0, mhz1, static_cast<int>(t.size())});
     if (b.comm->rank() == 0)
-      std::printf("%-5s %-14s %-6s N=%d %6llu MiB blocks %3d pipe %d/%d/%d%s: median %10.1f us  bus %7.1f GB/s  (min "
+      std::printf("%-5s %-14s %-6s N=%d %6llu MiB blocks %3d pipe %dx%d/%d/%d%s: median %10.1f us  bus %7.1f GB/s  (min "
                   "%.1f max %.1f us, SM %u/%u MHz)\n",
                   series, rows.back().collective.c_str(), impl, w, static_cast<unsigned long long>(size / kMiB), blk,
-                  pipe.tile_rows, pipe.stages, pipe.lag, pipe.pull ? " pull" : "", med, bus, rows.back().min_us, rows.back().max_us, mhz0, mhz1);
+                  pipe.tile_rows, pipe.tile_cols, pipe.stages, pipe.lag, pipe.pull ? " pull" : "", med, bus, rows.back().min_us, rows.back().max_us, mhz0, mhz1);
   };
   if (with_nccl) row("nccl", 0, tn);
   row("tmakit", blocks, tt);
@@ -219,8 +220,12 @@ int main(int argc, char** argv) {
         for (int n : sms) measure(b, "sweep", k, size, n, Pipe{}, false, rows, nvml);
   }
   if (mode == "tune" || mode == "all") {
+    // Tiles of 64 x 256 (512-byte box rows) and of whole rows (4 or 8 x 4096: the planner cuts a
+    // row into 16 pieces of 256, one contiguous 32 or 64 KiB box).
     const Pipe pipes[] = {{64, 6, 2, false}, {64, 6, 3, false}, {64, 4, 1, false}, {32, 12, 2, false},
-                          {128, 3, 1, false},  {64, 6, 1, true},  {64, 6, 2, true}};
+                          {128, 3, 1, false},  {64, 6, 1, true},  {64, 6, 2, true},
+                          {4, 6, 1, false, 4096}, {4, 6, 1, true, 4096}, {8, 3, 1, false, 4096},
+                          {8, 3, 1, true, 4096}};
     for (CollectiveKind k : kinds)
       for (std::uint64_t size : {64 * kMiB, 256 * kMiB, 1024 * kMiB})
         for (const Pipe& p : pipes) measure(b, "tune", k, size, 16, p, false, rows, nvml);
@@ -228,10 +233,10 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     FILE* f = std::fopen(csv.c_str(), "w");
     if (f) {
-      std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,tile_rows,stages,lag,pull,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");
+      std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,tile_rows,tile_cols,stages,lag,pull,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");
       for (const Row& r : rows)
-        std::fprintf(f, "%s,%s,%s,%d,%llu,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%u,%u,%d\n", r.series.c_str(), r.collective.c_str(),
-                     r.impl.c_str(), r.world, static_cast<unsigned long long>(r.size), r.blocks, r.pipe.tile_rows,
+        std::fprintf(f, "%s,%s,%s,%d,%llu,%d,%d,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%u,%u,%d\n", r.series.c_str(), r.collective.c_str(),
+                     r.impl.c_str(), r.world, static_cast<unsigned long long>(r.size), r.blocks, r.pipe.tile_rows, r.pipe.tile_cols,
                      r.pipe.stages, r.pipe.lag, r.pipe.pull ? 1 : 0, r.median_us, r.min_us, r.max_us, r.busbw, r.mhz0,
                      r.mhz1, r.samples);
       std::fclose(f);

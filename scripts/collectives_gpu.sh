@@ -6,7 +6,8 @@
 # BIN holds tmakit_ranks, tmakit_gpu_test_collectives and bench_collectives (copied from a build:
 # build/kernels/collectives_sm90/tmakit_ranks, build/tests/tmakit_gpu_test_collectives,
 # build/bench/bench_collectives); STEPS (default "tests sanitizer bench") any of
-# tests, sanitizer, bench, sweep (bench = sizes and SM sweep; sweep = the SM sweep only).
+# tests, sanitizer, bench, sweep, tune (bench = sizes, SM sweep and pipeline shapes; sweep, tune =
+# the SM sweep / the pipeline shapes only).
 # libnccl: the system's, else PyTorch's (/opt/torch/.venv/.../nvidia/nccl/lib); it must be 2.28 or
 # later (symmetric windows, the device API). NVLink multicast stays off in every process.
 # Steps after a failed tests step are skipped unless FORCE=1 (a hang in the release build, which
@@ -73,6 +74,8 @@ for s in $STEPS; do
       unset TMAKIT_COLLECTIVES_SMALL ;;
     bench)
       step "bench_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/bench_$N.csv" all "${SAMPLES:-20}" ;;
+    tune)
+      step "tune_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/tune_$N.csv" tune "${SAMPLES:-20}" ;;
     sweep)
       step "sweep_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/sweep_$N.csv" sweep "${SAMPLES:-20}" ;;
   esac

@@ -214,6 +214,26 @@ TEST(CollectivePlan, RefusalsAllAtOnce) {
   EXPECT_EQ(f.issues.items[0].a, 2 * 1024 * 4096 * 2);
 }
 
+// Tiles of whole rows: the planner cuts a 4096-element row into 16 pieces of 256, and the tile is
+// still one contiguous box, one instruction, the same bytes on both sides.
+TEST(CollectivePlan, WholeRowTilesAreOneBox) {
+  CollectiveShape s = all_gather_shape(2048, 4096);
+  s.tile_rows = 4;
+  s.tile_cols = 4096;
+  const CollectivePlan c = plan_collective(s, window(4, 1, 64 << 20), window(4, 1, 256 << 20));
+  ASSERT_TRUE(c.ok()) << first_message(c.issues);
+  EXPECT_EQ(c.input.plan.instructions, 1u);
+  EXPECT_EQ(c.input.plan.params.rank, 3u);
+  EXPECT_EQ(c.input.plan.params.box[0], 256u);
+  EXPECT_EQ(c.input.plan.params.box[1], 16u);
+  EXPECT_EQ(c.input.plan.params.box[2], 4u);
+  EXPECT_EQ(c.output.plan.instructions, 1u);
+  EXPECT_EQ(c.output.plan.params.rank, 4u);  // and the world's slices
+  EXPECT_EQ(c.tile_bytes, 4u * 4096u * 2u);
+  EXPECT_EQ(c.input.plan.expect_tx_bytes, c.tile_bytes);
+  EXPECT_EQ(c.tiles, 512);
+}
+
 TEST(CollectivePlan, IsAConstantExpression) {
   constexpr PeerWindow w = [] {
     PeerWindow x;

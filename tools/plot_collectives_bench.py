@@ -100,17 +100,18 @@ for coll in ("all_gather", "reduce_scatter"):
                 print(f"| {n} | " + " | ".join(f"{v:.1f}" if v is not None else "-" for v in vals) + " |")
         tu = [r for r in rows if r["series"] == "tune" and r["collective"] == coll and int(r["gpus"]) == g]
         if tu:
-            print(f"\n{coll.replace('_', '-')}, {g} GPUs, 16 SMs: pipeline shapes (tile rows / stages / lag, push or pull)\n")
+            print(f"\n{coll.replace('_', '-')}, {g} GPUs, 16 SMs: pipeline shapes (tile, stages, lag, push or pull)\n")
             sizes = sorted({int(r["size_bytes"]) for r in tu})
             print("| shape | " + " | ".join(f"{s // MiB} MiB" for s in sizes) + " |")
             print("| --- | " + " | ".join("---:" for _ in sizes) + " |")
             shapes = []
             for r in tu:
-                k = (int(r["tile_rows"]), int(r["stages"]), int(r["lag"]), int(r["pull"]))
+                k = (int(r["tile_rows"]), int(r.get("tile_cols", 256)), int(r["stages"]), int(r["lag"]), int(r["pull"]))
                 if k not in shapes:
                     shapes.append(k)
             for k in shapes:
-                vals = [next((float(r["busbw_gbs"]) for r in tu if (int(r["tile_rows"]), int(r["stages"]), int(r["lag"]),
-                              int(r["pull"])) == k and int(r["size_bytes"]) == s), None) for s in sizes]
-                name = f"{k[0]}/{k[1]}/{k[2]} {'pull' if k[3] else 'push'}"
+                vals = [next((float(r["busbw_gbs"]) for r in tu if (int(r["tile_rows"]), int(r.get("tile_cols", 256)),
+                              int(r["stages"]), int(r["lag"]), int(r["pull"])) == k and int(r["size_bytes"]) == s), None)
+                        for s in sizes]
+                name = f"{k[0]}x{k[1]}, {k[2]} stages, lag {k[3]}, {'pull' if k[4] else 'push'}"
                 print(f"| {name} | " + " | ".join(f"{v:.1f}" if v is not None else "-" for v in vals) + " |")

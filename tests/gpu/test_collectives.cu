@@ -114,6 +114,8 @@ const std::vector<Case>& cases() {
       {DataType::bfloat16, 1024, 4096, 64, 256, 16, 6, 1, true, false},   // the same, pulled
       {DataType::bfloat16, 2048, 8192, 64, 256, 132, 6, 2, false, false}, // 32 MiB per rank, 132 blocks
       {DataType::float32, 768, 2048, 16, 128, 7, 8, 3, false, false},     // small tiles, many stages
+      {DataType::bfloat16, 256, 4096, 4, 4096, 16, 6, 1, false, false},  // whole rows: a row cut into 16 x 256
+      {DataType::bfloat16, 256, 4096, 8, 4096, 13, 3, 1, true, false},   // the same, 8 rows, pulled
   };
   static std::vector<Case> small;
   if (small.empty())
