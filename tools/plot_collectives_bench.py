@@ -66,7 +66,8 @@ for coll in ("all_gather", "reduce_scatter"):
     for ax in (a, b):
         ax.axhline(450, color="grey", lw=0.8, ls=":")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
         ax.set_ylim(0, 480)
     fig.suptitle(f"{title} (dotted: NVLink's nominal 450 GB/s per direction)", fontsize=9)
     fig.tight_layout()
@@ -79,15 +80,14 @@ for coll in ("all_gather", "reduce_scatter"):
     for g in sorted({int(r["gpus"]) for r in rows if r["collective"] == coll}):
         nccl = {int(r["size_bytes"]): float(r["busbw_gbs"]) for r in pick(coll, "nccl", g, series="sizes")}
         tm = {int(r["size_bytes"]): float(r["busbw_gbs"]) for r in pick(coll, "tmakit", g, blocks=16, series="sizes")}
-        if not nccl:
-            continue
-        print(f"\n{coll.replace('_', '-')}, {g} GPUs: bus bandwidth, GB/s (tmakit at 16 SMs)\n")
-        print("| size | NCCL | tmakit | tmakit / NCCL |")
-        print("| ---: | ---: | ---: | ---: |")
-        for size in sorted(nccl):
-            t = tm.get(size)
-            print(f"| {size // MiB} MiB | {nccl[size]:.1f} | {t:.1f} | {t / nccl[size]:.2f} |" if t else
-                  f"| {size // MiB} MiB | {nccl[size]:.1f} | - | - |")
+        if nccl:
+            print(f"\n{coll.replace('_', '-')}, {g} GPUs: bus bandwidth, GB/s (tmakit at 16 SMs)\n")
+            print("| size | NCCL | tmakit | tmakit / NCCL |")
+            print("| ---: | ---: | ---: | ---: |")
+            for size in sorted(nccl):
+                t = tm.get(size)
+                print(f"| {size // MiB} MiB | {nccl[size]:.1f} | {t:.1f} | {t / nccl[size]:.2f} |" if t else
+                      f"| {size // MiB} MiB | {nccl[size]:.1f} | - | - |")
         sw = pick(coll, "tmakit", g, series="sweep")
         if sw:
             sizes = sorted({int(r["size_bytes"]) for r in sw})
