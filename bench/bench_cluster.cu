@@ -44,18 +44,10 @@
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/tensor_map/derived.hpp"
+#include "check.hpp"
 
 namespace td = tmakit::device;
 using namespace tmakit;
-
-#define CK(x)                                                                                        \
-  do {                                                                                               \
-    cudaError_t e_ = (x);                                                                            \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));        \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
-  } while (0)
 
 namespace {
 

@@ -27,21 +27,15 @@
 #include <string>
 #include <vector>
 
+#include "bench/nvml.hpp"
 #include "kernels/gemm_sm90/gemm.hpp"
+#include "check.hpp"
 
 using tmakit::gemm_sm90::GemmArgs;
 using tmakit::gemm_sm90::GemmStatus;
 using tmakit::gemm_sm90::Matrix;
 using tmakit::gemm_sm90::Order;
 
-#define CHECK_CUDA(x)                                                                             \
-  do {                                                                                            \
-    cudaError_t e_ = (x);                                                                         \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));     \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 #define CHECK_LT(x)                                                                               \
   do {                                                                                            \
     cublasStatus_t s_ = (x);                                                                      \
@@ -53,35 +47,6 @@ using tmakit::gemm_sm90::Order;
 
 namespace {
 
-// ---- NVML, loaded at run time (the toolkit here ships no nvml.h; the GPU machine has the library)
-struct Nvml {
-  using Init = int (*)();
-  using Handle = int (*)(unsigned, void**);
-  using Clock = int (*)(void*, int, unsigned*);
-  using Power = int (*)(void*, unsigned*);
-  void* dev = nullptr;
-  Clock clock = nullptr;
-  Power power = nullptr;
-  Nvml() {
-    void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW);
-    if (!h) return;
-    auto init = reinterpret_cast<Init>(dlsym(h, "nvmlInit_v2"));
-    auto handle = reinterpret_cast<Handle>(dlsym(h, "nvmlDeviceGetHandleByIndex_v2"));
-    clock = reinterpret_cast<Clock>(dlsym(h, "nvmlDeviceGetClockInfo"));
-    power = reinterpret_cast<Power>(dlsym(h, "nvmlDeviceGetPowerUsage"));
-    int d = 0;
-    cudaGetDevice(&d);
-    if (!init || !handle || init() != 0 || handle(static_cast<unsigned>(d), &dev) != 0) dev = nullptr;
-  }
-  unsigned sm_mhz() const {  // NVML_CLOCK_SM = 1
-    unsigned v = 0;
-    return dev && clock && clock(dev, 1, &v) == 0 ? v : 0;
-  }
-  unsigned watts() const {
-    unsigned mw = 0;
-    return dev && power && power(dev, &mw) == 0 ? mw / 1000 : 0;
-  }
-};
 
 __device__ std::uint32_t hash32(std::uint64_t x) {
   x ^= x >> 33;
@@ -138,7 +103,7 @@ struct Lt {
     CHECK_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, opb == CUBLAS_OP_N ? s.n : s.k, opb == CUBLAS_OP_N ? s.k : s.n, ldb));
     CHECK_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, opa == CUBLAS_OP_N ? s.k : s.m, opa == CUBLAS_OP_N ? s.m : s.k, lda));
     CHECK_LT(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, s.n, s.m, s.n));
-    CHECK_CUDA(cudaMalloc(&ws, ws_bytes));
+    CK(cudaMalloc(&ws, ws_bytes));
   }
   void run(const Buffers& x, cudaStream_t st, const cublasLtMatmulAlgo_t* a) {
     CHECK_LT(cublasLtMatmul(h, op, &alpha, x.b, lb, x.a, la, &beta, x.d, ld, x.d, ld, a, ws, ws_bytes, st));
@@ -165,7 +130,7 @@ struct Lt {
       cudaEventRecord(e0, st);
       for (int r = 0; r < 5; ++r) run(x, st, &res[i].algo);
       cudaEventRecord(e1, st);
-      CHECK_CUDA(cudaEventSynchronize(e1));
+      CK(cudaEventSynchronize(e1));
       float ms = 0;
       cudaEventElapsedTime(&ms, e0, e1);
       if (ms < best) {
@@ -189,12 +154,12 @@ int main(int argc, char** argv) {
   const int samples = argc > 1 ? std::max(5, std::atoi(argv[1])) : 21;
   const std::string filter = argc > 2 ? argv[2] : "";
   cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0;
   cudaDriverGetVersion(&driver);
   std::printf("device: %s, %d SMs, L2 %d MiB, driver API %d, cuBLASLt %zu\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, driver, cublasLtGetVersion());
-  Nvml nvml;
+  tmakit_bench::Nvml nvml;
 
   const std::vector<Shape> shapes = {
       {"4096^3", 4096, 4096, 4096},
@@ -213,7 +178,7 @@ int main(int argc, char** argv) {
   };
 
   cudaStream_t st;
-  CHECK_CUDA(cudaStreamCreate(&st));
+  CK(cudaStreamCreate(&st));
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -227,15 +192,15 @@ int main(int argc, char** argv) {
     const int sets = static_cast<int>(std::min<std::size_t>(8, std::max<std::size_t>(1, (512u << 20) / set_bytes + 1)));
     std::vector<Buffers> buf(sets);
     for (int i = 0; i < sets; ++i) {
-      CHECK_CUDA(cudaMalloc(&buf[i].a, 2 * na));
-      CHECK_CUDA(cudaMalloc(&buf[i].b, 2 * nb));
-      CHECK_CUDA(cudaMalloc(&buf[i].d, 2 * nd));
+      CK(cudaMalloc(&buf[i].a, 2 * na));
+      CK(cudaMalloc(&buf[i].b, 2 * nb));
+      CK(cudaMalloc(&buf[i].d, 2 * nd));
       fill_bf16<<<1024, 256>>>(buf[i].a, na, 11 + i);
       fill_bf16<<<1024, 256>>>(buf[i].b, nb, 101 + i);
     }
     __nv_bfloat16* dref = nullptr;
-    CHECK_CUDA(cudaMalloc(&dref, 2 * nd));
-    CHECK_CUDA(cudaDeviceSynchronize());
+    CK(cudaMalloc(&dref, 2 * nd));
+    CK(cudaDeviceSynchronize());
 
     Lt lt;
     lt.setup(s);
@@ -267,18 +232,18 @@ int main(int argc, char** argv) {
         std::exit(1);
       }
     }
-    auto run_tmakit = [&](const Buffers& x) { CHECK_CUDA(prepared[&x - buf.data()].launch(st)); };
+    auto run_tmakit = [&](const Buffers& x) { CK(prepared[&x - buf.data()].launch(st)); };
 
     // correctness once: same inputs, both outputs
     lt.run(buf[0], st, &lt.algo);
-    CHECK_CUDA(cudaMemcpyAsync(dref, buf[0].d, 2 * nd, cudaMemcpyDeviceToDevice, st));
+    CK(cudaMemcpyAsync(dref, buf[0].d, 2 * nd, cudaMemcpyDeviceToDevice, st));
     run_tmakit(buf[0]);
     float* diff = nullptr;
-    CHECK_CUDA(cudaMalloc(&diff, 8));
-    CHECK_CUDA(cudaMemsetAsync(diff, 0, 8, st));
+    CK(cudaMalloc(&diff, 8));
+    CK(cudaMemsetAsync(diff, 0, 8, st));
     max_diff<<<1024, 256, 0, st>>>(buf[0].d, dref, nd, diff);
     float hd[2];
-    CHECK_CUDA(cudaMemcpy(hd, diff, 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hd, diff, 8, cudaMemcpyDeviceToHost));
     cudaFree(diff);
     const double rel = hd[1] > 0 ? hd[0] / hd[1] : hd[0];
 
@@ -286,7 +251,7 @@ int main(int argc, char** argv) {
     cudaEventRecord(e0, st);
     run_tmakit(buf[0]);
     cudaEventRecord(e1, st);
-    CHECK_CUDA(cudaEventSynchronize(e1));
+    CK(cudaEventSynchronize(e1));
     float one = 0;
     cudaEventElapsedTime(&one, e0, e1);
     const int burst = std::max(1, static_cast<int>(2.0f / std::max(one, 1e-3f)));
@@ -294,7 +259,7 @@ int main(int argc, char** argv) {
       for (int i = 0; i < burst; ++i) run_tmakit(buf[i % sets]);
       for (int i = 0; i < burst; ++i) lt.run(buf[i % sets], st, &lt.algo);
     }
-    CHECK_CUDA(cudaStreamSynchronize(st));
+    CK(cudaStreamSynchronize(st));
     const unsigned mhz0 = nvml.sm_mhz(), w0 = nvml.watts();
     std::vector<double> t_tm, t_lt;
     for (int smp = 0; smp < samples; ++smp) {
@@ -306,7 +271,7 @@ int main(int argc, char** argv) {
           else lt.run(buf[(smp + i) % sets], st, &lt.algo);
         }
         cudaEventRecord(e1, st);
-        CHECK_CUDA(cudaEventSynchronize(e1));
+        CK(cudaEventSynchronize(e1));
         float ms = 0;
         cudaEventElapsedTime(&ms, e0, e1);
         (tm ? t_tm : t_lt).push_back(ms / burst);

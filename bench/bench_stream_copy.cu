@@ -17,19 +17,11 @@
 #include <vector>
 
 #include "tmakit/device/tma.cuh"
+#include "check.hpp"
 
 namespace td = tmakit::device;
 
 __host__ __device__ constexpr std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
-
-#define CK(x)                                                                                        \
-  do {                                                                                               \
-    cudaError_t e_ = (x);                                                                            \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));        \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
-  } while (0)
 
 // Persistent TMA copy: chunks of kChunk bytes, CTA b takes chunks b, b + grid, ... One thread
 // issues everything; the data never enters registers. Stage s: load -> (full[s]) -> store; the

@@ -11,7 +11,9 @@
 # Watchdog.MisalignedSwizzleBuffer
 # and the WatchdogChild.* they spawn; ClusterPlanted.* and the ClusterPlantedChild.* they spawn);
 # Watchdog.CorrectKernelPasses and ClusterPlantedFixed.* still run. GemmLarge.* (GEMMs of up to
-# 8192 x 8192 x 8192) are left out under the sanitizer too, for time; GemmSmall.* run there.
+# 8192 x 8192 x 8192) are left out under the sanitizer too, for time; GemmSmall.* run there. The
+# multi-GPU collectives (Collectives.*, CollectivesRank.*: one process per GPU) run under the
+# sanitizer from scripts/collectives_gpu.sh instead, each rank under its own sanitizer.
 # Prints a table (binary, tool, passed, failed, skipped, exit status) and exits 1 on any failure.
 # Environment: TIMEOUT (seconds per run, default 900), TOOLS (default "memcheck racecheck synccheck"),
 # TMAKIT_SWEEP_STRIDE (under the sanitizer only, default 9: sweeps that honour it run every k-th
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 TIMEOUT=${TIMEOUT:-900}
 TOOLS=${TOOLS:-"memcheck racecheck synccheck"}
-SAN_FILTER='-GemmLarge.*:Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*:ClusterPlanted.*:ClusterPlantedChild.*'
+SAN_FILTER='-Collectives.*:CollectivesRank.*:GemmLarge.*:Watchdog.ExpectTx*:Watchdog.MissingArrive:Watchdog.WrongParity:Watchdog.MisalignedSwizzleBuffer:WatchdogChild.*:ClusterPlanted.*:ClusterPlantedChild.*'
 
 shopt -s nullglob
 bins=("$BUILD"/tests/tmakit_gpu_test_*)

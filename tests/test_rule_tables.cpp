@@ -20,6 +20,7 @@
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/check_descriptor.hpp"
 #include "tmakit/plan/explain.hpp"
+#include "tmakit/peer/rules.hpp"
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
@@ -69,7 +70,8 @@ std::vector<Family> families() {
   return {family<Rule>("tensor map"),         family<PlanRule>("plan"),
           family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
-          family<UsageRule>("usage"),          family<PlanCheckRule>("plan check")};
+          family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
+          family<PeerRule>("peer")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {

@@ -2,7 +2,8 @@
 // (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh), planned tile loads and stores
 // (load_tile.cuh, store_tile.cuh), WGMMA (wgmma.cuh, sm_90a) and the
 // planned register -> shared-memory stores (smem_store.cuh); on the host, cluster launches
-// (launch.cuh) and CUtensorMap kernel parameters from the encoder (cu_tensor_map.cuh).
+// (launch.cuh) and CUtensorMap kernel parameters from the encoder (cu_tensor_map.cuh); counted
+// signals between GPUs with bounded waits (peer_signal.cuh).
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
@@ -20,3 +21,4 @@
 #include "tmakit/device/wgmma.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"
+#include "tmakit/device/peer_signal.cuh"

@@ -1,0 +1,208 @@
+// The collective kernel (sm_90a): one thread per block moves its tiles with TMA, in a pipeline of
+// `stages` shared-memory tiles, and synchronizes with the other ranks through counted signals
+// (device/peer_signal.cuh). Every box, coordinate, byte count and shared offset comes from the
+// CollectivePlan (tmakit/peer/collective_plan.hpp) the host made; the kernel only walks it.
+//
+// Block b of rank r, call e (tiles t = b, b + blocks, ...):
+//   all-gather      1. arrive at every peer (store e), wait until every peer's block b has entered call e
+//                   2. per tile: TMA load of this rank's tile (local) -> shared; TMA store of it into
+//                      slice r of every rank's output (peer descriptors; this rank's too)
+//                   3. wait for the writes, signal the bytes written to each peer, wait for each
+//                      peer's bytes (exactly what the plan says)
+//   reduce-scatter  0. per tile: TMA load of slice r of the input -> shared; TMA store into this
+//                      rank's output (its own contribution comes first, so the sums start there)
+//                   1. arrive / wait as above (a peer's reduce-adds come only after this)
+//                   2. per tile and peer q: TMA load of slice q -> shared; TMA reduce-add into
+//                      rank q's output
+//                   3. as above
+// Pull (CollectiveShape::pull): the same steps reading the peers' memory instead of writing it:
+//   all-gather      per tile and source rank q: TMA load from q's input (peer descriptor) -> shared;
+//                   TMA store into slice q of this rank's output
+//   reduce-scatter  0. and 1. as above; 2. per tile and peer q: TMA load of slice r of q's input ->
+//                   shared; TMA reduce-add into this rank's output (local)
+//   3. each block signals each peer the bytes it READ from it, and waits until every peer has read
+//      its share of this rank's input (the input may be rewritten after the call)
+// Pipeline: tile i's copies are one bulk group; the stage of tile i-lag is refilled (tile
+// i-lag+stages) once that group has read it (wait_group_read<lag>, lag 1 to 3), so stages-lag loads
+// and the writes of every committed group are in flight.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "tmakit/device/launch.cuh"
+#include "tmakit/device/load_tile.cuh"
+#include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/peer_signal.cuh"
+#include "tmakit/device/store_tile.cuh"
+#include "tmakit/device/tma.cuh"
+#include "tmakit/peer/collective_plan.hpp"
+#include "tmakit/peer/signals.hpp"
+
+namespace tmakit::collectives {
+
+inline constexpr std::uint32_t kMaxStages = 16;
+
+// Everything a launch needs, as one __grid_constant__ parameter.
+struct CollectiveArgs {
+  CUtensorMap in[kMaxPeers];      // the input tensor in rank p's window (pull reads the peers')
+  CUtensorMap out[kMaxPeers];     // the output tensor in rank p's window (push writes the peers')
+  TmaPlan load;                   // input tile -> shared
+  TmaPlan push;                   // shared -> output: store (all-gather) or reduce-add (reduce-scatter)
+  TmaPlan own;                    // reduce-scatter: this rank's own slice -> its output (store)
+  PeerSignals signals;
+  std::int64_t tiles = 0;         // of one chunk
+  std::int64_t col_tiles = 0;
+  std::uint32_t tile_bytes = 0;   // bytes per tile copy (the plan's)
+  std::uint32_t stage_bytes = 0;
+  std::uint32_t stages = 0;
+  std::uint32_t lag = 1;          // 1 to 3 (run_pipeline)
+  std::uint32_t pull = 0;         // 0: push (write the peers' memory), 1: pull (read it)
+  std::uint64_t call = 0;         // 1, 2, ... on this communicator
+};
+
+namespace detail {
+
+struct Coord {
+  std::int32_t v[kMaxTileModes] = {};
+};
+
+__device__ inline Coord tile_coord(const CollectiveArgs& a, std::int64_t t, std::int32_t slice) {
+  Coord c;
+  c.v[0] = static_cast<std::int32_t>(t / a.col_tiles);
+  c.v[1] = static_cast<std::int32_t>(t % a.col_tiles);
+  c.v[2] = slice;
+  return c;
+}
+
+// Runs n jobs through the stages. load(j, stage) issues job j's load into `stage` (armed on
+// full[stage]); issue(j, stage) issues its copies out of the stage. k counts the loads issued by
+// this block so far (stage and parity of every barrier follow from it).
+// Lag: the stage of job i - Lag is refilled after job i's copies are committed, once job i - Lag's
+// group has read it (wait_group_read<Lag>): stages - Lag loads and Lag + 1 groups reading shared
+// memory in flight.
+template <int Lag, class Load, class Issue>
+__device__ __forceinline__ void run_pipeline(std::uint32_t n, std::uint32_t stages, device::Barrier* full,
+                                             std::uint32_t& k, Load load, Issue issue) {
+  const std::uint32_t k0 = k;
+  for (std::uint32_t j = 0; j < n && j < stages; ++j) load(j, (k0 + j) % stages);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t s = (k0 + i) % stages;
+    device::Phase ph{((k0 + i) / stages) & 1u};
+    device::wait(full[s], ph);
+    issue(i, s);
+    device::commit_group();
+    if (i >= Lag && i - Lag + stages < n) {
+      device::wait_group_read<Lag>();  // the group of job i - Lag has read its stage
+      load(i - Lag + stages, (k0 + i - Lag) % stages);
+    }
+  }
+  k = k0 + n;
+}
+
+// Step 3: the writes done, signal each peer the bytes, wait for each peer's.
+__device__ inline void exchange_bytes(const CollectiveArgs& a, std::uint32_t block, std::uint64_t bytes) {
+  const PeerSignals& s = a.signals;
+  device::wait_group<0>();
+  device::publish_async_writes();
+  for (std::int32_t d = 1; d < s.world; ++d) device::signal_bytes(s, (s.rank + d) % s.world, block, bytes);
+  for (std::int32_t d = 1; d < s.world; ++d) device::wait_bytes(s, (s.rank + s.world - d) % s.world, block, bytes);
+}
+
+__device__ inline void arrive_and_wait(const CollectiveArgs& a, std::uint32_t block) {
+  const PeerSignals& s = a.signals;
+  for (std::int32_t d = 1; d < s.world; ++d) device::signal_arrival(s, (s.rank + d) % s.world, block, a.call);
+  for (std::int32_t d = 1; d < s.world; ++d) device::wait_arrival(s, (s.rank + s.world - d) % s.world, block, a.call);
+}
+
+}  // namespace detail
+
+template <CollectiveKind Kind, int Lag>
+__device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigned char* dyn, device::Barrier* full) {
+  unsigned char* smem = device::align_smem(dyn, a.load.smem_alignment);
+  const std::uint32_t block = blockIdx.x;
+  const std::int32_t rank = a.signals.rank, world = a.signals.world;
+  for (std::uint32_t s = 0; s < a.stages; ++s) device::init(full[s], 1);
+  const std::uint32_t blocks = gridDim.x;
+  const auto n = static_cast<std::uint32_t>(a.tiles / blocks + (block < a.tiles % blocks ? 1 : 0));
+  auto tile = [&](std::uint32_t i) { return static_cast<std::int64_t>(block) + static_cast<std::int64_t>(i) * blocks; };
+  auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * a.stage_bytes; };
+  std::uint32_t k = 0;
+
+  auto at = [&](std::uint32_t i, std::int32_t slice) { return detail::tile_coord(a, tile(i), slice); };
+
+  if constexpr (Kind == CollectiveKind::reduce_scatter) {
+    // 0. this rank's own slice into its output
+    detail::run_pipeline<Lag>(
+        n, a.stages, full, k,
+        [&](std::uint32_t j, std::uint32_t s) { device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, rank).v); },
+        [&](std::uint32_t j, std::uint32_t s) { device::store_tile(a.own, &a.out[rank], stage(s), at(j, 0).v); });
+    device::wait_group<0>();
+    device::publish_async_writes();
+  }
+
+  detail::arrive_and_wait(a, block);
+
+  const auto w = static_cast<std::uint32_t>(world);
+  if constexpr (Kind == CollectiveKind::all_gather) {
+    if (!a.pull) {  // one load, a store into every rank's output
+      detail::run_pipeline<Lag>(
+          n, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) { device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, 0).v); },
+          [&](std::uint32_t j, std::uint32_t s) {
+            const detail::Coord c = at(j, rank);
+            for (std::uint32_t d = 0; d < w; ++d) device::store_tile(a.push, &a.out[(rank + d) % w], stage(s), c.v);
+          });
+    } else {  // per source rank q: a load from q's input, a store into slice q of this rank's output
+      detail::run_pipeline<Lag>(
+          n * w, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::load_tile(a.load, &a.in[(rank + j % w) % w], stage(s), full[s], at(j / w, 0).v);
+          },
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::store_tile(a.push, &a.out[rank], stage(s), at(j / w, static_cast<std::int32_t>((rank + j % w) % w)).v);
+          });
+    }
+  } else {
+    const std::uint32_t peers = w - 1;
+    auto peer = [&](std::uint32_t j) { return static_cast<std::int32_t>((rank + 1 + j % peers) % w); };
+    if (!a.pull) {  // a load of slice q, a reduce-add into rank q's output
+      detail::run_pipeline<Lag>(
+          n * peers, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j / peers, peer(j)).v);
+          },
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::reduce_tile<ReduceOp::add>(a.push, &a.out[peer(j)], stage(s), at(j / peers, 0).v);
+          });
+    } else {  // a load of slice `rank` of rank q's input, a reduce-add into this rank's output
+      detail::run_pipeline<Lag>(
+          n * peers, a.stages, full, k,
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::load_tile(a.load, &a.in[peer(j)], stage(s), full[s], at(j / peers, rank).v);
+          },
+          [&](std::uint32_t j, std::uint32_t s) {
+            device::reduce_tile<ReduceOp::add>(a.push, &a.out[rank], stage(s), at(j / peers, 0).v);
+          });
+    }
+  }
+
+  // push: the bytes this block wrote into each peer; pull: the bytes it read from each peer (the
+  // peer may reuse its input once they are counted). The same count either way.
+  detail::exchange_bytes(a, block, static_cast<std::uint64_t>(n) * a.tile_bytes);
+}
+
+template <CollectiveKind Kind>
+__global__ void __launch_bounds__(32, 1) collective_kernel(const __grid_constant__ CollectiveArgs a) {
+  extern __shared__ unsigned char dyn[];
+  __shared__ device::Barrier full[kMaxStages];
+  if (threadIdx.x != 0) return;
+  switch (a.lag) {
+    case 2: collective_body<Kind, 2>(a, dyn, full); break;
+    case 3: collective_body<Kind, 3>(a, dyn, full); break;
+    default: collective_body<Kind, 1>(a, dyn, full); break;
+  }
+}
+
+}  // namespace tmakit::collectives

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The multi-GPU collectives on a machine with 2 or more Hopper GPUs of one NVLink domain: the
+# tests against NCCL (every byte) and the planted faults, each rank under compute-sanitizer
+# memcheck (small shapes), and the benchmark against NCCL. One command, logs and CSV into OUT:
+#   bash scripts/collectives_gpu.sh BIN OUT [STEPS]
+# BIN holds tmakit_ranks, tmakit_gpu_test_collectives and bench_collectives (copied from a build:
+# build/kernels/collectives_sm90/tmakit_ranks, build/tests/tmakit_gpu_test_collectives,
+# build/bench/bench_collectives); STEPS (default "tests sanitizer bench") any of
+# tests, sanitizer, bench, sweep, tune (bench = sizes, SM sweep and pipeline shapes; sweep, tune =
+# the SM sweep / the pipeline shapes only).
+# libnccl: the system's, else PyTorch's (/opt/torch/.venv/.../nvidia/nccl/lib); it must be 2.28 or
+# later (symmetric windows, the device API). NVLink multicast stays off in every process.
+# Steps after a failed tests step are skipped unless FORCE=1 (a hang in the release build, which
+# has no watchdog, would run until the step's timeout).
+# Environment: SAMPLES (benchmark samples per point, default 20), GPUS (ranks, default all GPUs).
+set -u
+BIN=$(cd "$1" && pwd)
+OUT=$2
+STEPS=${3:-"tests sanitizer bench"}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export NCCL_DEBUG=${NCCL_DEBUG:-WARN}
+for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
+done
+for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu13/lib; do
+  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+done
+N=${GPUS:-$(nvidia-smi -L | wc -l)}
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+{
+  date -u '+date: %Y-%m-%d %H:%M:%S UTC'
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+  nvidia-smi topo -m 2>/dev/null | head -12
+  echo "ranks: $N"
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+  ldd "$BIN/bench_collectives" | grep -iE "nccl|cuda"
+  L=${LD_LIBRARY_PATH:-}; for d in ${L//:/ }; do ls "$d"/libnccl.so* 2>/dev/null; done
+  "$SAN" --version 2>/dev/null | tail -1
+  python3 -c "import torch; print('NCCL (PyTorch):', torch.cuda.nccl.version())" 2>/dev/null
+} >"$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+status=0
+step() {  # step <name> <timeout> <command...>
+  local name=$1 t=$2; shift 2
+  local t0; t0=$(date +%s.%N)
+  timeout -s KILL "$t" "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  printf '%-22s exit %3d  %6.1f s\n' "$name" "$rc" "$(awk "BEGIN{print $(date +%s.%N) - $t0}")" | tee -a "$OUT/steps.txt"
+  [ $rc -eq 0 ] || status=1
+  tail -25 "$OUT/$name.log"
+}
+
+for s in $STEPS; do
+  if [ "$s" != tests ] && [ -n "${TESTS_FAILED:-}" ] && [ -z "${FORCE:-}" ]; then
+    echo "skipping $s: the tests failed (FORCE=1 runs it anyway)" | tee -a "$OUT/steps.txt"
+    continue
+  fi
+  case $s in
+    tests)
+      step "tests_$N" 300 "$BIN/tmakit_gpu_test_collectives" || true
+      grep -q "exit   0" <(tail -1 "$OUT/steps.txt") || TESTS_FAILED=1 ;;
+    sanitizer)
+      # Each rank under its own memcheck; small shapes only (TMAKIT_COLLECTIVES_SMALL=1). API errors
+      # are not reported: libnccl's own probes return them and carry on (per rank, 8 x
+      # cudaErrorNoKernelImageForDevice from ncclInitKernelsForDevice and 3 x CUDA_ERROR_NOT_PERMITTED
+      # from cuMemCreate in ncclMemAlloc, docs/lab/collectives.md 2026-11-27 03:35); memory errors are.
+      export TMAKIT_COLLECTIVES_SMALL=1
+      for t in AllGather ReduceScatter; do
+        step "memcheck_${t}_2" 400 "$BIN/tmakit_ranks" --timeout 380 2 "$SAN" --tool memcheck \
+          --report-api-errors no --error-exitcode 97 "$BIN/tmakit_gpu_test_collectives" --gtest_filter="CollectivesRank.$t"
+      done
+      unset TMAKIT_COLLECTIVES_SMALL ;;
+    bench)
+      step "bench_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/bench_$N.csv" all "${SAMPLES:-20}" ;;
+    tune)
+      step "tune_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/tune_$N.csv" tune "${SAMPLES:-20}" ;;
+    sweep)
+      step "sweep_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/sweep_$N.csv" sweep "${SAMPLES:-20}" ;;
+  esac
+done
+exit $status
