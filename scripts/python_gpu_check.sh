@@ -47,7 +47,10 @@ fi
   fi
   rm -rf "$SITE"
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" "$STAGE"/*.whl
-  export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+  # pip --target does not run the .pth files of what it installs (nvidia-cutlass-dsl puts its
+  # `cutlass` package on sys.path through one): the paths they add go on PYTHONPATH.
+  pth_paths=$("$PY" -c "import site, sys; before = list(sys.path); site.addsitedir('$SITE'); print(':'.join(p for p in sys.path if p not in before))")
+  export PYTHONPATH=$SITE${pth_paths:+:$pth_paths}${PYTHONPATH:+:$PYTHONPATH}
   export TMAKIT_SOURCE_DIR=$PWD
   "$PY" - <<'PY'
 import importlib.metadata as md, sys

@@ -20,13 +20,20 @@ extern "C" __global__ void copy_param(const __grid_constant__ Map m, unsigned lo
 
 
 def make_descriptor(a: torch.Tensor):
-    from cuda.core import StridedMemoryView  # noqa: F401  (present in the versions that have tensor maps)
+    try:
+        from cuda.core import StridedMemoryView
+    except ImportError:
+        from cuda.core.utils import StridedMemoryView  # where older cuda.core keeps it
     try:
         view = StridedMemoryView.from_dlpack(a, stream_ptr=-1)
     except Exception:
         view = StridedMemoryView(a, stream_ptr=-1)
     if hasattr(view, "as_tensor_map"):
-        return view.as_tensor_map(box_dim=(128, 64))
+        try:
+            return view.as_tensor_map(box_dim=(128, 64))
+        except TypeError:
+            from cuda.core import TensorMapDescriptorOptions
+            return view.as_tensor_map(TensorMapDescriptorOptions(box_dim=(128, 64)))
     from cuda.core import TensorMapDescriptor
     return TensorMapDescriptor.from_tiled(view, box_dim=(128, 64))
 

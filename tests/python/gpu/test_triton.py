@@ -68,10 +68,21 @@ def test_host_tensor_descriptor(operand, plan, monkeypatch):
     torch.cuda.synchronize()
     assert torch.equal(out, operand[:BM, :BK])
     assert kept, "the launcher encoded no descriptor"
-    raw = ctypes.string_at(kept[-1].tma_desc_cpu_ptr(), 128)
+    raw = descriptor_bytes(kept[-1])
     check = report("Triton TensorDescriptor.from_tensor, block [128, 64] bf16", raw, plan, armed_bytes=BM * BK * 2)
     assert tmakit.decode(raw).address == operand.data_ptr()
     assert check.copy_bytes == BM * BK * 2  # one copy moves the block: the bytes the kernel expects
+
+
+def descriptor_bytes(m) -> bytes:
+    """The 128 bytes of the launcher's descriptor object: through tma_desc_cpu_ptr() where the object
+    has it; in Triton 3.6 (PyCUtensorMap) the CUtensorMap is the object's last 128 bytes (a C struct
+    of the Python object header and the 64-byte-aligned map), read through the object's address."""
+    if hasattr(m, "tma_desc_cpu_ptr"):
+        return ctypes.string_at(m.tma_desc_cpu_ptr(), 128)
+    size = type(m).__basicsize__
+    assert size >= 128 + 16, f"{type(m).__name__} of {size} bytes holds no 128-byte descriptor"
+    return ctypes.string_at(id(m) + size - 128, 128)
 
 
 def test_device_make_tensor_descriptor(operand, plan):
