@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares .whl/ for scripts/python_gpu_check.sh on a machine with internet: the tmakit wheel for
 # CPython 3.12 (built with $PYTHON312, default python3.12: the GPU machine's PyTorch runs on 3.12;
-# libstdc++ linked statically; or the wheel $TMAKIT_WHEEL names), nvidia-cutlass-dsl 4.8.1 for cp312 (the newest on PyPI for it) with
+# or the wheel $TMAKIT_WHEEL names), nvidia-cutlass-dsl 4.8.1 for cp312 (the newest on PyPI for it) with
 # its libs wheels and protobuf, which the DSL needs beyond what the GPU machine has, and pytest. The cu13 libs
 # wheel (about 92 MB) is split in two parts, so that each call carries less than 60 MiB:
 #   .whl/call1/  the first part
@@ -24,8 +24,12 @@ download pytest iniconfig pluggy packaging pygments
 if [ -n "${TMAKIT_WHEEL:-}" ]; then  # a cp312 tmakit wheel built already
   cp "$TMAKIT_WHEEL" "$W/all/"
 else
-  "$PY312" -m pip wheel -q --no-deps -w "$W/all" -Cbuild-dir=build/python-wheel-cp312 \
-    "-Ccmake.define.CMAKE_MODULE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" .
+  # libstdc++ linked dynamically, the system's one: in a process where torch has loaded the
+  # system libstdc++ already, a second, static copy inside the extension keeps its own std::locale
+  # facet ids; the two copies' ids clash and std::ostringstream's integer output sets badbit, so
+  # decode(...).text stopped after "tiled tensor map, rank ". The GPU machine's libstdc++ is newer
+  # than the one the building g++ (12) needs, so the dynamic link resolves there.
+  "$PY312" -m pip wheel -q --no-deps -w "$W/all" -Cbuild-dir=build/python-wheel-cp312 .
 fi
 (cd "$W/all" && sha256sum ./*.whl > ../call2/SHA256SUMS)
 big=$(ls "$W"/all/nvidia_cutlass_dsl_libs_cu13-*.whl)
