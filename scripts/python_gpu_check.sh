@@ -63,6 +63,14 @@ for name in ("tmakit", "nvidia-cutlass-dsl", "nvidia-cutlass-dsl-libs-base", "nv
 import tmakit
 print("tmakit from", tmakit.__file__, "| encoder fast path:", tmakit._tmakit.encode_fast_host_form())
 PY
+  # tmakit_capture (tools/capture) records every descriptor encoded through the driver; the CuTe
+  # DSL tests read the DSL runtime's descriptor from it.
+  CAPTURE_LIB=${TMAKIT_CAPTURE_LIB:-$PWD/build/libtmakit_capture.so}
+  if [ -f "$CAPTURE_LIB" ]; then
+    export LD_PRELOAD=$CAPTURE_LIB TMAKIT_CAPTURE=$OUT_DIR/captured_descriptors.jsonl
+    rm -f "$TMAKIT_CAPTURE"
+    echo "capture: $CAPTURE_LIB -> $TMAKIT_CAPTURE"
+  fi
   cd /tmp  # the installed wheel, not the checkout, is what gets imported
   "$PY" -m pytest -v -s -p no:cacheprovider -rs "$TMAKIT_SOURCE_DIR/tests/python"
   echo $? > "$STAGE/pytest.rc"
