@@ -12,9 +12,12 @@ typedef int (*tiled_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint
 
 int main(void) {
   void* cuda = dlopen("libcuda.so.1", RTLD_NOW);
-  if (cuda) {  // the driver answers only once initialized
+  if (cuda) {  // the driver answers only once initialized, with a current context
     int (*init)(unsigned) = (int (*)(unsigned))dlsym(cuda, "cuInit");
-    if (init) init(0);
+    int (*retain)(void**, int) = (int (*)(void**, int))dlsym(cuda, "cuDevicePrimaryCtxRetain");
+    int (*set_current)(void*) = (int (*)(void*))dlsym(cuda, "cuCtxSetCurrent");
+    void* ctx = NULL;
+    if (init && init(0) == 0 && retain && retain(&ctx, 0) == 0 && set_current) set_current(ctx);
   }
   tiled_fn f = (tiled_fn)dlsym(cuda ? cuda : RTLD_DEFAULT, "cuTensorMapEncodeTiled");
   if (!f) {
