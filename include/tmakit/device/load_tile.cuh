@@ -114,10 +114,10 @@ __device__ inline void issue_tile_multicast(const TmaPlan& plan, MapRef desc, vo
 // A loop that issues the same planned tile step after step along one tile mode (a GEMM's K loop):
 // walk_tile works out, once per tile, this CTA's share of the copies (multicast: its slice and the
 // mask), its first instruction and how far one step moves the coordinates; issue_walk(w, n) then
-// issues the share n steps along with a few additions. Measured: evaluating the plan's affine map
-// for every copy of the GEMM's K loop held its loads to 0.68x of cuBLAS's whole GEMM at 8192^3,
-// walking them 0.98x (docs/lab/gemm.md, 2026-11-27 02:29): the one producer thread is the issue
-// rate, and it runs in 40 registers.
+// issues the share n steps along with a few additions. Measured at 8192^3 on an H200: evaluating
+// the plan's affine map for every copy of the GEMM's K loop held the whole GEMM to 0.68x of cuBLAS,
+// walking the copies 0.87x (docs/lab/gemm.md, 2026-11-27 02:24-02:50): the one producer thread is
+// the issue rate, and it runs in 40 registers.
 struct TileWalk {
   PlanInstruction first{};  // the share's first instruction at step 0
   PlanOrigin step{};        // TmaPlan::origin of one step: what every coordinate gains per step

@@ -46,8 +46,9 @@ def descriptor_of(case: TmaCase, tensor: torch.Tensor) -> tuple[torch.Tensor, di
     if driver is not None:
         # The descriptor the DSL's runtime had the driver encode (libtmakit_capture.so recorded the
         # call). The kernel-side read must agree with it where it holds the descriptor.
-        same = [i for i in range(128) if driver[i] == bytes(out.cpu().numpy().view("uint8"))[i]]
-        print(f"the kernel's read agrees with the driver's descriptor on {len(same)} of 128 bytes")
+        read = bytes(out.cpu().numpy().view("uint8"))
+        same = sum(a == b for a, b in zip(driver, read))
+        print(f"the kernel's read agrees with the driver's descriptor on {same} of 128 bytes")
         return torch.tensor(list(driver), dtype=torch.uint8), facts
     return out, facts
 
