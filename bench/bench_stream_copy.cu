@@ -2,9 +2,13 @@
 // copies global -> shared -> global, one issuing thread per CTA, S stages), cudaMemcpyAsync D2D,
 // and a plain 16-byte vectorized load/store kernel. Sizes 1 MiB .. 4 GiB (powers of two).
 // Bandwidth counts read + write bytes (2 x size / time); median over repeats, CUDA events.
-//   bench_stream_copy [out.csv] [max_mib] [sweep|busy]
+//   bench_stream_copy [out.csv] [max_mib] [sweep|busy|probe|once [filter]]
 //   (busy: is cudaMemcpyAsync D2D done by SM kernels or by the copy engines? Each copy of max_mib
-//   alone and while a kernel holds every SM)
+//   alone and while a kernel holds every SM.
+//   probe: the hypotheses of stream_copy_probe.cuh, each variant beside cudaMemcpyAsync at max_mib / 4
+//   and max_mib, every copy verified.
+//   once: one launch each of the TMA copy and the vec16 kernel at max_mib, and of every probe variant
+//   whose name contains `filter`, nothing else after the fill (for ncu: scripts/stream_copy_ncu.sh))
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,17 +22,20 @@
 
 #include "tmakit/device/tma.cuh"
 #include "check.hpp"
+#include "stream_copy_probe.cuh"
 
 namespace td = tmakit::device;
-
-__host__ __device__ constexpr std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) { return a < b ? a : b; }
+using stream_copy::min_u64;
 
 // Persistent TMA copy: chunks of kChunk bytes, CTA b takes chunks b, b + grid, ... One thread
 // issues everything; the data never enters registers. Stage s: load -> (full[s]) -> store; the
 // stage is refilled once the store that read it has finished reading (wait_group_read).
 // kContiguous: CTA b takes one contiguous run of chunks instead of chunks b, b + grid, ...
 // kEvictFirst: loads and stores carry an L2 evict_first cache policy (the data is touched once).
-template <std::uint32_t kStages, std::uint32_t kChunk, bool kContiguous = false, bool kEvictFirst = false>
+// kPrefetchAhead = D > 0: before loading its k-th chunk the CTA prefetches its (k + D)-th chunk into
+// L2 (cp.async.bulk.prefetch.L2), so DRAM reads run D chunks ahead of the loads.
+template <std::uint32_t kStages, std::uint32_t kChunk, bool kContiguous = false, bool kEvictFirst = false,
+          std::uint32_t kPrefetchAhead = 0>
 __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                                                std::uint64_t bytes) {
   extern __shared__ __align__(128) unsigned char smem[];
@@ -50,6 +57,12 @@ __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__
     const std::uint32_t s = static_cast<std::uint32_t>(k % kStages);
     const std::uint64_t off = chunk_of(k) * kChunk;
     const auto n = static_cast<std::uint32_t>(min_u64(kChunk, bytes - off));
+    if constexpr (kPrefetchAhead > 0) {
+      if (k + kPrefetchAhead < mine) {
+        const std::uint64_t ahead = chunk_of(k + kPrefetchAhead) * kChunk;
+        td::bulk_prefetch_l2(src + ahead, static_cast<std::uint32_t>(min_u64(kChunk, bytes - ahead)));
+      }
+    }
     td::arrive_expect_tx(full[s], n);
     if constexpr (kEvictFirst) td::bulk_load_hint(smem + s * kChunk, src + off, n, full[s], policy);
     else td::bulk_load(smem + s * kChunk, src + off, n, full[s]);
@@ -138,14 +151,17 @@ void run_memcpy(const unsigned char* s, unsigned char* d, std::uint64_t bytes, c
 using Runner = void (*)(const unsigned char*, unsigned char*, std::uint64_t, cudaStream_t);
 
 // Pipeline shapes for the sweep (argv[3] = "sweep"): stages x chunk bytes, CTAs per SM.
-template <std::uint32_t S, std::uint32_t C, int PerSm, bool Contig = false, bool Evict = false>
+// (PerSm / SmDiv CTAs per SM: SmDiv > 1 leaves SMs idle; Pf: tma_copy's kPrefetchAhead.)
+template <std::uint32_t S, std::uint32_t C, int PerSm, bool Contig = false, bool Evict = false, std::uint32_t Pf = 0,
+          int SmDiv = 1>
 void run_tma_v(const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st) {
-  static const bool attr_set =
-      cudaFuncSetAttribute(tma_copy<S, C, Contig, Evict>, cudaFuncAttributeMaxDynamicSharedMemorySize, S * C) == cudaSuccess;
+  static const bool attr_set = cudaFuncSetAttribute(tma_copy<S, C, Contig, Evict, Pf>,
+                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, S * C) == cudaSuccess;
   (void)attr_set;
   const std::uint64_t nchunks = (bytes + C - 1) / C;
-  const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(nchunks, static_cast<std::uint64_t>(g_sms) * PerSm));
-  tma_copy<S, C, Contig, Evict><<<grid, 32, S * C, st>>>(s, d, bytes);
+  const auto grid =
+      static_cast<unsigned>(std::min<std::uint64_t>(nchunks, static_cast<std::uint64_t>(g_sms) * PerSm / SmDiv));
+  tma_copy<S, C, Contig, Evict, Pf><<<grid, 32, S * C, st>>>(s, d, bytes);
 }
 struct Variant {
   const char* name;
@@ -162,6 +178,118 @@ const Variant kVariants[] = {
     {"evict_first 4 x 48 KiB, 1/SM", run_tma_v<4, 48 * 1024, 1, false, true>},
     {"evict_first 8 x 12 KiB, 2/SM", run_tma_v<8, 12 * 1024, 2, false, true>},
 };
+
+// ---------------------------------------------------------------------------------------------
+// Probe (argv[3] = "probe"): new hypotheses for the ~0.92x plateau, kernels in stream_copy_probe.cuh.
+namespace sc = stream_copy;
+using sc::VecLoad;
+using sc::VecStore;
+
+unsigned long long* g_sync = nullptr;  // tma_phased lockstep: [0] arrivals (never reset), [1] timed out
+unsigned long long g_sync_base = 0;    // arrivals earlier launches left in g_sync[0]
+
+template <std::uint32_t S, std::uint32_t C, int PerSm, bool Lockstep = false, bool EvictStores = false>
+void run_phased(const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st) {
+  static const bool attr_set = cudaFuncSetAttribute(sc::tma_phased<S, C, Lockstep, EvictStores>,
+                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, S * C) == cudaSuccess;
+  (void)attr_set;
+  const std::uint64_t nchunks = (bytes + C - 1) / C;
+  const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(nchunks, static_cast<std::uint64_t>(g_sms) * PerSm));
+  sc::tma_phased<S, C, Lockstep, EvictStores><<<grid, 32, S * C, st>>>(s, d, bytes, g_sync, g_sync_base);
+  if (Lockstep) g_sync_base += sc::lockstep_arrivals(bytes, S, C, grid);
+}
+template <int Th, int B, int D, VecLoad L, VecStore St>
+void run_wave(const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st) {
+  sc::vec_wave<Th, B, D, L, St><<<g_sms * B, Th, 0, st>>>(reinterpret_cast<const uint4*>(s), reinterpret_cast<uint4*>(d),
+                                                          bytes / 16);
+}
+// OnePerBlock: a grid of one block per span (each block copies one span and exits).
+template <int Th, int B, int D, std::uint32_t Span, VecLoad L, VecStore St, bool OnePerBlock = false>
+void run_span(const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st) {
+  const std::uint64_t nspans = (bytes + Span - 1) / Span;
+  const auto grid =
+      static_cast<unsigned>(OnePerBlock ? nspans : std::min<std::uint64_t>(nspans, static_cast<std::uint64_t>(g_sms) * B));
+  sc::vec_span<Th, B, D, Span, L, St><<<grid, Th, 0, st>>>(reinterpret_cast<const uint4*>(s), reinterpret_cast<uint4*>(d),
+                                                           bytes / 16);
+}
+template <int Th, std::uint32_t Tile, VecStore St>
+void run_load_stg(const unsigned char* s, unsigned char* d, std::uint64_t bytes, cudaStream_t st) {
+  static const bool attr_set =
+      cudaFuncSetAttribute(sc::tma_load_stg<Th, Tile, St>, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile) == cudaSuccess;
+  (void)attr_set;
+  const auto grid = static_cast<unsigned>((bytes + Tile - 1) / Tile);
+  sc::tma_load_stg<Th, Tile, St><<<grid, Th, Tile, st>>>(s, d, bytes);
+}
+
+constexpr std::uint32_t KiB = 1024;
+constexpr std::uint64_t kMaxDstOffset = 8ull << 20;  // slack after dst for the dst-offset rows
+
+struct ProbeVariant {
+  const char* name;
+  Runner run;
+  std::uint64_t dst_offset = 0;  // memcpy and the variant both write dst + dst_offset
+};
+// clang-format off
+const ProbeVariant kProbe[] = {
+    // reference: the two kernels of the default mode
+    {"ref: TMA ring 4x48K 1/SM", run_tma},
+    {"ref: vec16 x4 256thr 8/SM", run_vec},
+    // 1. read/write phasing (DRAM read-write turnaround)
+    {"phased 4x48K 1/SM", run_phased<4, 48 * KiB, 1>},
+    {"phased 2x96K 1/SM", run_phased<2, 96 * KiB, 1>},
+    {"phased 4x24K 2/SM", run_phased<4, 24 * KiB, 2>},
+    {"phased 8x12K 2/SM", run_phased<8, 12 * KiB, 2>},
+    {"phased lockstep 4x48K 1/SM", run_phased<4, 48 * KiB, 1, true>},
+    {"phased lockstep ef-store 4x48K 1/SM", run_phased<4, 48 * KiB, 1, true, true>},
+    // 2. L2 prefetch D chunks ahead of the loads
+    {"ring+L2pf D=2 4x48K 1/SM", run_tma_v<4, 48 * KiB, 1, false, false, 2>},
+    {"ring+L2pf D=4 4x48K 1/SM", run_tma_v<4, 48 * KiB, 1, false, false, 4>},
+    {"ring+L2pf D=4 8x12K 2/SM", run_tma_v<8, 12 * KiB, 2, false, false, 4>},
+    {"ring+L2pf D=16 8x12K 2/SM", run_tma_v<8, 12 * KiB, 2, false, false, 16>},
+    // 3. vectors: more bytes in flight, streaming hints, 1024-thread blocks, contiguous spans
+    {"vec x8 256thr 4/SM", run_wave<256, 4, 8, VecLoad::plain, VecStore::plain>},
+    {"vec x8 nc.noalloc 256thr 4/SM", run_wave<256, 4, 8, VecLoad::nc_noalloc, VecStore::plain>},
+    {"vec x8 nc.noalloc.L2_256B 256thr 4/SM", run_wave<256, 4, 8, VecLoad::nc_noalloc_256B, VecStore::plain>},
+    {"vec x8 ldcs/stcs 256thr 4/SM", run_wave<256, 4, 8, VecLoad::cs, VecStore::cs>},
+    {"vec x8 nc.noalloc/stcs 256thr 4/SM", run_wave<256, 4, 8, VecLoad::nc_noalloc, VecStore::cs>},
+    {"vec x8 1024thr 1/SM", run_wave<1024, 1, 8, VecLoad::plain, VecStore::plain>},
+    {"vec x8 nc.noalloc/stcs 1024thr 1/SM", run_wave<1024, 1, 8, VecLoad::nc_noalloc, VecStore::cs>},
+    {"vec x4 1024thr 2/SM", run_wave<1024, 2, 4, VecLoad::plain, VecStore::plain>},
+    {"vec x4 nc.noalloc/stcs 1024thr 2/SM", run_wave<1024, 2, 4, VecLoad::nc_noalloc, VecStore::cs>},
+    {"span 64K x4 1024thr 1/SM", run_span<1024, 1, 4, 64 * KiB, VecLoad::plain, VecStore::plain>},
+    {"span 64K x4 1024thr 2/SM", run_span<1024, 2, 4, 64 * KiB, VecLoad::plain, VecStore::plain>},
+    {"span 256K x8 1024thr 1/SM", run_span<1024, 1, 8, 256 * KiB, VecLoad::plain, VecStore::plain>},
+    {"span 256K x8 nc/stcs 1024thr 1/SM", run_span<1024, 1, 8, 256 * KiB, VecLoad::nc_noalloc, VecStore::cs>},
+    {"span 64K x8 256thr 4/SM", run_span<256, 4, 8, 64 * KiB, VecLoad::plain, VecStore::plain>},
+    {"tile 32K x8 256thr, 1 tile/block", run_span<256, 4, 8, 32 * KiB, VecLoad::plain, VecStore::plain, true>},
+    // 4. copy-like mapping: 4 KiB pieces, a full wave reads one contiguous region (TMA; the vec x8
+    //    rows above are its vector form)
+    {"wave 32x4K TMA 1/SM", run_tma_v<32, 4 * KiB, 1>},
+    {"wave 16x4K TMA 2/SM", run_tma_v<16, 4 * KiB, 2>},
+    {"wave 8x4K TMA 4/SM", run_tma_v<8, 4 * KiB, 4>},
+    // 5. from public sources, and where the addresses land
+    {"nvbandwidth-like x12 512thr 1/SM", run_wave<512, 1, 12, VecLoad::plain, VecStore::plain>},
+    {"cub-like bulk load+STG 16K tile", run_load_stg<256, 16 * KiB, VecStore::plain>},
+    {"cub-like bulk load+STG 32K tile", run_load_stg<256, 32 * KiB, VecStore::plain>},
+    {"cub-like bulk load+STG.cs 32K tile", run_load_stg<256, 32 * KiB, VecStore::cs>},
+    {"ring 4x48K on 3/4 of SMs", run_tma_v<4, 48 * KiB, 3, false, false, 0, 4>},
+    {"ring 4x48K on 1/2 of SMs", run_tma_v<4, 48 * KiB, 1, false, false, 0, 2>},
+    {"ring 4x48K, dst +36 KiB", run_tma, 36 * KiB},
+    {"vec x8 256thr 4/SM, dst +36 KiB", run_wave<256, 4, 8, VecLoad::plain, VecStore::plain>, 36 * KiB},
+    {"ring 4x48K, dst +7 MiB", run_tma, 7ull << 20},
+};
+// clang-format on
+
+// Whether a lockstep barrier timed out since the last call (then the arrival count no longer
+// matches g_sync_base: both start again from 0).
+bool sync_timed_out() {
+  unsigned long long h = 0;
+  CK(cudaMemcpy(&h, g_sync + 1, sizeof(h), cudaMemcpyDeviceToHost));
+  if (h == 0) return false;
+  CK(cudaMemset(g_sync, 0, 2 * sizeof(h)));
+  g_sync_base = 0;
+  return true;
+}
 
 // Holds every SM: 2 blocks x 1024 threads per SM fill all thread slots (and, at <= 32 registers,
 // the register file), spinning until %globaltimer passes `until_ns`.
@@ -237,9 +365,11 @@ int main(int argc, char** argv) {
   const std::uint64_t max_bytes = max_mib << 20;
   unsigned char *src = nullptr, *dst = nullptr;
   CK(cudaMalloc(&src, max_bytes));
-  CK(cudaMalloc(&dst, max_bytes));
+  CK(cudaMalloc(&dst, max_bytes + kMaxDstOffset));
   unsigned long long* bad = nullptr;
   CK(cudaMalloc(&bad, sizeof(*bad)));
+  CK(cudaMalloc(&g_sync, 2 * sizeof(*g_sync)));
+  CK(cudaMemset(g_sync, 0, 2 * sizeof(*g_sync)));
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
   fill<<<g_sms * 8, 256, 0, st>>>(reinterpret_cast<uint4*>(src), max_bytes / 16, 0x1234567u);
@@ -274,6 +404,42 @@ int main(int argc, char** argv) {
                   2.0 * static_cast<double>(bytes) / (alone * 1e-3) / 1e9, static_cast<double>(busy));
       CK(cudaEventDestroy(a));
       CK(cudaEventDestroy(b));
+    }
+    return 0;
+  }
+  if (argc > 3 && std::strcmp(argv[3], "probe") == 0) {
+    // Each hypothesis beside cudaMemcpyAsync on the same buffers, at max_mib / 4 and max_mib.
+    constexpr int kReps = 15;
+    std::printf("device %s, %d SMs, L2 %d MiB; dst - src = %lld MiB; probe, median of %d; GB/s = (read + write) / time\n",
+                prop.name, g_sms, prop.l2CacheSize >> 20, static_cast<long long>((dst - src) >> 20), kReps);
+    std::printf("%-40s %6s %12s %12s %8s %s\n", "variant", "MiB", "memcpy GB/s", "variant GB/s", "ratio", "check");
+    for (const ProbeVariant& v : kProbe) {
+      for (std::uint64_t mib : {max_mib / 4, max_mib}) {
+        const std::uint64_t bytes = mib << 20;
+        unsigned char* d = dst + v.dst_offset;
+        const bool ok = verify(v.run, src, d, bytes, st, bad);
+        const double m = median_ms(run_memcpy, src, d, bytes, st, kReps);
+        const double t = median_ms(v.run, src, d, bytes, st, kReps);
+        auto gbps = [&](double ms) { return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9; };
+        const bool timed_out = sync_timed_out();
+        std::printf("%-40s %6llu %12.1f %12.1f %8.3f %s%s\n", v.name, static_cast<unsigned long long>(mib), gbps(m),
+                    gbps(t), m / t, ok ? "ok" : "MISMATCH", timed_out ? " grid-sync-timeout" : "");
+        std::fflush(stdout);
+      }
+    }
+    return 0;
+  }
+  if (argc > 3 && std::strcmp(argv[3], "once") == 0) {
+    // One launch of each copy kernel at max_mib and nothing else, for a profiler.
+    const char* filter = argc > 4 ? argv[4] : nullptr;
+    std::vector<std::pair<const char*, Runner>> runs = {{"tmakit TMA copy", run_tma}, {"vec16 kernel", run_vec}};
+    for (const ProbeVariant& v : kProbe)
+      if (filter && v.dst_offset == 0 && std::strstr(v.name, filter)) runs.emplace_back(v.name, v.run);
+    for (const auto& [name, run] : runs) {
+      run(src, dst, max_bytes, st);
+      CK(cudaStreamSynchronize(st));
+      CK(cudaGetLastError());
+      std::printf("ran %s once, %llu MiB\n", name, static_cast<unsigned long long>(max_mib));
     }
     return 0;
   }

@@ -1,7 +1,8 @@
-// Smoke tests of the remaining device/tma.cuh wrappers: 1-D bulk copies (plain and with an L2
-// cache policy), tiled load/store with cache hints, L2 prefetch of a tile and of the descriptor,
-// multicast over a 2-CTA cluster, and __grid_constant__ descriptors. The im2col loads and every
-// reduce op are compiled (ptxas accepts the PTX) but not run. Skips without an sm_90 GPU.
+// Smoke tests of the remaining device/tma.cuh wrappers: 1-D bulk copies (plain, and with an L2
+// cache policy after an L2 prefetch of the range), tiled load/store with cache hints, L2 prefetch
+// of a tile and of the descriptor, multicast over a 2-CTA cluster, and __grid_constant__
+// descriptors. The im2col loads and every reduce op are compiled (ptxas accepts the PTX) but not
+// run. Skips without an sm_90 GPU.
 #include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -65,7 +66,8 @@ namespace {
 
 constexpr std::uint32_t kBytes = 4096;
 
-// gmem in -> smem (bulk, with/without hint) -> gmem out (bulk, with/without hint).
+// gmem in -> smem (bulk, with/without hint; the hinted run prefetches `in` into L2 first) -> gmem out
+// (bulk, with/without hint).
 __global__ void bulk_roundtrip(const unsigned char* in, unsigned char* out, int hint, std::uint32_t* ok) {
   __shared__ alignas(128) unsigned char s[kBytes];
   __shared__ td::Barrier bar;
@@ -73,6 +75,7 @@ __global__ void bulk_roundtrip(const unsigned char* in, unsigned char* out, int 
   td::fence_smem_writes_for_async();
   __syncthreads();
   if (threadIdx.x == 0) {
+    if (hint) td::bulk_prefetch_l2(in, kBytes);  // a hint: the data must arrive the same with it
     td::arrive_expect_tx(bar, kBytes);
     if (hint) td::bulk_load_hint(s, in, kBytes, bar, td::policy_evict_first());
     else td::bulk_load(s, in, kBytes, bar);

@@ -217,6 +217,11 @@ __device__ inline void cp_async_bulk_s2g_hint(std::uint64_t dst, std::uint32_t s
                : "memory");
 }
 
+// cp.async.bulk.prefetch.L2.global: cuda::ptx has no wrapper for the 1-D (non-tensor) L2 prefetch.
+__device__ inline void cp_async_bulk_prefetch_l2(std::uint64_t src, std::uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(src), "r"(bytes) : "memory");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Distributed shared memory (cluster.cuh, dsmem.cuh).
 

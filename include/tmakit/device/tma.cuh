@@ -279,6 +279,10 @@ __device__ inline void bulk_load_hint(void* smem_dst, const void* gmem_src, std:
   ptx_raw::cp_async_bulk_g2s_hint(detail::smem_u32(smem_dst), detail::gen_u64(gmem_src), bytes,
                                   detail::smem_u32(raw(bar)), cache_policy);
 }
+// L2 prefetch of a global byte range (no shared memory, no completion; a hint the hardware may drop).
+__device__ inline void bulk_prefetch_l2(const void* gmem_src, std::uint32_t bytes) {
+  ptx_raw::cp_async_bulk_prefetch_l2(detail::gen_u64(gmem_src), bytes);
+}
 __device__ inline void bulk_store(void* gmem_dst, const void* smem_src, std::uint32_t bytes) {
   cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, gmem_dst, smem_src, bytes);
 }
