@@ -12,6 +12,7 @@
 //   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
 //   TMAKIT_GEMM_A_PIECES=n, TMAKIT_GEMM_B_PIECES=n set GemmArgs::a_box_pieces / b_box_pieces (each
 //   stage's box of A / B cut into n copies).
+//   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
 // Prints one table row per shape and a CSV block (for docs/lab and tools/plot_gemm_bench.py).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -209,11 +210,13 @@ int main(int argc, char** argv) {
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
     const char* a_pieces = std::getenv("TMAKIT_GEMM_A_PIECES");
     const char* b_pieces = std::getenv("TMAKIT_GEMM_B_PIECES");
+    const char* splits = std::getenv("TMAKIT_GEMM_SPLITS");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
       g.cluster_m = force ? std::atoi(force) : 0;
       g.a_box_pieces = a_pieces ? std::atoi(a_pieces) : 1;
       g.b_box_pieces = b_pieces ? std::atoi(b_pieces) : 1;
+      g.splits = splits ? std::atoi(splits) : 0;
       g.m = s.m;
       g.n = s.n;
       g.k = s.k;
@@ -281,8 +284,8 @@ int main(int argc, char** argv) {
     const double flop = 2.0 * s.m * s.n * s.k;
     const double tf_tm = flop / (median(t_tm) * 1e-3) / 1e12, tf_lt = flop / (median(t_lt) * 1e-3) / 1e12;
     const auto& cfg = prepared[0].status().config;
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  %d CTAs, cluster %d\n", s.name.c_str(), tf_lt, tf_tm,
-                tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.ctas, cfg.cluster_m);
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  %d CTAs, cluster %d, splits %d\n", s.name.c_str(),
+                tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.ctas, cfg.cluster_m, cfg.splits);
     std::fflush(stdout);
     char line[512];
     std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e\n", s.name.c_str(),

@@ -6,9 +6,11 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
+#include "kernels/gemm_sm90/finalize.cuh"
 #include "kernels/gemm_sm90/kernel.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/plan/explain.hpp"
@@ -68,27 +70,40 @@ bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout&
   return true;
 }
 
-template <DataType T, bool AMn, bool BMn, int ClusterM>
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
 auto* kernel_for() {
-  return &gemm_kernel<T, AMn, BMn, ClusterM>;
+  return &gemm_kernel<T, AMn, BMn, ClusterM, SplitK>;
 }
 
-template <DataType T, int ClusterM>
+template <DataType T, int ClusterM, bool SplitK>
 auto* kernel_for_layouts(bool a_mn, bool b_mn) {
-  if (!a_mn && !b_mn) return kernel_for<T, false, false, ClusterM>();
-  if (!a_mn && b_mn) return kernel_for<T, false, true, ClusterM>();
-  if (a_mn && !b_mn) return kernel_for<T, true, false, ClusterM>();
-  return kernel_for<T, true, true, ClusterM>();
+  if (!a_mn && !b_mn) return kernel_for<T, false, false, ClusterM, SplitK>();
+  if (!a_mn && b_mn) return kernel_for<T, false, true, ClusterM, SplitK>();
+  if (a_mn && !b_mn) return kernel_for<T, true, false, ClusterM, SplitK>();
+  return kernel_for<T, true, true, ClusterM, SplitK>();
+}
+
+template <DataType T>
+auto* kernel_for_form(bool a_mn, bool b_mn, int cluster_m, bool split_k) {
+  if (split_k) return kernel_for_layouts<T, 1, true>(a_mn, b_mn);
+  return cluster_m == 2 ? kernel_for_layouts<T, 2, false>(a_mn, b_mn) : kernel_for_layouts<T, 1, false>(a_mn, b_mn);
 }
 
 using KernelFn = void (*)(KernelParams);
+using FinalizeFn = void (*)(FinalizeParams);
 
-KernelFn pick_kernel(DataType t, bool a_mn, bool b_mn, int cluster_m) {
-  if (t == DataType::bfloat16)
-    return cluster_m == 2 ? kernel_for_layouts<DataType::bfloat16, 2>(a_mn, b_mn)
-                          : kernel_for_layouts<DataType::bfloat16, 1>(a_mn, b_mn);
-  return cluster_m == 2 ? kernel_for_layouts<DataType::float16, 2>(a_mn, b_mn)
-                        : kernel_for_layouts<DataType::float16, 1>(a_mn, b_mn);
+// Split K, automatic choice: only where the output tiles alone would leave more than half of the
+// resident clusters idle (the skinny shapes), into as many slices as fill them, each slice at least
+// kMinSplitBlocks K blocks long (a slice also pays a pipeline fill and an fp32 epilogue).
+constexpr std::int64_t kMinSplitBlocks = 8, kMaxSplits = 16;
+std::int64_t automatic_splits(std::int64_t cluster_tiles, std::int64_t resident, std::int64_t k_blocks) {
+  if (cluster_tiles * 2 > resident) return 1;
+  return std::max<std::int64_t>(1, std::min({resident / cluster_tiles, k_blocks / kMinSplitBlocks, kMaxSplits}));
+}
+
+KernelFn pick_kernel(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k) {
+  return t == DataType::bfloat16 ? kernel_for_form<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k)
+                                 : kernel_for_form<DataType::float16>(a_mn, b_mn, cluster_m, split_k);
 }
 
 }  // namespace
@@ -99,7 +114,71 @@ struct Gemm::Prepared {
   int cluster_m = 1;
   int ctas = 0;
   std::size_t smem = 0;
+  // Split K (params.splits > 1): the fp32 workspace the slices add into, and the kernel that turns
+  // it into D. cudaFree waits for the work queued on the device, so no launch outlives it.
+  float* workspace = nullptr;
+  FinalizeParams finalize{};
+  FinalizeFn finalize_kernel = nullptr;
+  dim3 finalize_grid{};
+  Prepared() = default;
+  Prepared(const Prepared&) = delete;
+  Prepared& operator=(const Prepared&) = delete;
+  ~Prepared() {
+    if (workspace) cudaFree(workspace);
+  }
 };
+
+namespace {
+
+// Split K's workspace (zeroed once; the finalize kernel zeroes it again after reading it), its
+// reduce plan and descriptor, and the finalize kernel's arguments.
+bool prepare_split_k(const GemmArgs& g, Gemm::Prepared& prep, std::vector<std::string>& errors, GemmStatus& st) {
+  const std::int64_t ldw = (g.n + 3) / 4 * 4;  // 16-byte rows of four (TMA's stride rule; the finalize's float4)
+  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(ldw * g.m * g.batch);
+  if ((st.cuda = cudaMalloc(&prep.workspace, bytes)) != cudaSuccess ||
+      (st.cuda = cudaMemset(prep.workspace, 0, bytes)) != cudaSuccess) {
+    errors.push_back(std::string("cuda: the split-K workspace (") + std::to_string(bytes) +
+                     " bytes): " + cudaGetErrorString(st.cuda));
+    return false;
+  }
+  const Matrix wm{prep.workspace, Order::row_major, ldw, ldw * g.m};
+  const GlobalTensor gw = global_tensor(DataType::float32, wm, g.m, g.n, g.batch, false);
+  PlanOptions w_options;  // the slices' partial sums are added into W: a reduce plan
+  w_options.direction = PlanDirection::reduce;
+  w_options.reduce_op = ReduceOp::add;
+  Planned w;
+  if (!plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, {"M", "N", "batch"}, w, errors, w_options)) return false;
+  prep.params.w = w.plan;
+  prep.params.w_map = w.map;
+
+  FinalizeParams& f = prep.finalize;
+  f.w = prep.workspace;
+  f.ldw = ldw;
+  f.w_batch_stride = ldw * g.m;
+  f.d = static_cast<std::uint16_t*>(const_cast<void*>(g.d.data));
+  f.ldd = g.d.ld;
+  f.d_batch_stride = g.batch > 1 ? g.d.batch_stride : 0;
+  f.read_c = g.beta != 0.0f ? 1 : 0;
+  f.c = f.read_c ? static_cast<const std::uint16_t*>(g.c.data) : nullptr;
+  f.ldc = g.c.ld;
+  f.c_batch_stride = g.batch > 1 ? g.c.batch_stride : 0;
+  f.m = g.m;
+  f.n = g.n;
+  f.batch = g.batch;
+  f.alpha = g.alpha;
+  f.beta = g.beta;
+  prep.finalize_kernel = g.dtype == DataType::bfloat16 ? &split_k_finalize<DataType::bfloat16>
+                                                       : &split_k_finalize<DataType::float16>;
+  f.vector_d = reinterpret_cast<std::uintptr_t>(g.d.data) % 8 == 0 && g.d.ld % 4 == 0 &&
+                (g.batch == 1 || g.d.batch_stride % 4 == 0);
+  // x: enough 256-thread blocks for a row's groups of four columns; y: rows, about 2048 blocks in all.
+  const std::int64_t x = std::min<std::int64_t>((g.n + 4 * 256 - 1) / (4 * 256), 1024);
+  const std::int64_t y = std::min<std::int64_t>({g.batch * g.m, std::max<std::int64_t>(1, 2048 / x), 65535});
+  prep.finalize_grid = dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
+  return true;
+}
+
+}  // namespace
 
 Gemm::Gemm(const GemmArgs& g) {
   GemmStatus& st = status_;
@@ -127,6 +206,15 @@ Gemm::Gemm(const GemmArgs& g) {
   prep->cluster_m = g.cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
   if (g.cluster_m < 0 || g.cluster_m > 2) {
     errors.push_back("gemm.cluster_m: 0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m));
+    return;
+  }
+  if (g.splits < 0) {
+    errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
+    return;
+  }
+  if (g.splits > 1 && prep->cluster_m == 2) {
+    errors.push_back("gemm.splits: split K runs with one CTA per cluster (cluster_m 0 or 1), got cluster_m 2 and " +
+                     std::to_string(g.splits) + " K slices");
     return;
   }
   // Operand loads ask L2 for 256-byte promotion (a tile row is one or two 128-byte lines; measured
@@ -195,7 +283,7 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back("gemm.tiles: more than 2^31 - 1 output tiles");
     return;
   }
-  prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, prep->cluster_m);
+  prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, prep->cluster_m, false);
   prep->smem = sizeof(SharedStorage) + 1024;  // + the alignment the kernel rounds its base up to
   // Persistent grid: as many clusters as can be resident at once, or one per cluster tile if fewer.
   const ClusterShape shape{static_cast<std::uint32_t>(prep->cluster_m), 1, 1};
@@ -206,8 +294,28 @@ Gemm::Gemm(const GemmArgs& g) {
     return;
   }
   const std::int64_t cluster_tiles = (p.tiles_m + prep->cluster_m - 1) / prep->cluster_m * std::int64_t{p.tiles_n} * p.batch;
-  prep->ctas = static_cast<int>(std::min<std::int64_t>(cluster_tiles, resident)) * prep->cluster_m;
+  // Split K (one CTA per cluster): slices of equal length (the last may be shorter), none empty.
+  std::int64_t splits = g.splits == 0 ? (prep->cluster_m == 1 ? automatic_splits(cluster_tiles, resident, p.k_blocks) : 1)
+                                      : std::min<std::int64_t>(g.splits, p.k_blocks);
+  const std::int64_t split_blocks = (p.k_blocks + splits - 1) / splits;
+  splits = (p.k_blocks + split_blocks - 1) / split_blocks;
+  if (cluster_tiles * splits > 0x7fffffff) {
+    errors.push_back("gemm.splits: more than 2^31 - 1 work units");
+    return;
+  }
+  p.splits = static_cast<std::int32_t>(splits);
+  p.split_blocks = static_cast<std::int32_t>(split_blocks);
+  if (splits > 1) {
+    if (!prepare_split_k(g, *prep, errors, st)) return;
+    prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, 1, true);  // same threads and shared memory: same residency
+    if ((st.cuda = device::set_cluster_attributes(prep->kernel, shape, prep->smem)) != cudaSuccess) {
+      errors.push_back(std::string("cuda: the split-K kernel's attributes: ") + cudaGetErrorString(st.cuda));
+      return;
+    }
+  }
+  prep->ctas = static_cast<int>(std::min<std::int64_t>(cluster_tiles * splits, resident)) * prep->cluster_m;
   st.config.cluster_m = prep->cluster_m;
+  st.config.splits = static_cast<int>(splits);
   st.config.ctas = prep->ctas;
   st.config.tiles = static_cast<int>(tiles);
   st.config.smem_bytes = prep->smem;
@@ -221,7 +329,10 @@ cudaError_t Gemm::launch(cudaStream_t stream) const {
   const ClusterShape shape{static_cast<std::uint32_t>(q.cluster_m), 1, 1};
   device::ClusterLaunchConfig l(shape, dim3(static_cast<unsigned>(q.ctas)), dim3(kThreads), q.smem);
   l.cfg.stream = stream;
-  return cudaLaunchKernelEx(&l.cfg, q.kernel, q.params);
+  const cudaError_t e = cudaLaunchKernelEx(&l.cfg, q.kernel, q.params);
+  if (e != cudaSuccess || !q.finalize_kernel) return e;
+  q.finalize_kernel<<<q.finalize_grid, 256, 0, stream>>>(q.finalize);
+  return cudaGetLastError();
 }
 
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream) {

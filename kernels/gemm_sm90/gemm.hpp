@@ -52,6 +52,11 @@ struct GemmArgs {
   // this many equal copies along its outermost dimension. 1: one copy per box (the default). For
   // measuring one large box against several small ones (docs/gemm.md).
   int a_box_pieces = 1, b_box_pieces = 1;
+  // Split K: each output tile's K extent cut into this many slices, computed by different CTAs and
+  // summed in an fp32 workspace by TMA reductions, then written out by a second kernel. 0: the
+  // launcher decides (split where the tiles alone would leave most SMs idle: skinny problems); 1:
+  // never; n > 1: n slices (at most one per K block of 64), with one CTA per cluster.
+  int splits = 0;
 };
 
 // Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).
@@ -59,6 +64,7 @@ struct GemmConfig {
   int tile_m = 128, tile_n = 256, tile_k = 64;
   int stages = 4;
   int cluster_m = 1;       // CTAs per cluster along M (2: they share each B tile by multicast)
+  int splits = 1;          // K slices per output tile (GemmArgs::splits)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches
   std::size_t smem_bytes = 0;
@@ -73,6 +79,8 @@ struct GemmStatus {
 
 // A GEMM planned once and launched any number of times (planning, encoding the descriptors and the
 // occupancy query are host work: a caller that launches the same problem repeatedly keeps one).
+// A split-K GEMM owns an fp32 workspace of m x n x batch (allocated here, freed with the object):
+// its launches must not overlap one another (launch them on one stream).
 class Gemm {
  public:
   explicit Gemm(const GemmArgs& args);  // plans and encodes; status() says whether it can launch

@@ -80,6 +80,25 @@ static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tma
 static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLinear,
               "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
 
+// Split K: each of a tile's K slices adds its fp32 partial sums into a workspace W (m x n fp32)
+// with TMA reductions (.add), in 64 x 32 chunks (128-byte rows, 128B swizzle: the same 8 KiB
+// buffers); a second kernel (finalize.cuh) writes D = alpha * W + beta * C.
+inline constexpr int kChunkNF32 = 32;
+inline constexpr int kChunksF32 = kTileN / kChunkNF32;
+constexpr SwizzledLayout chunk_layout_f32() {
+  SwizzledLayout s;
+  s.swizzle = swizzle_for(Swizzle::b128);
+  s.layout = make_layout(IntTuple::make(64, kChunkNF32), IntTuple::make(kChunkNF32, 1));
+  return s;
+}
+inline constexpr SwizzledLayout kChunkLayoutF32 = chunk_layout_f32();
+inline constexpr StoreDestination kChunkDstF32 = smem_destination(kChunkLayoutF32, 4, 64, kChunkNF32);
+inline constexpr StoreSource kChunkSrcF32 = wgmma_accumulator(kChunkNF32);  // columns [32c, 32c + 32)
+inline constexpr SmemStorePlan kChunkStoreF32 = plan_smem_store(kChunkSrcF32, kChunkDstF32);
+static_assert(kChunkStoreF32.ok, "the fp32 partial chunk must have a store plan");
+static_assert(device::smem_store_impl::XorAddressMap<kChunkSrcF32, kChunkDstF32>::kLinear,
+              "the fp32 chunk's addresses are XOR-linear");
+
 // Where a warpgroup's wgmma operands start inside a stage, before the swizzle (scalar constants:
 // device code never evaluates a layout at run time): the first row of warpgroup w's 64-row share of
 // A, and the first column of k16 step kk of A and of B.
@@ -106,9 +125,12 @@ struct alignas(1024) SharedStorage {
 
 // Everything the kernel reads from the host, as one __grid_constant__ parameter.
 struct KernelParams {
-  TmaPlan a, b, c, d;
-  CUtensorMap a_map, b_map, c_map, d_map;
+  TmaPlan a, b, c, d, w;  // w: the split-K workspace's reduce plan (used when splits > 1)
+  CUtensorMap a_map, b_map, c_map, d_map, w_map;
   std::int32_t tiles_m = 0, tiles_n = 0, batch = 1, k_blocks = 0, group_m = 8;
+  // Split K: each cluster tile is `splits` work units, unit s taking K blocks
+  // [s * split_blocks, min(k_blocks, (s + 1) * split_blocks)); 1: one unit per tile.
+  std::int32_t splits = 1, split_blocks = 0;
   float alpha = 1.0f, beta = 0.0f;
   std::int32_t read_c = 0;
   StageRole role{};  // this CTA's stage accounting: the bytes to arm, the CTAs it sends to and hears from
@@ -157,6 +179,32 @@ __device__ __forceinline__ std::int32_t cluster_rank() {
   else return static_cast<std::int32_t>(device::cluster_rank());
 }
 
+// The persistent loop walks work units: unit u is K slice u / tiles of cluster tile u % tiles, so
+// that the units running at once cover different tiles' first slices before any tile's second.
+// SplitK: the kernel form whose epilogue adds fp32 partial sums into the workspace (p.splits > 1);
+// the other form is the plain GEMM, a unit per tile (measured: one kernel with both epilogues
+// behind a run-time branch ran the large shapes at 0.76-0.78x cuBLAS instead of 0.85-0.88x).
+template <int ClusterM, bool SplitK>
+__device__ __forceinline__ std::int32_t work_units(const KernelParams& p) {
+  if constexpr (SplitK) return cluster_tiles<ClusterM>(p) * p.splits;
+  else return cluster_tiles<ClusterM>(p);
+}
+struct WorkUnit {
+  TilePos pos;
+  std::int32_t kb_begin, kb_end;  // K blocks [kb_begin, kb_end)
+};
+template <int ClusterM, bool SplitK>
+__device__ __forceinline__ WorkUnit work_unit(std::int32_t u, const KernelParams& p, std::int32_t rank) {
+  if constexpr (SplitK) {
+    const std::int32_t tiles = cluster_tiles<ClusterM>(p);
+    const std::int32_t slice = u / tiles;
+    const std::int32_t begin = slice * p.split_blocks;
+    return {tile_position<ClusterM>(u - slice * tiles, p, rank), begin, min(p.k_blocks, begin + p.split_blocks)};
+  } else {
+    return {tile_position<ClusterM>(u, p, rank), 0, p.k_blocks};
+  }
+}
+
 template <DataType T>
 __device__ __forceinline__ std::uint16_t to_bits(float x) {
   if constexpr (T == DataType::bfloat16) return __bfloat16_as_ushort(__float2bfloat16_rn(x));
@@ -172,31 +220,39 @@ __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// The rounds (stages filled) this CTA's loop runs: one per K block of each cluster tile it visits.
-template <int ClusterM>
+// The rounds (stages filled) this CTA's loop runs: one per K block of each work unit it visits.
+template <int ClusterM, bool SplitK>
 __device__ __forceinline__ std::uint32_t rounds(const KernelParams& p) {
-  const std::int32_t tiles = cluster_tiles<ClusterM>(p), first = cluster_id<ClusterM>(), step = cluster_count<ClusterM>();
-  const std::int32_t visits = first < tiles ? (tiles - first + step - 1) / step : 0;
-  return static_cast<std::uint32_t>(visits) * static_cast<std::uint32_t>(p.k_blocks);
+  const std::int32_t units = work_units<ClusterM, SplitK>(p), first = cluster_id<ClusterM>(), step = cluster_count<ClusterM>();
+  if constexpr (!SplitK) {
+    const std::int32_t visits = first < units ? (units - first + step - 1) / step : 0;
+    return static_cast<std::uint32_t>(visits) * static_cast<std::uint32_t>(p.k_blocks);
+  }
+  std::uint32_t n = 0;
+  for (std::int32_t u = first; u < units; u += step) {
+    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, 0);
+    n += static_cast<std::uint32_t>(w.kb_end - w.kb_begin);
+  }
+  return n;
 }
 
 // ---- producer: one thread walks the same tiles as the consumers and fills round k's stage once
 // every CTA it copies into has armed it.
-template <int ClusterM>
+template <int ClusterM, bool SplitK>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s) {
   std::uint32_t k = 0;
-  const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
+  const std::int32_t units = work_units<ClusterM, SplitK>(p), rank = cluster_rank<ClusterM>();
   device::prefetch_tensor_map(&p.a_map);
   device::prefetch_tensor_map(&p.b_map);
   // Tile coordinates hold every entry the plans may read (kMaxTileModes) with constant indices only,
   // so they live in registers. The K loop walks each tile's copies (TileWalk): additions only.
   const std::int32_t k_step[kMaxTileModes] = {0, 1, 0};
-  for (std::int32_t t = cluster_id<ClusterM>(); t < tiles; t += cluster_count<ClusterM>()) {
-    const TilePos pos = tile_position<ClusterM>(t, p, rank);
-    const std::int32_t ca[kMaxTileModes] = {pos.m, 0, pos.l};
-    const std::int32_t cb[kMaxTileModes] = {pos.n, 0, pos.l};
+  for (std::int32_t u = cluster_id<ClusterM>(); u < units; u += cluster_count<ClusterM>()) {
+    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, rank);
+    const std::int32_t ca[kMaxTileModes] = {w.pos.m, 0, w.pos.l};
+    const std::int32_t cb[kMaxTileModes] = {w.pos.n, 0, w.pos.l};
     const device::TileWalk a = device::walk_tile(p.a, ca, k_step), b = device::walk_tile(p.b, cb, k_step);
-    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb, ++k) {
+    for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb, ++k) {
       device::wait_receivers_armed(s.pipe, p.role, k);
       device::Barrier& full = s.pipe.full[k % kStages];
       device::issue_walk(p.a, &p.a_map, s.a[k % kStages], full, a, kb);
@@ -206,7 +262,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s)
 }
 
 // ---- consumer: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
-template <DataType T, bool AMn, bool BMn, int ClusterM>
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
 __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s, int wg) {
   constexpr WgmmaDescriptorFields kAF = kAFields<AMn>;
   constexpr WgmmaDescriptorFields kBF = kBFields<BMn>;
@@ -222,13 +278,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
   std::uint32_t k = 0;  // the round: stage k % kStages
   device::Phase c_phase;
   int buf = 0;
-  const std::int32_t tiles = cluster_tiles<ClusterM>(p), rank = cluster_rank<ClusterM>();
-  for (std::int32_t tile = cluster_id<ClusterM>(); tile < tiles; tile += cluster_count<ClusterM>()) {
-    const TilePos pos = tile_position<ClusterM>(tile, p, rank);
+  const std::int32_t units = work_units<ClusterM, SplitK>(p), rank = cluster_rank<ClusterM>();
+  for (std::int32_t u = cluster_id<ClusterM>(); u < units; u += cluster_count<ClusterM>()) {
+    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, rank);
+    const TilePos pos = w.pos;
 
     // Mainloop: one stage per K block; the WGMMAs of block kb run while block kb + 1's wait, and a
     // stage is handed back once the WGMMAs reading it have completed (wait_group<1>).
-    for (std::int32_t kb = 0; kb < p.k_blocks; ++kb, ++k) {
+    for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb, ++k) {
       device::wait_round(s.pipe, k);
       const std::uint32_t a0 = smem_u32(s.a[k % kStages]) + a_row0;
       const std::uint32_t b0 = smem_u32(s.b[k % kStages]);
@@ -237,17 +294,41 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         ((device::wgmma::mma<T, kTileN, AMn ? 1 : 0, BMn ? 1 : 0>(
              acc, wgmma_descriptor(a0 + kAStart<AMn, 0, Kk>, kAF), wgmma_descriptor(b0 + kBStart<BMn, Kk>, kBF),
-             kb > 0 || Kk > 0)),
+             kb > w.kb_begin || Kk > 0)),
          ...);
       }(std::make_integer_sequence<int, kTileK / 16>{});
       device::wgmma::commit_group();
       device::wgmma::fence_operands(acc);
       device::wgmma::wait_group<1>();
-      if (kb > 0) device::consumer_done(s.pipe, k - 1);  // every warp: round k - 1's stage is read
+      if (kb > w.kb_begin) device::consumer_done(s.pipe, k - 1);  // every warp: round k - 1's stage is read
     }
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(acc);
     device::consumer_done(s.pipe, k - 1);
+
+    if constexpr (SplitK) {
+      // Split K: eight 64 x 32 fp32 chunks of partial sums, each stored into a swizzled shared chunk
+      // by its store plan and added into the workspace by one TMA reduction (the W plan).
+#pragma unroll
+      for (int c = 0; c < kChunksF32; ++c) {
+        unsigned char* chunk = s.d[wg][buf];
+        if (t == 0) device::wait_group_read<1>();
+        device::ptx_raw::named_barrier_sync(barrier_id, 128);
+        const std::int32_t wc[kMaxTileModes] = {2 * pos.m + wg, kChunksF32 * pos.n + c, pos.l};
+        std::uint32_t bits[kChunkNF32 / 2];
+#pragma unroll
+        for (int v = 0; v < kChunkNF32 / 2; ++v) bits[v] = __float_as_uint(acc[c * (kChunkNF32 / 2) + v]);
+        device::store_planned<kChunkStoreF32, kChunkSrcF32, kChunkDstF32>(chunk, t, bits);
+        device::fence_smem_writes_for_async();
+        device::ptx_raw::named_barrier_sync(barrier_id, 128);
+        if (t == 0) {
+          device::reduce_tile<ReduceOp::add>(p.w, &p.w_map, chunk, wc);
+          device::commit_group();
+        }
+        buf ^= 1;
+      }
+      continue;
+    }
 
     // Epilogue: four 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the
     // store plan and written to global memory by one TMA store (the D plan). Unrolled: the
@@ -284,9 +365,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
   if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
 }
 
-template <DataType T, bool AMn, bool BMn, int ClusterM>
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of 1 or 2 CTAs along M");
+  static_assert(!SplitK || ClusterM == 1, "split K runs with one CTA per cluster");
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = smem_u32(dyn);
   SharedStorage& s = *reinterpret_cast<SharedStorage*>(dyn + ((1024 - base % 1024) % 1024));
@@ -300,11 +382,11 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     device::ptx_raw::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce<ClusterM>(p, s);
-    if (threadIdx.x == 32) device::run_releaser(s.pipe, p.role, rounds<ClusterM>(p));  // another warp than the producer's
+    if (threadIdx.x == 0) produce<ClusterM, SplitK>(p, s);
+    if (threadIdx.x == 32) device::run_releaser(s.pipe, p.role, rounds<ClusterM, SplitK>(p));  // another warp than the producer's
   } else {
     device::ptx_raw::setmaxnreg_inc<232>();
-    consume<T, AMn, BMn, ClusterM>(p, s, wg - 1);
+    consume<T, AMn, BMn, ClusterM, SplitK>(p, s, wg - 1);
   }
   // No CTA leaves while a peer may still arrive on its barriers or copy into its shared memory.
   device::pipeline_teardown();

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -71,13 +72,17 @@ struct Case {
   std::int64_t pad = 0;  // added to every leading dimension (rounded up to a multiple of 8 elements)
   int cluster_m = 0;     // GemmArgs::cluster_m
   int a_pieces = 1, b_pieces = 1;  // GemmArgs::a_box_pieces / b_box_pieces
+  int splits = 0;                  // GemmArgs::splits
+  int expect_splits = 0;           // > 0: the K slices the launcher must choose
+  int launches = 1;                // > 1: one Gemm launched this many times (the workspace is reused)
 };
 
 std::string describe(const Case& c) {
   auto o = [](Order x) { return x == Order::row_major ? "row" : "col"; };
   return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " batch " +
          std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
-         std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16");
+         std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16") + " splits " +
+         std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m);
 }
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -138,8 +143,18 @@ void run_case(const Case& c) {
   g.cluster_m = c.cluster_m;
   g.a_box_pieces = c.a_pieces;
   g.b_box_pieces = c.b_pieces;
-  const GemmStatus s = tmakit::gemm_sm90::gemm(g);
+  g.splits = c.splits;
+  GemmStatus s;
+  if (c.launches > 1) {
+    const tmakit::gemm_sm90::Gemm prepared(g);
+    s = prepared.status();
+    for (int i = 0; s.ok && i < c.launches; ++i) ASSERT_EQ(prepared.launch(), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  } else {
+    s = tmakit::gemm_sm90::gemm(g);
+  }
   if (s.ok) EXPECT_EQ(s.config.cluster_m, c.cluster_m == 2 && c.m > 128 ? 2 : 1);
+  if (s.ok && c.expect_splits > 0) EXPECT_EQ(s.config.splits, c.expect_splits);
   std::string why;
   for (const auto& e : s.errors) why += e + "\n";
   ASSERT_TRUE(s.ok) << why;
@@ -249,6 +264,53 @@ TEST(GemmSmall, SeveralCopiesPerStage) {
       }
 }
 
+// Split K: each tile's K blocks cut into slices that different CTAs add into the fp32 workspace by
+// TMA reductions; the finalize kernel writes D. Every layout, a K that the slices do not divide
+// (16 blocks in slices of 6, 6 and 4), more slices asked for than K blocks, batches with alpha and
+// beta, f16, and one Gemm launched three times (the finalize kernel must leave the
+// workspace zeroed for the next launch).
+TEST(GemmSmall, SplitK) {
+  TMAKIT_REQUIRE_GPU();
+  for (Order a : {Order::row_major, Order::col_major})
+    for (Order b : {Order::row_major, Order::col_major}) {
+      Case c{200, 300, 1000, 1, a, b};
+      c.splits = 3;
+      c.expect_splits = 3;
+      run_case(c);
+    }
+  Case few{130, 260, 100, 1};  // 2 K blocks: at most 2 slices
+  few.splits = 5;
+  few.expect_splits = 2;
+  run_case(few);
+  Case batched{192, 320, 512, 3, Order::row_major, Order::col_major, 0.5f, -1.0f};
+  batched.splits = 4;
+  batched.expect_splits = 4;
+  run_case(batched);
+  Case half{150, 260, 700, 2, Order::col_major, Order::row_major, 2.0f, 0.25f, DataType::float16};
+  half.splits = 2;
+  half.expect_splits = 2;
+  run_case(half);
+  Case again{256, 256, 1024, 2, Order::row_major, Order::col_major, 1.0f, 0.5f};
+  again.splits = 4;
+  again.expect_splits = 4;
+  again.launches = 3;
+  run_case(again);
+}
+
+// The launcher splits K by itself where the tiles alone would leave most SMs idle, and not where
+// they fill the GPU.
+TEST(GemmSmall, SplitKChosenForSkinnyShapes) {
+  TMAKIT_REQUIRE_GPU();
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  Case skinny{128, 2048, 4096};  // 8 tiles, 64 K blocks: min(sms / 8, 64 / 8) slices
+  skinny.expect_splits = std::min(sms / 8, 8);
+  run_case(skinny);
+  Case full{2048, 4096, 256};  // 256 tiles: no split
+  full.expect_splits = 1;
+  run_case(full);
+}
+
 TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   TMAKIT_REQUIRE_GPU();
   DeviceBuffer x(1 << 20);
@@ -274,6 +336,17 @@ TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   const GemmStatus c = tmakit::gemm_sm90::gemm(g);
   ASSERT_FALSE(c.ok);
   EXPECT_NE(c.errors[0].find("gemm.cluster_m"), std::string::npos);
+  g.cluster_m = 0;
+  g.splits = -1;
+  const GemmStatus sp = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(sp.ok);
+  EXPECT_NE(sp.errors[0].find("gemm.splits"), std::string::npos);
+  g.m = 256;  // two M tiles: clusters of two apply
+  g.cluster_m = 2;
+  g.splits = 2;
+  const GemmStatus pair = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(pair.ok);
+  EXPECT_NE(pair.errors[0].find("gemm.splits: split K runs with one CTA per cluster"), std::string::npos);
 }
 
 TEST(GemmLarge, IssueShapes) {
