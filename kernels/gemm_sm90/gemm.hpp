@@ -93,7 +93,8 @@ class Gemm {
   std::shared_ptr<const Prepared> prepared_;
 };
 
-// Plans, encodes and launches on `stream` in one call. Returns after the launch (asynchronous).
+// Plans, encodes and launches on `stream` in one call. Returns after the launch (asynchronous),
+// except with split K: the workspace is freed on return, which waits for the device.
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
 }  // namespace tmakit::gemm_sm90
