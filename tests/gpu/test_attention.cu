@@ -32,21 +32,12 @@ using tmakit::DataType;
 using tmakit::attention_sm90::AttentionArgs;
 using tmakit::attention_sm90::AttentionStatus;
 using tmakit::attention_sm90::PSource;
-
-__device__ std::uint32_t mix32(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return static_cast<std::uint32_t>(x);
-}
+using tmakit_test::DeviceBuffer;
 
 // n bf16 values in [-1, 1), multiples of 2^-7.
 __global__ void fill_bf16(std::uint16_t* dst, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
-    const float v = static_cast<float>(static_cast<int>(mix32(seed * 0x9e3779b97f4a7c15ull + i) % 256) - 128) / 128.0f;
-    dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+    dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(tmakit_test::unit_value(seed, i)));
   }
 }
 
@@ -106,18 +97,6 @@ __global__ void reference_attention(const std::uint16_t* q, const std::uint16_t*
   }
   if (threadIdx.x == 0) lse[(static_cast<std::size_t>(b) * heads + h) * s + i] = mx + logf(sum);
 }
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 16), cudaSuccess); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  template <class U>
-  U* as() const {
-    return static_cast<U*>(p);
-  }
-};
 
 struct Case {
   std::int64_t batch, seqlen, heads, head_dim;
