@@ -7,16 +7,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
+#include "kernels/common/planned_tile.hpp"
 #include "kernels/gemm_sm90/finalize.cuh"
 #include "kernels/gemm_sm90/kernel.cuh"
 #include "tmakit/device/launch.cuh"
-#include "tmakit/plan/explain.hpp"
-#include "tmakit/plan/make_problem.hpp"
-#include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/explain.hpp"
 
 namespace tmakit::gemm_sm90 {
 namespace {
@@ -38,12 +34,10 @@ GlobalTensor global_tensor(DataType t, const Matrix& mx, std::int64_t rows, std:
   return g;
 }
 
-struct Planned {
-  TmaPlan plan{};
-  CUtensorMap map{};
-};
+using Planned = kernels::PlannedTile;
 
-// Plans one operand's tile and encodes its descriptor; on refusal appends every reason to `errors`.
+// Plans one operand's (rows x cols x 1) tile and encodes its descriptor; on refusal appends every
+// reason to `errors`.
 bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout& smem, std::int64_t tile_rows,
                   std::int64_t tile_cols, const std::vector<std::string>& mode_names, Planned& out,
                   std::vector<std::string>& errors, const PlanOptions& options = {}) {
@@ -52,22 +46,7 @@ bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout&
   t.extent[0] = tile_rows;
   t.extent[1] = tile_cols;
   t.extent[2] = 1;
-  const PlanResult r = plan_tile(g, smem, t, options);
-  if (!r.ok()) {
-    for (const PlanDiagnostic& d : explain_plan(r.issues, r.problem, mode_names))
-      errors.push_back(std::string(name) + ": " + d.message());
-    return false;
-  }
-  const EncodeResult e = encode(r.plan.params);
-  if (!e.ok()) {
-    for (const Diagnostic& x : explain(r.plan.params, e.violations))
-      errors.push_back(std::string(name) + ": descriptor: " + x.message());
-    return false;
-  }
-  out.plan = r.plan;
-  static_assert(sizeof(out.map) == sizeof(e.map));
-  std::memcpy(&out.map, &e.map, sizeof out.map);
-  return true;
+  return kernels::plan_and_encode(name, g, smem, t, mode_names, out, errors, options);
 }
 
 template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>

@@ -180,7 +180,21 @@ __global__ void __cluster_dims__(2, 1, 1)
   td::wgmma::commit_group();
   td::wgmma::wait_group<0>();
   td::wgmma::fence_operands(acc);
-  out[threadIdx.x] = acc[threadIdx.x % 128];
+  // The n64 SS form and the RS form (A from registers: an accumulator's first k16 step as bf16 bits).
+  float acc64[32];
+  std::uint16_t bits[32];
+  for (int i = 0; i < 32; ++i) bits[i] = static_cast<std::uint16_t>(acc[i] != 0.0f);
+  std::uint32_t a[4];
+  td::wgmma::a_fragment<0>(bits, a);
+  td::wgmma::fence();
+  td::wgmma::mma<tmakit::DataType::float16, 64, 0, 0>(acc64, desc, desc, false);
+  td::wgmma::mma_rs<tmakit::DataType::bfloat16, 64, 1>(acc64, a, desc, true);
+  td::wgmma::mma_rs<tmakit::DataType::float16, 128, 0>(*reinterpret_cast<float(*)[64]>(acc), a, desc, true);
+  td::wgmma::commit_group();
+  td::wgmma::wait_group<0>();
+  td::wgmma::fence_operands(acc64);
+  td::wgmma::fence_operands(a);
+  out[threadIdx.x] = acc[threadIdx.x % 128] + acc64[threadIdx.x % 32];
 #else
   (void)desc;
   (void)out;

@@ -7,6 +7,8 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,6 +18,34 @@
 #include "tmakit/device/mbarrier.cuh"
 
 namespace tmakit_test {
+
+// A 64 -> 32-bit mix (the finalizer of MurmurHash3's 64-bit form): test inputs from an index.
+__host__ __device__ inline std::uint32_t hash32(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x);
+}
+
+// Element i of a seeded input in [-1, 1): a multiple of 2^-7, exact in bf16 and f16.
+__host__ __device__ inline float unit_value(std::uint64_t seed, std::size_t i) {
+  return static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 256) - 128) / 128.0f;
+}
+
+// A device allocation freed with its owner (a failed cudaMalloc fails the test, not the process).
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 16), cudaSuccess); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  template <class U>
+  U* as() const {
+    return static_cast<U*>(p);
+  }
+};
 
 // Empty when a GPU with compute capability >= 9.0 is present; otherwise the reason to skip.
 inline std::string gpu_skip_reason() {

@@ -29,40 +29,20 @@ using tmakit::gemm_sm90::GemmArgs;
 using tmakit::gemm_sm90::GemmStatus;
 using tmakit::gemm_sm90::Matrix;
 using tmakit::gemm_sm90::Order;
-
-__device__ std::uint32_t hash32(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return static_cast<std::uint32_t>(x);
-}
+using tmakit_test::DeviceBuffer;
 
 // Fills n 16-bit elements with values in [-1, 1) (exact in bf16 and f16: multiples of 2^-7), and
 // the same values as float, and their absolute values as float.
 template <DataType T>
 __global__ void fill(std::uint16_t* dst, float* as_float, float* abs_float, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
-    const float v = static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 256) - 128) / 128.0f;
+    const float v = tmakit_test::unit_value(seed, i);
     if constexpr (T == DataType::bfloat16) dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
     else dst[i] = __half_as_ushort(__float2half_rn(v));
     if (as_float) as_float[i] = v;
     if (abs_float) abs_float[i] = fabsf(v);
   }
 }
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 16), cudaSuccess); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  template <class U>
-  U* as() const {
-    return static_cast<U*>(p);
-  }
-};
 
 struct Case {
   std::int64_t m, n, k, batch = 1;

@@ -1,6 +1,7 @@
 // Warpgroup matrix multiply-accumulate (sm_90a): D(64 x N, fp32 registers) += A(64 x 16) * B(16 x N)
-// with both operands in shared memory, each K-major or MN-major, described by 64-bit matrix
-// descriptors (smem_store/gmma_descriptor.hpp derives them from the operand's canonical layout).
+// with both operands in shared memory (mma), each K-major or MN-major, described by 64-bit matrix
+// descriptors (smem_store/gmma_descriptor.hpp derives them from the operand's canonical layout), or
+// with A in registers and B in shared memory (mma_rs).
 // All 128 threads of a warpgroup execute every call; the instructions are ptx_raw.cuh's.
 //
 //   fence();                                   // before the first wgmma that reads registers the
@@ -36,6 +37,12 @@ __device__ __forceinline__ void fence_operands(float (&d)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for the A registers of the RS form (mma_rs): they must not change while a wgmma reads them.
+template <int R>
+__device__ __forceinline__ void fence_operands(std::uint32_t (&a)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+r"(a[i])::"memory");
+}
 
 // Element types with a wgmma form here: bf16 and f16 inputs, fp32 accumulation.
 TMAKIT_HD constexpr bool has_mma(DataType t) { return t == DataType::bfloat16 || t == DataType::float16; }
@@ -44,14 +51,46 @@ TMAKIT_HD constexpr bool has_mma(DataType t) { return t == DataType::bfloat16 ||
 template <DataType T, int N, int TransA, int TransB>
 __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
-  static_assert(N == 128 || N == 256, "wgmma here has the n128 and n256 forms");
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma here has the n64, n128 and n256 forms");
   if constexpr (T == DataType::bfloat16) {
     if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else ptx_raw::wgmma_m64n128k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else ptx_raw::wgmma_m64n64k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
   } else {
     if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else ptx_raw::wgmma_m64n128k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else ptx_raw::wgmma_m64n64k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
   }
+}
+
+// One m64nNk16 instruction with A from registers (the RS form): a holds this thread's share of the
+// 64 x 16 A tile as four pairs of 16-bit elements (a_fragment below builds it from an accumulator);
+// B from shared memory, TransB: 0 K-major, 1 MN-major.
+template <DataType T, int N, int TransB>
+__device__ __forceinline__ void mma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t desc_b,
+                                       bool accumulate) {
+  static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
+  static_assert(N == 64 || N == 128, "wgmma with A from registers here has the n64 and n128 forms");
+  if constexpr (T == DataType::bfloat16) {
+    if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
+    else ptx_raw::wgmma_m64n64k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
+  } else {
+    if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
+    else ptx_raw::wgmma_m64n64k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
+  }
+}
+
+// The A fragment of k16 step Kk of a 64 x N matrix held as an m64nN accumulator (fragment map in the
+// header comment), its values already converted to 16-bit bits: slots 8 Kk .. 8 Kk + 7 hold columns
+// [16 Kk, 16 Kk + 16) of this thread's two rows in exactly the order the RS form reads its four
+// registers (row r, columns c, c + 1; row r + 8; row r, columns c + 8, c + 9; row r + 8), so the
+// fragment is the slots packed pairwise: no data moves between threads.
+template <int Kk, int V>
+__device__ __forceinline__ void a_fragment(const std::uint16_t (&bits)[V], std::uint32_t (&a)[4]) {
+  static_assert(V % 8 == 0 && Kk >= 0 && 8 * Kk + 8 <= V, "k16 step inside the accumulator");
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    a[j] = static_cast<std::uint32_t>(bits[8 * Kk + 2 * j]) | (static_cast<std::uint32_t>(bits[8 * Kk + 2 * j + 1]) << 16);
 }
 
 }  // namespace tmakit::device::wgmma

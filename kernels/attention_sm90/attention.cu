@@ -1,0 +1,168 @@
+// Host side of the attention forward pass: the Q, K, V and O tile plans from the [batch, seqlen,
+// heads, head_dim] tensors and the kernel's shared layouts, their descriptors, and the launch.
+// Refusals come back as rule-id'd lines (attention.* for the arguments, the planner's own words for
+// a tensor TMA cannot copy), never as a launch that fails or hangs.
+#include "kernels/attention_sm90/attention.hpp"
+
+#include <cuda.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "kernels/attention_sm90/kernel.cuh"
+#include "kernels/common/planned_tile.hpp"
+
+namespace tmakit::attention_sm90 {
+namespace {
+
+// A [batch, seqlen, heads, head_dim] row-major tensor as the planner sees it. Q, K and O tiles are
+// (seqlen rows, head_dim columns): modes (seqlen, head_dim, heads, batch). V's tile is read as the
+// MN-major B operand, (head_dim rows, seqlen columns): modes (head_dim, seqlen, heads, batch).
+GlobalTensor bshd_tensor(const AttentionArgs& a, const void* data, bool head_dim_first) {
+  GlobalTensor g;
+  g.dtype = a.dtype;
+  g.address = reinterpret_cast<std::uint64_t>(data);
+  g.base_alignment = known_alignment(g.address);
+  const std::int64_t row = a.heads * a.head_dim, batch = a.seqlen * row;
+  if (head_dim_first)
+    g.layout = make_layout(IntTuple::make(a.head_dim, a.seqlen, a.heads, a.batch), IntTuple::make(1, row, a.head_dim, batch));
+  else
+    g.layout = make_layout(IntTuple::make(a.seqlen, a.head_dim, a.heads, a.batch), IntTuple::make(row, 1, a.head_dim, batch));
+  return g;
+}
+
+TileExtents tile(std::int64_t e0, std::int64_t e1) {
+  TileExtents t;
+  t.modes = 4;
+  t.extent[0] = e0;
+  t.extent[1] = e1;
+  t.extent[2] = 1;
+  t.extent[3] = 1;
+  return t;
+}
+
+using KernelFn = void (*)(KernelParams);
+
+template <int D, bool Causal>
+KernelFn kernel_for_source(PSource s) {
+  if (s == PSource::smem) return &attention_kernel<DataType::bfloat16, D, Causal, PSource::smem>;
+  return &attention_kernel<DataType::bfloat16, D, Causal, PSource::registers>;
+}
+
+template <int D>
+KernelFn kernel_for_mask(bool causal, PSource s) {
+  return causal ? kernel_for_source<D, true>(s) : kernel_for_source<D, false>(s);
+}
+
+// The planned tiles of head dim D and the kernel's shared-memory size.
+template <int D>
+bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
+  const std::vector<std::string> rows_first = {"seqlen", "head_dim", "heads", "batch"};
+  const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
+  kernels::PlannedTile q, k, v, o;
+  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, false), kQTile<D>.tile, tile(kBlockM, D), rows_first, q, errors);
+  ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, false), kKTile<D>.tile, tile(kBlockN, D), rows_first, k, errors);
+  ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, true), kVTile<D>.tile, tile(D, kBlockN), dim_first, v, errors);
+  PlanOptions store;  // O leaves shared memory through store_tile: a store plan
+  store.direction = PlanDirection::store;
+  ok &= kernels::plan_and_encode("O", bshd_tensor(a, a.o, false), kOTile<D>.tile, tile(kRowsPerConsumer, D), rows_first,
+                                 o, errors, store);
+  if (!ok) return false;
+  // One source of truth: the kernel's stage buffers are sized for these tiles; a plan that needs
+  // more would be a defect here, not a user error.
+  if (q.plan.expect_tx_bytes != kQBytes<D> || k.plan.expect_tx_bytes != kKVBytes<D> ||
+      v.plan.expect_tx_bytes != kKVBytes<D> || o.plan.smem_bytes > kScratchBytes<D>) {
+    errors.push_back("attention.internal: a tile plan does not match the kernel's shared buffers");
+    return false;
+  }
+  p.q = q.plan;
+  p.k = k.plan;
+  p.v = v.plan;
+  p.o = o.plan;
+  p.q_map = q.map;
+  p.k_map = k.map;
+  p.v_map = v.map;
+  p.o_map = o.map;
+  return true;
+}
+
+}  // namespace
+
+struct Attention::Prepared {
+  KernelParams params{};
+  KernelFn kernel = nullptr;
+  dim3 grid{};
+  std::size_t smem = 0;
+};
+
+Attention::Attention(const AttentionArgs& a) {
+  AttentionStatus& st = status_;
+  std::vector<std::string>& errors = st.errors;
+  if (a.dtype != DataType::bfloat16)
+    errors.push_back("attention.dtype: the element type must be bf16 (f16 is not built yet)");
+  if (a.head_dim != 64 && a.head_dim != 128)
+    errors.push_back("attention.head_dim: head dims 64 and 128 are built, got " + std::to_string(a.head_dim));
+  if (a.batch < 1 || a.seqlen < 1 || a.heads < 1)
+    errors.push_back("attention.extent: batch, seqlen and heads must be at least 1 (got batch=" + std::to_string(a.batch) +
+                     " seqlen=" + std::to_string(a.seqlen) + " heads=" + std::to_string(a.heads) + ")");
+  if (!a.q || !a.k || !a.v || !a.o || !a.lse) errors.push_back("attention.null: Q, K, V, O and LSE need a device pointer");
+  if (!(a.scale >= 0.0f) || std::isinf(a.scale))
+    errors.push_back("attention.scale: a finite scale > 0, or 0 for 1 / sqrt(head_dim)");
+  if (!errors.empty()) return;
+  const std::int64_t q_blocks = (a.seqlen + kBlockM - 1) / kBlockM;
+  if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff) {
+    errors.push_back("attention.grid: at most 2^31 - 1 query rows, 65535 heads and 65535 batches (one CTA per "
+                     "128 query rows of each head of each batch)");
+    return;
+  }
+
+  auto prep = std::make_shared<Prepared>();
+  KernelParams& p = prep->params;
+  const bool ok = a.head_dim == 64 ? plan_tiles<64>(a, p, errors) : plan_tiles<128>(a, p, errors);
+  if (!ok) return;
+  p.lse = a.lse;
+  p.seqlen = static_cast<std::int32_t>(a.seqlen);
+  p.heads = static_cast<std::int32_t>(a.heads);
+  p.batch = static_cast<std::int32_t>(a.batch);
+  p.q_blocks = static_cast<std::int32_t>(q_blocks);
+  const double scale = a.scale > 0.0f ? a.scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
+  p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
+
+  prep->kernel = a.head_dim == 64 ? kernel_for_mask<64>(a.causal, a.p_source) : kernel_for_mask<128>(a.causal, a.p_source);
+  prep->smem = (a.head_dim == 64 ? sizeof(SharedStorage<64>) : sizeof(SharedStorage<128>)) + 1024;  // + the alignment the kernel rounds its base up to
+  prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));
+  if ((st.cuda = cudaFuncSetAttribute(prep->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(prep->smem))) != cudaSuccess) {
+    errors.push_back(std::string("cuda: the kernel's shared-memory limit (") + std::to_string(prep->smem) +
+                     " bytes): " + cudaGetErrorString(st.cuda));
+    return;
+  }
+  st.config.stages = a.head_dim == 64 ? kStages<64> : kStages<128>;
+  st.config.ctas = static_cast<int>(q_blocks * a.heads * a.batch);
+  st.config.smem_bytes = prep->smem;
+  st.config.p_source = a.p_source;
+  st.ok = true;
+  prepared_ = std::move(prep);
+}
+
+cudaError_t Attention::launch(cudaStream_t stream) const {
+  if (!status_.ok || !prepared_) return cudaErrorInvalidValue;
+  const Prepared& q = *prepared_;
+  q.kernel<<<q.grid, kThreads, q.smem, stream>>>(q.params);
+  return cudaGetLastError();
+}
+
+AttentionStatus attention(const AttentionArgs& args, cudaStream_t stream) {
+  const Attention a(args);
+  AttentionStatus st = a.status();
+  if (!st.ok) return st;
+  st.cuda = a.launch(stream);
+  if (st.cuda != cudaSuccess) {
+    st.ok = false;
+    st.errors.push_back(std::string("cuda: ") + cudaGetErrorString(st.cuda));
+  }
+  return st;
+}
+
+}  // namespace tmakit::attention_sm90

@@ -1,0 +1,83 @@
+// A Hopper (sm_90a) attention forward pass built only from tmakit (first increment):
+//
+//   O = softmax(Q K^T * scale) V,   LSE = log(sum_j exp(Q K^T * scale)[i, j])   per row i,
+//
+// for batch x heads x seqlen, head dims 64 and 128, bf16 inputs and output, fp32 softmax and
+// accumulation, causal (row i sees columns j <= i) or not. Q, K, V and O are [batch, seqlen, heads,
+// head_dim] row-major (PyTorch's (B, S, H, D) contiguous tensors); LSE is fp32 [batch, heads, seqlen].
+// seqlen need not be a multiple of the tile: TMA fills the loads past the end with zeros, the kernel
+// masks those columns, and the O store is clipped.
+//
+//   tmakit::attention_sm90::AttentionArgs a;
+//   a.batch = B; a.seqlen = S; a.heads = H; a.head_dim = 128;
+//   a.q = dQ; a.k = dK; a.v = dV; a.o = dO; a.lse = dLSE; a.causal = true;
+//   const AttentionStatus s = tmakit::attention_sm90::attention(a, stream);   // s.ok, or s.errors says why not
+//
+// How it is built (kernel.cuh, docs/attention.md): every descriptor, box, transaction byte count
+// and shared offset comes from a tmakit plan (plan_tile for Q, K, V and O; plan_smem_store for P
+// and O's way into shared memory; gmma_operand for the WGMMA operand layouts and descriptors).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tmakit/core/dtype.hpp"
+
+namespace tmakit::attention_sm90 {
+
+// How P (the softmax probabilities) reaches the P V multiply: through shared memory by the
+// smem-store plan (stmatrix into the K-major operand layout, then WGMMA with both operands in
+// shared memory), or in registers (WGMMA with A from registers).
+enum class PSource { smem, registers };
+
+struct AttentionArgs {
+  DataType dtype = DataType::bfloat16;  // of Q, K, V and O: bfloat16
+  std::int64_t batch = 1, seqlen = 0, heads = 1, head_dim = 0;  // head_dim: 64 or 128
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;  // [batch, heads, seqlen] fp32
+  bool causal = false;
+  float scale = 0.0f;  // the softmax scale; 0: 1 / sqrt(head_dim)
+  PSource p_source = PSource::registers;
+};
+
+// What the launcher chose (reported for tests, benchmarks and the docs).
+struct AttentionConfig {
+  int block_m = 128, block_n = 128;  // query rows per CTA, KV rows per block
+  int stages = 0;                     // K and V stages
+  int ctas = 0;                       // grid: query blocks x heads x batch
+  std::size_t smem_bytes = 0;
+  PSource p_source = PSource::registers;
+};
+
+struct AttentionStatus {
+  bool ok = false;
+  std::vector<std::string> errors;  // every reason, one line each (rule id + fix where a planner refused)
+  cudaError_t cuda = cudaSuccess;
+  AttentionConfig config{};
+};
+
+// An attention problem planned once and launched any number of times (planning and encoding the
+// four descriptors are host work).
+class Attention {
+ public:
+  explicit Attention(const AttentionArgs& args);  // plans and encodes; status() says whether it can launch
+  const AttentionStatus& status() const { return status_; }
+  cudaError_t launch(cudaStream_t stream = nullptr) const;  // asynchronous
+  struct Prepared;
+
+ private:
+  AttentionStatus status_;
+  std::shared_ptr<const Prepared> prepared_;
+};
+
+// Plans, encodes and launches on `stream` in one call. Returns after the launch (asynchronous).
+AttentionStatus attention(const AttentionArgs& args, cudaStream_t stream = nullptr);
+
+}  // namespace tmakit::attention_sm90

@@ -1,0 +1,303 @@
+// The sm_90a attention forward pass built from tmakit (kernels/attention_sm90) against an fp32
+// reference computed on the GPU by a plain kernel (one block per query row: scores, softmax in
+// fp32 with expf, then P V), on the same bf16 inputs: head dims 64 and 128, causal and not, both
+// ways P reaches the P V multiply, sequence lengths that are and are not multiples of the tiles,
+// batches and heads.
+//
+// Bounds. O: the kernel rounds P to bf16 before P V (at most 2^-9 relative per term: at most
+// 2^-9 * A, A = sum_j p_j |v_j| / l, which the reference also computes) and rounds O to bf16 (2^-9
+// |O|); an element passes when |O - ref| <= 2^-8 * A + 2^-8 * |ref| + 2^-20 (twice each term).
+// LSE (fp32 throughout, exp2 of the kernel against expf of the reference): |lse - ref| <= 2^-12 *
+// (1 + |ref|). O is filled with NaN and LSE with -1 before the launch: every element must be written.
+// Random inputs in [-1, 1) (multiples of 2^-7: exact in bf16).
+//
+// AttentionSmall.* are small enough to run under compute-sanitizer (scripts/gpu_suite.sh);
+// AttentionLarge.* are not. AttentionArgs.* check refusals and need no GPU. The kernels need
+// compute capability 9.0; the GPU tests skip otherwise.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.cuh"
+#include "kernels/attention_sm90/attention.hpp"
+
+namespace {
+
+using tmakit::DataType;
+using tmakit::attention_sm90::AttentionArgs;
+using tmakit::attention_sm90::AttentionStatus;
+using tmakit::attention_sm90::PSource;
+using tmakit_test::DeviceBuffer;
+
+// n bf16 values in [-1, 1), multiples of 2^-7.
+__global__ void fill_bf16(std::uint16_t* dst, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(tmakit_test::unit_value(seed, i)));
+  }
+}
+
+__device__ float bf16_at(const std::uint16_t* p, std::size_t i) { return __bfloat162float(__ushort_as_bfloat16(p[i])); }
+
+// The reference: block (i, h, b) computes query row i of head h of batch b. Shared memory: the
+// query row (d floats) and the row's scores (s floats). Writes O (fp32), A = sum p |v| / l (the
+// bound's scale) and LSE.
+__global__ void reference_attention(const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v, float* o,
+                                    float* o_abs, float* lse, int s, int heads, int d, float scale, int causal) {
+  extern __shared__ float sh[];
+  float* qrow = sh;
+  float* score = sh + d;
+  __shared__ float red[32];
+  const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
+  const std::size_t row = static_cast<std::size_t>(heads) * d;
+  const std::size_t base = static_cast<std::size_t>(b) * s * row + static_cast<std::size_t>(h) * d;
+  for (int c = threadIdx.x; c < d; c += blockDim.x) qrow[c] = bf16_at(q, base + i * row + c);
+  __syncthreads();
+  const int cols = causal ? i + 1 : s;
+  float mx = -INFINITY;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    float acc = 0.0f;
+    for (int c = 0; c < d; ++c) acc = fmaf(qrow[c], bf16_at(k, base + j * row + c), acc);
+    score[j] = acc * scale;
+    mx = fmaxf(mx, score[j]);
+  }
+  // block max, then block sum of exp
+  auto reduce = [&](float x, bool is_max) {
+    for (int o2 = 16; o2 > 0; o2 /= 2) {
+      const float y = __shfl_xor_sync(0xffffffffu, x, o2);
+      x = is_max ? fmaxf(x, y) : x + y;
+    }
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = x;
+    __syncthreads();
+    float r = is_max ? -INFINITY : 0.0f;
+    for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w) r = is_max ? fmaxf(r, red[w]) : r + red[w];
+    __syncthreads();
+    return r;
+  };
+  mx = reduce(mx, true);
+  float sum = 0.0f;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    score[j] = expf(score[j] - mx);
+    sum += score[j];
+  }
+  sum = reduce(sum, false);  // (its barriers also publish every score)
+  for (int c = threadIdx.x; c < d; c += blockDim.x) {
+    float acc = 0.0f, acc_abs = 0.0f;
+    for (int j = 0; j < cols; ++j) {
+      const float x = bf16_at(v, base + j * row + c);
+      acc = fmaf(score[j], x, acc);
+      acc_abs = fmaf(score[j], fabsf(x), acc_abs);
+    }
+    o[base + i * row + c] = acc / sum;
+    o_abs[base + i * row + c] = acc_abs / sum;
+  }
+  if (threadIdx.x == 0) lse[(static_cast<std::size_t>(b) * heads + h) * s + i] = mx + logf(sum);
+}
+
+struct Case {
+  std::int64_t batch, seqlen, heads, head_dim;
+  bool causal = false;
+  PSource source = PSource::registers;
+  float scale = 0.0f;
+  int launches = 1;  // > 1: one Attention launched this many times
+};
+
+std::string describe(const Case& c) {
+  return "batch " + std::to_string(c.batch) + " seqlen " + std::to_string(c.seqlen) + " heads " +
+         std::to_string(c.heads) + " head_dim " + std::to_string(c.head_dim) + (c.causal ? " causal" : " non-causal") +
+         (c.source == PSource::smem ? " P through shared memory" : " P in registers") +
+         (c.scale > 0.0f ? " scale " + std::to_string(c.scale) : "");
+}
+
+void run_case(const Case& c) {
+  SCOPED_TRACE(describe(c));
+  const std::size_t n = static_cast<std::size_t>(c.batch * c.seqlen * c.heads * c.head_dim);
+  const std::size_t rows = static_cast<std::size_t>(c.batch * c.heads * c.seqlen);
+  DeviceBuffer q(n * 2), k(n * 2), v(n * 2), o(n * 2), lse(rows * 4);
+  DeviceBuffer ref(n * 4), ref_abs(n * 4), ref_lse(rows * 4);
+  fill_bf16<<<1024, 256>>>(q.as<std::uint16_t>(), n, 1);
+  fill_bf16<<<1024, 256>>>(k.as<std::uint16_t>(), n, 2);
+  fill_bf16<<<1024, 256>>>(v.as<std::uint16_t>(), n, 3);
+  TMAKIT_CUDA_OK(cudaMemset(o.p, 0xff, n * 2));  // NaN: every element must be written
+  std::vector<float> minus_one(rows, -1.0f);
+  TMAKIT_CUDA_OK(cudaMemcpy(lse.p, minus_one.data(), rows * 4, cudaMemcpyHostToDevice));
+  TMAKIT_CUDA_OK(cudaDeviceSynchronize());
+
+  AttentionArgs a;
+  a.batch = c.batch;
+  a.seqlen = c.seqlen;
+  a.heads = c.heads;
+  a.head_dim = c.head_dim;
+  a.q = q.p;
+  a.k = k.p;
+  a.v = v.p;
+  a.o = o.p;
+  a.lse = lse.as<float>();
+  a.causal = c.causal;
+  a.scale = c.scale;
+  a.p_source = c.source;
+  AttentionStatus s;
+  if (c.launches > 1) {
+    const tmakit::attention_sm90::Attention prepared(a);
+    s = prepared.status();
+    for (int i = 0; s.ok && i < c.launches; ++i) ASSERT_EQ(prepared.launch(), cudaSuccess);
+  } else {
+    s = tmakit::attention_sm90::attention(a);
+  }
+  std::string why;
+  for (const auto& e : s.errors) why += e + "\n";
+  ASSERT_TRUE(s.ok) << why;
+  EXPECT_EQ(s.config.p_source, c.source);
+  EXPECT_EQ(s.config.ctas, (c.seqlen + 127) / 128 * c.heads * c.batch);
+  TMAKIT_CUDA_OK(cudaDeviceSynchronize());
+
+  const float scale = c.scale > 0.0f ? c.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
+  const std::size_t sh = sizeof(float) * static_cast<std::size_t>(c.head_dim + c.seqlen);
+  if (sh > 48 * 1024)
+    TMAKIT_CUDA_OK(cudaFuncSetAttribute(reference_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sh)));
+  reference_attention<<<dim3(static_cast<unsigned>(c.seqlen), static_cast<unsigned>(c.heads), static_cast<unsigned>(c.batch)),
+                        128, sh>>>(q.as<std::uint16_t>(), k.as<std::uint16_t>(), v.as<std::uint16_t>(), ref.as<float>(),
+                                   ref_abs.as<float>(), ref_lse.as<float>(), static_cast<int>(c.seqlen),
+                                   static_cast<int>(c.heads), static_cast<int>(c.head_dim), scale, c.causal ? 1 : 0);
+  TMAKIT_CUDA_OK(cudaGetLastError());
+  TMAKIT_CUDA_OK(cudaDeviceSynchronize());
+
+  std::vector<std::uint16_t> got(n);
+  std::vector<float> want(n), want_abs(n), got_lse(rows), want_lse(rows);
+  TMAKIT_CUDA_OK(cudaMemcpy(got.data(), o.p, n * 2, cudaMemcpyDeviceToHost));
+  TMAKIT_CUDA_OK(cudaMemcpy(want.data(), ref.p, n * 4, cudaMemcpyDeviceToHost));
+  TMAKIT_CUDA_OK(cudaMemcpy(want_abs.data(), ref_abs.p, n * 4, cudaMemcpyDeviceToHost));
+  TMAKIT_CUDA_OK(cudaMemcpy(got_lse.data(), lse.p, rows * 4, cudaMemcpyDeviceToHost));
+  TMAKIT_CUDA_OK(cudaMemcpy(want_lse.data(), ref_lse.p, rows * 4, cudaMemcpyDeviceToHost));
+
+  std::size_t bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float g = __bfloat162float(__ushort_as_bfloat16(got[i]));
+    const double tol = std::ldexp(1.0, -8) * (want_abs[i] + std::fabs(want[i])) + std::ldexp(1.0, -20);
+    if (!(std::fabs(g - want[i]) <= tol)) {
+      if (!bad) {
+        const std::size_t d = i % c.head_dim, hh = i / c.head_dim % c.heads, r = i / (c.head_dim * c.heads) % c.seqlen,
+                          b = i / (c.head_dim * c.heads * c.seqlen);
+        first = "first at batch " + std::to_string(b) + " row " + std::to_string(r) + " head " + std::to_string(hh) +
+                " dim " + std::to_string(d) + ": got " + std::to_string(g) + ", reference " + std::to_string(want[i]) +
+                ", bound " + std::to_string(tol);
+      }
+      ++bad;
+    }
+  }
+  EXPECT_EQ(bad, 0u) << bad << " of " << n << " elements of O outside the bound; " << first;
+
+  std::size_t bad_lse = 0;
+  std::string first_lse;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double tol = std::ldexp(1.0, -12) * (1.0 + std::fabs(want_lse[i]));
+    if (!(std::fabs(got_lse[i] - want_lse[i]) <= tol)) {
+      if (!bad_lse)
+        first_lse = "first at (batch, head, row) index " + std::to_string(i) + ": got " + std::to_string(got_lse[i]) +
+                    ", reference " + std::to_string(want_lse[i]);
+      ++bad_lse;
+    }
+  }
+  EXPECT_EQ(bad_lse, 0u) << bad_lse << " of " << rows << " LSE values outside the bound; " << first_lse;
+}
+
+// Every head dim, mask and P path on a few shapes.
+void every_form(std::int64_t batch, std::int64_t seqlen, std::int64_t heads) {
+  for (std::int64_t d : {64, 128})
+    for (bool causal : {false, true})
+      for (PSource source : {PSource::smem, PSource::registers}) run_case({batch, seqlen, heads, d, causal, source});
+}
+
+TEST(AttentionSmall, OneTile) {
+  TMAKIT_REQUIRE_GPU();
+  every_form(1, 128, 2);
+}
+
+TEST(AttentionSmall, TwoTilesBatchesAndHeads) {
+  TMAKIT_REQUIRE_GPU();
+  every_form(2, 256, 3);
+}
+
+// 1000 rows: the last query tile and KV block end 24 rows short (TMA fills K and V with zeros, the
+// kernel masks those columns, the O store is clipped).
+TEST(AttentionSmall, OddSequenceLength) {
+  TMAKIT_REQUIRE_GPU();
+  every_form(1, 1000, 2);
+}
+
+TEST(AttentionSmall, TinyAndRaggedSequences) {
+  TMAKIT_REQUIRE_GPU();
+  for (std::int64_t s : {1, 7, 129, 200})
+    for (bool causal : {false, true}) {
+      run_case({2, s, 3, 64, causal, PSource::smem});
+      run_case({2, s, 3, 128, causal, PSource::registers});
+    }
+}
+
+// A larger scale makes the softmax peaked: the running maximum and the rescaling of O matter.
+TEST(AttentionSmall, PeakedSoftmax) {
+  TMAKIT_REQUIRE_GPU();
+  for (PSource source : {PSource::smem, PSource::registers}) {
+    run_case({1, 300, 2, 64, false, source, 4.0f});
+    run_case({1, 300, 2, 128, true, source, 4.0f});
+  }
+}
+
+TEST(AttentionSmall, RepeatedLaunches) {
+  TMAKIT_REQUIRE_GPU();
+  Case c{2, 384, 2, 128, true, PSource::smem};
+  c.launches = 3;
+  run_case(c);
+}
+
+TEST(AttentionLarge, LongSequenceManyHeads) {
+  TMAKIT_REQUIRE_GPU();
+  every_form(1, 4096, 16);
+}
+
+// Refusals come back with their rule ids, before anything touches the GPU.
+TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
+  AttentionArgs a;
+  a.batch = 1;
+  a.seqlen = 128;
+  a.heads = 2;
+  a.head_dim = 96;
+  a.dtype = DataType::float16;
+  auto errors = [](const AttentionArgs& x) {
+    const tmakit::attention_sm90::Attention planned(x);
+    std::string all;
+    for (const auto& e : planned.status().errors) all += e + "\n";
+    return all;
+  };
+  const std::string e = errors(a);
+  EXPECT_NE(e.find("attention.head_dim"), std::string::npos) << e;
+  EXPECT_NE(e.find("attention.dtype"), std::string::npos) << e;
+  EXPECT_NE(e.find("attention.null"), std::string::npos) << e;
+
+  a.head_dim = 64;
+  a.dtype = DataType::bfloat16;
+  a.seqlen = 0;
+  a.scale = -1.0f;
+  const std::string e2 = errors(a);
+  EXPECT_NE(e2.find("attention.extent"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("attention.scale"), std::string::npos) << e2;
+
+  // A base address TMA cannot copy from: the planner's own rule, named by tensor.
+  a.seqlen = 128;
+  a.scale = 0.0f;
+  a.q = reinterpret_cast<const void*>(std::uintptr_t{0x100002});
+  a.k = reinterpret_cast<const void*>(std::uintptr_t{0x200000});
+  a.v = reinterpret_cast<const void*>(std::uintptr_t{0x300000});
+  a.o = reinterpret_cast<void*>(std::uintptr_t{0x400000});
+  a.lse = reinterpret_cast<float*>(std::uintptr_t{0x500000});
+  const std::string e3 = errors(a);
+  EXPECT_NE(e3.find("Q: error [gmem."), std::string::npos) << e3;
+  EXPECT_EQ(e3.find("K: "), std::string::npos) << e3;
+}
+
+}  // namespace
