@@ -313,7 +313,10 @@ def compile_and_run_once(args, name, cases):
                     msg = re.sub(r"^static assertion failed: ", "", msg)
                     failed[current] = msg
         if not failed:
-            sys.exit(f"{name}: compile failed without a case to blame:\n{p.stderr[-3000:]}")
+            hint = ""
+            if re.search(r"cuda\w*\.h: No such file", p.stderr):
+                hint = "\n(the CUDA toolkit's headers are not on g++'s include path: set CPATH, see README.md)"
+            sys.exit(f"{name}: compile failed without a case to blame:\n{p.stderr[-3000:]}{hint}")
         refused.update(failed)
         todo = [c for c in todo if c[0] not in failed]
         if not todo:
