@@ -19,6 +19,7 @@
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/store_tile.cuh"
 #include "tmakit/device/wgmma.cuh"
+#include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"
 #include "tmakit/device/peer_signal.cuh"

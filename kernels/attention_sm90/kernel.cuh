@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "kernels/attention_sm90/attention.hpp"
+#include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/ptx_raw.cuh"
@@ -125,15 +126,6 @@ struct KernelParams {
   float scale_log2 = 0.0f;  // the softmax scale times log2(e): the kernel's exponentials are exp2
 };
 
-template <DataType T>
-__device__ __forceinline__ std::uint16_t to_bits(float x) {
-  if constexpr (T == DataType::bfloat16) return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  else return __half_as_ushort(__float2half_rn(x));
-}
-
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // The KV blocks the CTA of query block qb visits: every block, or (causal) those with a column at
 // or left of the tile's last row.
@@ -187,7 +179,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   // This thread's two rows (slots v with (v / 2) % 2 == r hold row0 + 8 r) and its first column.
   const std::int32_t row0 = qb * kBlockM + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
   const std::int32_t col0 = 2 * (t % 4);
-  const std::uint32_t q0 = smem_u32(s.q) + (wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>);
+  const std::uint32_t q0 = device::shared_address(s.q) + (wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>);
 
   float o[kO];
 #pragma unroll
@@ -204,7 +196,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     // S = Q K^T: D / 16 k16 steps.
     float sc[kS];
     device::watchdog::wait_parity(s.k_full[st], parity, device::watchdog::bound_ns());
-    const std::uint32_t k0 = smem_u32(s.k[st]);
+    const std::uint32_t k0 = device::shared_address(s.k[st]);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -255,7 +247,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     for (int v = 0; v < kS; ++v) {
       const float pv = exp2f(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
       l[(v / 2) % 2] += pv;
-      bits[v] = to_bits<T>(pv);
+      bits[v] = device::to_bits<T>(pv);
     }
 
     // O += P V: kBlockN / 16 k16 steps.
@@ -265,7 +257,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       device::fence_smem_writes_for_async();                  // the wgmma reads P through the async proxy
       device::ptx_raw::named_barrier_sync(barrier_id, 128);  // every thread's share of P is written
       device::watchdog::wait_parity(s.v_full[st], parity, device::watchdog::bound_ns());
-      const std::uint32_t p0 = smem_u32(pbuf), v0 = smem_u32(s.v[st]);
+      const std::uint32_t p0 = device::shared_address(pbuf), v0 = device::shared_address(s.v[st]);
       device::wgmma::fence();
       device::wgmma::fence_operands(o);
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -279,7 +271,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
         (device::wgmma::a_fragment<Kk>(bits, a[Kk]), ...);
       }(std::make_integer_sequence<int, kBlockN / 16>{});
       device::watchdog::wait_parity(s.v_full[st], parity, device::watchdog::bound_ns());
-      const std::uint32_t v0 = smem_u32(s.v[st]);
+      const std::uint32_t v0 = device::shared_address(s.v[st]);
       device::wgmma::fence();
       device::wgmma::fence_operands(o);
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -308,7 +300,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   }
   std::uint16_t obits[kO];
 #pragma unroll
-  for (int v = 0; v < kO; ++v) obits[v] = to_bits<T>(o[v] * inv[(v / 2) % 2]);
+  for (int v = 0; v < kO; ++v) obits[v] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
   unsigned char* obuf = s.scratch[wg];
   device::ptx_raw::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
   device::store_planned<kOStore<D>, kOSrc<D>, kOTile<D>>(obuf, t, obits);
@@ -334,7 +326,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
 template <DataType T, int D, bool Causal, PSource Path>
 __global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_constant__ KernelParams p) {
   extern __shared__ unsigned char dyn[];
-  const std::uint32_t base = smem_u32(dyn);
+  const std::uint32_t base = device::shared_address(dyn);
   SharedStorage<D>& s = *reinterpret_cast<SharedStorage<D>*>(dyn + ((1024 - base % 1024) % 1024));
   // The longest causal rows first: query blocks in reverse order.
   const std::int32_t qb = p.q_blocks - 1 - static_cast<std::int32_t>(blockIdx.x);

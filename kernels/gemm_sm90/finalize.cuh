@@ -4,12 +4,10 @@
 // Element-wise and memory-bound.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cstdint>
 
 #include "tmakit/core/dtype.hpp"
+#include "tmakit/device/element_bits.cuh"
 
 namespace tmakit::gemm_sm90 {
 
@@ -25,17 +23,6 @@ struct FinalizeParams {
   int read_c = 0;
   int vector_d = 0;  // D's rows start 8-byte aligned: four values are stored as one 8-byte word
 };
-
-template <DataType T>
-__device__ __forceinline__ std::uint16_t finalize_bits(float x) {
-  if constexpr (T == DataType::bfloat16) return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  else return __half_as_ushort(__float2half_rn(x));
-}
-template <DataType T>
-__device__ __forceinline__ float finalize_value(std::uint16_t b) {
-  if constexpr (T == DataType::bfloat16) return __bfloat162float(__ushort_as_bfloat16(b));
-  else return __half2float(__ushort_as_half(b));
-}
 
 // Rows go to blockIdx.y (grid-stride), groups of four columns to the threads along x: no division
 // per element (a first form that divided a flat index by the row length took 16.6 us at
@@ -58,8 +45,8 @@ __global__ void __launch_bounds__(256) split_k_finalize(const FinalizeParams f) 
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         float v = f.alpha * w[j];
-        if (c_row && col + j < f.n) v += f.beta * finalize_value<T>(c_row[col + j]);
-        out[j] = finalize_bits<T>(v);
+        if (c_row && col + j < f.n) v += f.beta * device::from_bits<T>(c_row[col + j]);
+        out[j] = device::to_bits<T>(v);
       }
       if (f.vector_d && col + 4 <= f.n) {
         *reinterpret_cast<uint2*>(d_row + col) =

@@ -33,6 +33,7 @@
 #include <utility>
 
 #include "tmakit/device/cluster.cuh"
+#include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/multicast.cuh"
 #include "tmakit/device/ptx_raw.cuh"
@@ -205,20 +206,6 @@ __device__ __forceinline__ WorkUnit work_unit(std::int32_t u, const KernelParams
   }
 }
 
-template <DataType T>
-__device__ __forceinline__ std::uint16_t to_bits(float x) {
-  if constexpr (T == DataType::bfloat16) return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  else return __half_as_ushort(__float2half_rn(x));
-}
-template <DataType T>
-__device__ __forceinline__ float from_bits(std::uint16_t b) {
-  if constexpr (T == DataType::bfloat16) return __bfloat162float(__ushort_as_bfloat16(b));
-  else return __half2float(__ushort_as_half(b));
-}
-
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // The rounds (stages filled) this CTA's loop runs: one per K block of each work unit it visits.
 template <int ClusterM, bool SplitK>
@@ -287,8 +274,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
     // stage is handed back once the WGMMAs reading it have completed (wait_group<1>).
     for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb, ++k) {
       device::wait_round(s.pipe, k);
-      const std::uint32_t a0 = smem_u32(s.a[k % kStages]) + a_row0;
-      const std::uint32_t b0 = smem_u32(s.b[k % kStages]);
+      const std::uint32_t a0 = device::shared_address(s.a[k % kStages]) + a_row0;
+      const std::uint32_t b0 = device::shared_address(s.b[k % kStages]);
       device::wgmma::fence();
       device::wgmma::fence_operands(acc);
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -327,39 +314,38 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
         }
         buf ^= 1;
       }
-      continue;
-    }
-
-    // Epilogue: four 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the
-    // store plan and written to global memory by one TMA store (the D plan). Unrolled: the
-    // accumulators are registers only while every index into them is a constant.
+    } else {
+      // Epilogue: four 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the
+      // store plan and written to global memory by one TMA store (the D plan). Unrolled: the
+      // accumulators are registers only while every index into them is a constant.
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      unsigned char* chunk = s.d[wg][buf];
-      if (t == 0) device::wait_group_read<1>();  // the store that read this buffer last is done with it
-      device::ptx_raw::named_barrier_sync(barrier_id, 128);
-      const std::int32_t dc[kMaxTileModes] = {2 * pos.m + wg, kChunks * pos.n + c, pos.l};
-      std::uint16_t bits[kChunkN / 2];
-      if (p.read_c) {
-        if (t == 0) device::load_tile(p.c, &p.c_map, chunk, s.c_full[wg], dc);
-        device::wait(s.c_full[wg], c_phase);
-        device::load_elements<kChunkSrc, kChunkDst>(chunk, t, bits);  // C, element for element where D goes
+      for (int c = 0; c < kChunks; ++c) {
+        unsigned char* chunk = s.d[wg][buf];
+        if (t == 0) device::wait_group_read<1>();  // the store that read this buffer last is done with it
+        device::ptx_raw::named_barrier_sync(barrier_id, 128);
+        const std::int32_t dc[kMaxTileModes] = {2 * pos.m + wg, kChunks * pos.n + c, pos.l};
+        std::uint16_t bits[kChunkN / 2];
+        if (p.read_c) {
+          if (t == 0) device::load_tile(p.c, &p.c_map, chunk, s.c_full[wg], dc);
+          device::wait(s.c_full[wg], c_phase);
+          device::load_elements<kChunkSrc, kChunkDst>(chunk, t, bits);  // C, element for element where D goes
 #pragma unroll
-        for (int v = 0; v < kChunkN / 2; ++v)
-          bits[v] = to_bits<T>(p.alpha * acc[c * (kChunkN / 2) + v] + p.beta * from_bits<T>(bits[v]));
-        device::ptx_raw::named_barrier_sync(barrier_id, 128);  // every C value read before D overwrites it
-      } else {
+          for (int v = 0; v < kChunkN / 2; ++v)
+            bits[v] = device::to_bits<T>(p.alpha * acc[c * (kChunkN / 2) + v] + p.beta * device::from_bits<T>(bits[v]));
+          device::ptx_raw::named_barrier_sync(barrier_id, 128);  // every C value read before D overwrites it
+        } else {
 #pragma unroll
-        for (int v = 0; v < kChunkN / 2; ++v) bits[v] = to_bits<T>(p.alpha * acc[c * (kChunkN / 2) + v]);
+          for (int v = 0; v < kChunkN / 2; ++v) bits[v] = device::to_bits<T>(p.alpha * acc[c * (kChunkN / 2) + v]);
+        }
+        device::store_planned<kChunkStore, kChunkSrc, kChunkDst>(chunk, t, bits);
+        device::fence_smem_writes_for_async();
+        device::ptx_raw::named_barrier_sync(barrier_id, 128);
+        if (t == 0) {
+          device::store_tile(p.d, &p.d_map, chunk, dc);
+          device::commit_group();
+        }
+        buf ^= 1;
       }
-      device::store_planned<kChunkStore, kChunkSrc, kChunkDst>(chunk, t, bits);
-      device::fence_smem_writes_for_async();
-      device::ptx_raw::named_barrier_sync(barrier_id, 128);
-      if (t == 0) {
-        device::store_tile(p.d, &p.d_map, chunk, dc);
-        device::commit_group();
-      }
-      buf ^= 1;
     }
   }
   if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
@@ -370,7 +356,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of 1 or 2 CTAs along M");
   static_assert(!SplitK || ClusterM == 1, "split K runs with one CTA per cluster");
   extern __shared__ unsigned char dyn[];
-  const std::uint32_t base = smem_u32(dyn);
+  const std::uint32_t base = device::shared_address(dyn);
   SharedStorage& s = *reinterpret_cast<SharedStorage*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0)
     for (int i = 0; i < kConsumers; ++i) device::init(s.c_full[i], 1);
