@@ -3,25 +3,17 @@
 GEMM per shape, side by side, with the ratio over each pair.
 Usage: python3 tools/plot_gemm_bench.py BENCH_OUTPUT.txt OUT.svg "device, date"   (needs matplotlib)
 BENCH_OUTPUT.txt: bench_gemm's output (the CSV block after the table is read; the first one found)."""
-import csv
-import io
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from bench_csv import read_csv_block  # noqa: E402 (tools/bench_csv.py)
 
 src, dst = sys.argv[1], sys.argv[2]
 title = sys.argv[3] if len(sys.argv) > 3 else ""
-lines = open(src).read().splitlines()
-start = next(i for i, l in enumerate(lines) if l.startswith("shape,m,n,k,"))
-block = []
-for l in lines[start:]:
-    if not l.strip() or l.startswith("#"):
-        break
-    block.append(l)
-rows = list(csv.DictReader(io.StringIO("\n".join(block))))
+rows = read_csv_block(src, "shape,m,n,k,")
 names = [r["shape"] for r in rows]
 lt = [float(r["cublas_tflops"]) for r in rows]
 tm = [float(r["tmakit_tflops"]) for r in rows]

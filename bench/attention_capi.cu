@@ -1,0 +1,111 @@
+// A C ABI over kernels/attention_sm90's Attention, for bench/bench_attention.py: Python (ctypes +
+// PyTorch) measures tmakit's attention forward and PyTorch's scaled_dot_product_attention in one
+// process, on the same tensors, with the same CUDA events.
+//
+//   h = tmakit_attention_create(q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source,
+//                               scale, err, err_len)     // plans and encodes once; NULL + err if refused
+//   tmakit_attention_launch(h, stream, count)             // count launches on stream; a cudaError_t
+//   tmakit_attention_destroy(h)
+//
+// The CUDA runtime is linked statically and kept private (-Wl,--exclude-libs,ALL: bench/CMakeLists.txt),
+// so this library neither needs a libcudart on the machine nor binds to the one PyTorch loads. Both
+// runtimes work in the device's primary context (the runtime uses the context current to the thread,
+// which PyTorch has made the primary one), so PyTorch's device pointers are valid here, and a stream
+// handle from torch.cuda.Stream().cuda_stream is a driver CUstream, which the runtime accepts as
+// its own: "The types CUstream and cudaStream_t are identical and may be used interchangeably"
+// (cuda_runtime_api.h, Interactions with the CUDA Driver API).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "kernels/attention_sm90/attention.hpp"
+
+#define TMAKIT_CAPI extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using tmakit::attention_sm90::Attention;
+using tmakit::attention_sm90::AttentionArgs;
+using tmakit::attention_sm90::PSource;
+
+void put_error(char* err, int err_len, const std::string& text) {
+  if (err && err_len > 0) std::snprintf(err, static_cast<std::size_t>(err_len), "%s", text.c_str());
+}
+
+}  // namespace
+
+// A planned attention problem, or nullptr with every reason in err (one line each).
+// p_source: 0 = P through shared memory (PSource::smem), 1 = P in registers (PSource::registers).
+// scale: the softmax scale, 0 for 1 / sqrt(head_dim).
+TMAKIT_CAPI void* tmakit_attention_create(const void* q, const void* k, const void* v, void* o, float* lse,
+                                          std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
+                                          std::int64_t head_dim, int causal, int p_source, float scale, char* err,
+                                          int err_len) {
+  put_error(err, err_len, "");
+  if (p_source != 0 && p_source != 1) {
+    put_error(err, err_len, "p_source: 0 (shared memory) or 1 (registers), got " + std::to_string(p_source));
+    return nullptr;
+  }
+  AttentionArgs a;
+  a.batch = batch;
+  a.seqlen = seqlen;
+  a.heads = heads;
+  a.head_dim = head_dim;
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.o = o;
+  a.lse = lse;
+  a.causal = causal != 0;
+  a.scale = scale;
+  a.p_source = p_source == 0 ? PSource::smem : PSource::registers;
+  try {
+    auto* h = new Attention(a);
+    if (h->status().ok) return h;
+    std::string text;
+    for (const std::string& line : h->status().errors) text += line + "\n";
+    put_error(err, err_len, text);
+    delete h;
+  } catch (const std::exception& e) {
+    put_error(err, err_len, std::string("tmakit_attention_create: ") + e.what());
+  }
+  return nullptr;
+}
+
+// count launches on stream (a cudaStream_t / CUstream; 0 is the legacy default stream), asynchronous.
+// Returns the first launch's error (cudaSuccess = 0).
+TMAKIT_CAPI int tmakit_attention_launch(const void* handle, void* stream, int count) {
+  if (!handle || count < 0) return static_cast<int>(cudaErrorInvalidValue);
+  const auto* h = static_cast<const Attention*>(handle);
+  for (int i = 0; i < count; ++i) {
+    const cudaError_t e = h->launch(static_cast<cudaStream_t>(stream));
+    if (e != cudaSuccess) return static_cast<int>(e);
+  }
+  return static_cast<int>(cudaSuccess);
+}
+
+// What the launcher chose: out[0..5] = block_m, block_n, stages, ctas, smem_bytes, p_source (0/1).
+TMAKIT_CAPI int tmakit_attention_config(const void* handle, std::int64_t* out) {
+  if (!handle || !out) return static_cast<int>(cudaErrorInvalidValue);
+  const auto& c = static_cast<const Attention*>(handle)->status().config;
+  out[0] = c.block_m;
+  out[1] = c.block_n;
+  out[2] = c.stages;
+  out[3] = c.ctas;
+  out[4] = static_cast<std::int64_t>(c.smem_bytes);
+  out[5] = c.p_source == PSource::smem ? 0 : 1;
+  return 0;
+}
+
+TMAKIT_CAPI void tmakit_attention_destroy(void* handle) { delete static_cast<Attention*>(handle); }
+
+TMAKIT_CAPI const char* tmakit_attention_error_string(int error) {
+  return cudaGetErrorString(static_cast<cudaError_t>(error));
+}
+
+// This library's CUDA runtime version (CUDART_VERSION it was built with, e.g. 13000).
+TMAKIT_CAPI int tmakit_attention_runtime_version() { return CUDART_VERSION; }

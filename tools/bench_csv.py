@@ -1,0 +1,16 @@
+"""The CSV block a benchmark prints after its table, read back for the plotting scripts."""
+import csv
+import io
+
+
+def read_csv_block(path, header_prefix):
+    """The rows (dicts) of the first CSV block in the file at path: from the line starting with
+    header_prefix up to the first blank line or '#' line. A plain CSV file is read the same way."""
+    lines = open(path).read().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_prefix))
+    block = []
+    for line in lines[start:]:
+        if not line.strip() or line.startswith("#"):
+            break
+        block.append(line)
+    return list(csv.DictReader(io.StringIO("\n".join(block))))
