@@ -66,14 +66,16 @@ inline constexpr StoreDestination kATile = operand_tile(MnMajor, kTileM);
 template <bool MnMajor>
 inline constexpr StoreDestination kBTile = operand_tile(MnMajor, kTileN);
 
-// The D (and C) chunk: 64 rows x 64 columns, row-major with 128-byte rows, 128B swizzle.
-constexpr SwizzledLayout chunk_layout() {
+// An epilogue chunk: 64 rows x `cols` columns, row-major, 128B swizzle (rows of 128 bytes: 64 bf16
+// or f16 values, 32 fp32 ones).
+constexpr SwizzledLayout chunk_layout(int cols) {
   SwizzledLayout s;
   s.swizzle = swizzle_for(Swizzle::b128);
-  s.layout = make_layout(IntTuple::make(64, kChunkN), IntTuple::make(kChunkN, 1));
+  s.layout = make_layout(IntTuple::make(64, cols), IntTuple::make(cols, 1));
   return s;
 }
-inline constexpr SwizzledLayout kChunkLayout = chunk_layout();
+// The D (and C) chunk: 64 x 64.
+inline constexpr SwizzledLayout kChunkLayout = chunk_layout(kChunkN);
 inline constexpr StoreDestination kChunkDst = smem_destination(kChunkLayout, kElemBytes, 64, kChunkN);
 inline constexpr StoreSource kChunkSrc = wgmma_accumulator(kChunkN);  // columns [64c, 64c + 64) of m64n256
 inline constexpr SmemStorePlan kChunkStore = plan_smem_store(kChunkSrc, kChunkDst);
@@ -86,13 +88,7 @@ static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLin
 // buffers); a second kernel (finalize.cuh) writes D = alpha * W + beta * C.
 inline constexpr int kChunkNF32 = 32;
 inline constexpr int kChunksF32 = kTileN / kChunkNF32;
-constexpr SwizzledLayout chunk_layout_f32() {
-  SwizzledLayout s;
-  s.swizzle = swizzle_for(Swizzle::b128);
-  s.layout = make_layout(IntTuple::make(64, kChunkNF32), IntTuple::make(kChunkNF32, 1));
-  return s;
-}
-inline constexpr SwizzledLayout kChunkLayoutF32 = chunk_layout_f32();
+inline constexpr SwizzledLayout kChunkLayoutF32 = chunk_layout(kChunkNF32);
 inline constexpr StoreDestination kChunkDstF32 = smem_destination(kChunkLayoutF32, 4, 64, kChunkNF32);
 inline constexpr StoreSource kChunkSrcF32 = wgmma_accumulator(kChunkNF32);  // columns [32c, 32c + 32)
 inline constexpr SmemStorePlan kChunkStoreF32 = plan_smem_store(kChunkSrcF32, kChunkDstF32);
