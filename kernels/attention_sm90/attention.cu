@@ -19,16 +19,16 @@ namespace {
 // A [batch, seqlen, heads, head_dim] row-major tensor as the planner sees it. Q, K and O tiles are
 // (seqlen rows, head_dim columns): modes (seqlen, head_dim, heads, batch). V's tile is read as the
 // MN-major B operand, (head_dim rows, seqlen columns): modes (head_dim, seqlen, heads, batch).
-GlobalTensor bshd_tensor(const AttentionArgs& a, const void* data, bool head_dim_first) {
+GlobalTensor bshd_tensor(const AttentionArgs& a, const void* data, std::int64_t heads, bool head_dim_first) {
   GlobalTensor g;
   g.dtype = a.dtype;
   g.address = reinterpret_cast<std::uint64_t>(data);
   g.base_alignment = known_alignment(g.address);
-  const std::int64_t row = a.heads * a.head_dim, batch = a.seqlen * row;
+  const std::int64_t row = heads * a.head_dim, batch = a.seqlen * row;
   if (head_dim_first)
-    g.layout = make_layout(IntTuple::make(a.head_dim, a.seqlen, a.heads, a.batch), IntTuple::make(1, row, a.head_dim, batch));
+    g.layout = make_layout(IntTuple::make(a.head_dim, a.seqlen, heads, a.batch), IntTuple::make(1, row, a.head_dim, batch));
   else
-    g.layout = make_layout(IntTuple::make(a.seqlen, a.head_dim, a.heads, a.batch), IntTuple::make(row, 1, a.head_dim, batch));
+    g.layout = make_layout(IntTuple::make(a.seqlen, a.head_dim, heads, a.batch), IntTuple::make(row, 1, a.head_dim, batch));
   return g;
 }
 
@@ -44,15 +44,27 @@ TileExtents tile(std::int64_t e0, std::int64_t e1) {
 
 using KernelFn = void (*)(KernelParams);
 
-template <int D, bool Causal>
+template <DataType T, int D, bool Causal>
 KernelFn kernel_for_source(PSource s) {
-  if (s == PSource::smem) return &attention_kernel<DataType::bfloat16, D, Causal, PSource::smem>;
-  return &attention_kernel<DataType::bfloat16, D, Causal, PSource::registers>;
+  if (s == PSource::smem) return &attention_kernel<T, D, Causal, PSource::smem>;
+  return &attention_kernel<T, D, Causal, PSource::registers>;
 }
 
 template <int D>
-KernelFn kernel_for_mask(bool causal, PSource s) {
-  return causal ? kernel_for_source<D, true>(s) : kernel_for_source<D, false>(s);
+KernelFn kernel_for(DataType t, bool causal, PSource s) {
+  if (t == DataType::float16) return causal ? kernel_for_source<DataType::float16, D, true>(s) : kernel_for_source<DataType::float16, D, false>(s);
+  return causal ? kernel_for_source<DataType::bfloat16, D, true>(s) : kernel_for_source<DataType::bfloat16, D, false>(s);
+}
+
+// Calls f(std::integral_constant<int, D>{}) for the built head dim d (the caller has checked it).
+template <typename F>
+auto with_head_dim(std::int64_t d, F&& f) {
+  switch (d) {
+    case 64: return f(std::integral_constant<int, 64>{});
+    case 96: return f(std::integral_constant<int, 96>{});
+    case 128: return f(std::integral_constant<int, 128>{});
+    default: return f(std::integral_constant<int, 256>{});
+  }
 }
 
 // The planned tiles of head dim D and the kernel's shared-memory size.
@@ -61,18 +73,19 @@ bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string
   const std::vector<std::string> rows_first = {"seqlen", "head_dim", "heads", "batch"};
   const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
   kernels::PlannedTile q, k, v, o;
-  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, false), kQTile<D>.tile, tile(kBlockM, D), rows_first, q, errors);
-  ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, false), kKTile<D>.tile, tile(kBlockN, D), rows_first, k, errors);
-  ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, true), kVTile<D>.tile, tile(D, kBlockN), dim_first, v, errors);
+  const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
+  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D>.tile, tile(kBlockM, D), rows_first, q, errors);
+  ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D>.tile, tile(kBlockN<D>, D), rows_first, k, errors);
+  ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D>.tile, tile(D, kBlockN<D>), dim_first, v, errors);
   PlanOptions store;  // O leaves shared memory through store_tile: a store plan
   store.direction = PlanDirection::store;
-  ok &= kernels::plan_and_encode("O", bshd_tensor(a, a.o, false), kOTile<D>.tile, tile(kRowsPerConsumer, D), rows_first,
+  ok &= kernels::plan_and_encode("O", bshd_tensor(a, a.o, a.heads, false), kOTile<D>.tile, tile(kRowsPerConsumer, D), rows_first,
                                  o, errors, store);
   if (!ok) return false;
   // One source of truth: the kernel's stage buffers are sized for these tiles; a plan that needs
   // more would be a defect here, not a user error.
   if (q.plan.expect_tx_bytes != kQBytes<D> || k.plan.expect_tx_bytes != kKVBytes<D> ||
-      v.plan.expect_tx_bytes != kKVBytes<D> || o.plan.smem_bytes > kScratchBytes<D>) {
+      v.plan.expect_tx_bytes != kKVBytes<D> || o.plan.smem_bytes > kOBufferBytes<D>) {
     errors.push_back("attention.internal: a tile plan does not match the kernel's shared buffers");
     return false;
   }
@@ -99,10 +112,14 @@ struct Attention::Prepared {
 Attention::Attention(const AttentionArgs& a) {
   AttentionStatus& st = status_;
   std::vector<std::string>& errors = st.errors;
-  if (a.dtype != DataType::bfloat16)
-    errors.push_back("attention.dtype: the element type must be bf16 (f16 is not built yet)");
-  if (a.head_dim != 64 && a.head_dim != 128)
-    errors.push_back("attention.head_dim: head dims 64 and 128 are built, got " + std::to_string(a.head_dim));
+  if (a.dtype != DataType::bfloat16 && a.dtype != DataType::float16)
+    errors.push_back("attention.dtype: the element type must be bf16 or f16");
+  if (a.head_dim != 64 && a.head_dim != 96 && a.head_dim != 128 && a.head_dim != 256)
+    errors.push_back("attention.head_dim: head dims 64, 96, 128 and 256 are built, got " + std::to_string(a.head_dim));
+  if (a.heads_kv < 0 || (a.heads_kv > 0 && a.heads % a.heads_kv != 0))
+    errors.push_back("attention.heads_kv: the K / V heads must divide the query heads (grouped-query attention), got " +
+                     std::to_string(a.heads_kv) + " K / V heads for " + std::to_string(a.heads) +
+                     " query heads; 0 means as many as the query heads");
   if (a.batch < 1 || a.seqlen < 1 || a.heads < 1)
     errors.push_back("attention.extent: batch, seqlen and heads must be at least 1 (got batch=" + std::to_string(a.batch) +
                      " seqlen=" + std::to_string(a.seqlen) + " heads=" + std::to_string(a.heads) + ")");
@@ -119,8 +136,9 @@ Attention::Attention(const AttentionArgs& a) {
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
-  const bool ok = a.head_dim == 64 ? plan_tiles<64>(a, p, errors) : plan_tiles<128>(a, p, errors);
+  const bool ok = with_head_dim(a.head_dim, [&](auto d) { return plan_tiles<decltype(d)::value>(a, p, errors); });
   if (!ok) return;
+  p.group = static_cast<std::int32_t>(a.heads_kv > 0 ? a.heads / a.heads_kv : 1);
   p.lse = a.lse;
   p.seqlen = static_cast<std::int32_t>(a.seqlen);
   p.heads = static_cast<std::int32_t>(a.heads);
@@ -129,8 +147,15 @@ Attention::Attention(const AttentionArgs& a) {
   const double scale = a.scale > 0.0f ? a.scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 
-  prep->kernel = a.head_dim == 64 ? kernel_for_mask<64>(a.causal, a.p_source) : kernel_for_mask<128>(a.causal, a.p_source);
-  prep->smem = (a.head_dim == 64 ? sizeof(SharedStorage<64>) : sizeof(SharedStorage<128>)) + 1024;  // + the alignment the kernel rounds its base up to
+  with_head_dim(a.head_dim, [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source);
+    prep->smem = sizeof(SharedStorage<D>) + 1024;  // + the alignment the kernel rounds its base up to
+    st.config.block_n = kBlockN<D>;
+    st.config.stages = kKStages<D>;
+    st.config.v_stages = kVStages<D>;
+    return 0;
+  });
   prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));
   if ((st.cuda = cudaFuncSetAttribute(prep->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(prep->smem))) != cudaSuccess) {
@@ -138,7 +163,6 @@ Attention::Attention(const AttentionArgs& a) {
                      " bytes): " + cudaGetErrorString(st.cuda));
     return;
   }
-  st.config.stages = a.head_dim == 64 ? kStages<64> : kStages<128>;
   st.config.ctas = static_cast<int>(q_blocks * a.heads * a.batch);
   st.config.smem_bytes = prep->smem;
   st.config.p_source = a.p_source;

@@ -1,9 +1,10 @@
-// A Hopper (sm_90a) attention forward pass built only from tmakit (first increment):
+// A Hopper (sm_90a) attention forward pass built only from tmakit:
 //
 //   O = softmax(Q K^T * scale) V,   LSE = log(sum_j exp(Q K^T * scale)[i, j])   per row i,
 //
-// for batch x heads x seqlen, head dims 64 and 128, bf16 inputs and output, fp32 softmax and
-// accumulation, causal (row i sees columns j <= i) or not. Q, K, V and O are [batch, seqlen, heads,
+// for batch x heads x seqlen, head dims 64, 96, 128 and 256, bf16 or f16 inputs and output, fp32
+// softmax and accumulation, causal (row i sees columns j <= i) or not, grouped-query attention (fewer
+// K / V heads than query heads). Q, K, V and O are [batch, seqlen, heads,
 // head_dim] row-major (PyTorch's (B, S, H, D) contiguous tensors); LSE is fp32 [batch, heads, seqlen].
 // seqlen need not be a multiple of the tile: TMA fills the loads past the end with zeros, the kernel
 // masks those columns, and the O store is clipped.
@@ -35,10 +36,12 @@ namespace tmakit::attention_sm90 {
 enum class PSource { smem, registers };
 
 struct AttentionArgs {
-  DataType dtype = DataType::bfloat16;  // of Q, K, V and O: bfloat16
-  std::int64_t batch = 1, seqlen = 0, heads = 1, head_dim = 0;  // head_dim: 64 or 128
+  DataType dtype = DataType::bfloat16;  // of Q, K, V and O: bfloat16 or float16
+  std::int64_t batch = 1, seqlen = 0, heads = 1, head_dim = 0;  // head_dim: 64, 96, 128 or 256
+  // K / V heads (grouped-query attention: query head h reads K / V head h / (heads / heads_kv)); 0: heads.
+  std::int64_t heads_kv = 0;
   const void* q = nullptr;
-  const void* k = nullptr;
+  const void* k = nullptr;  // [batch, seqlen, heads_kv, head_dim], as V
   const void* v = nullptr;
   void* o = nullptr;
   float* lse = nullptr;  // [batch, heads, seqlen] fp32
@@ -49,8 +52,9 @@ struct AttentionArgs {
 
 // What the launcher chose (reported for tests, benchmarks and the docs).
 struct AttentionConfig {
-  int block_m = 128, block_n = 128;  // query rows per CTA, KV rows per block
-  int stages = 0;                     // K and V stages
+  int block_m = 128, block_n = 128;  // query rows per CTA, KV rows per block (64 for head dim 256)
+  int stages = 0;                     // K stages (the depth of the K ring)
+  int v_stages = 0;                   // V stages
   int ctas = 0;                       // grid: query blocks x heads x batch
   std::size_t smem_bytes = 0;
   PSource p_source = PSource::registers;

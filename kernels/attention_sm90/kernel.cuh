@@ -48,44 +48,87 @@
 namespace tmakit::attention_sm90 {
 
 // ---- the tiles and their shared-memory layouts (compile time; attention.cu plans against the same objects)
+//
+//   head dim D        64     96     128    256
+//   KV rows per block 128    128    128    64      (kBlockN: S is 64 x kBlockN per consumer)
+//   K stages          5      3      2      2       (as many as fit beside Q and the scratch buffers in
+//   V stages          5      4      3      2        227 KiB; V first: V_j's stage is freed last, by
+//                                                   P_j V_j, so its load has the least time to land)
+//   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
+//                                                   whole atoms of 128)
+//   O leaves through  the consumer's scratch buffer (D <= 128) or a K stage (D = 256: a 64 x 256 tile
+//                     does not fit beside the stages; the stages are free once both consumers are done)
 inline constexpr int kBlockM = 128;  // query rows per CTA
-inline constexpr int kBlockN = 128;  // KV rows per block
 inline constexpr int kConsumers = 2;  // warpgroups, 64 query rows each
 inline constexpr int kRowsPerConsumer = kBlockM / kConsumers;
 inline constexpr int kThreads = 128 * (1 + kConsumers);
 inline constexpr int kElemBytes = 2;
 template <int D>
-inline constexpr int kStages = D <= 64 ? 3 : 2;  // K and V stages (the ring's depth)
+inline constexpr bool kHeadDimBuilt = D == 64 || D == 96 || D == 128 || D == 256;
+template <int D>
+inline constexpr int kBlockN = D > 128 ? 64 : 128;  // KV rows per block
+template <int D>
+inline constexpr int kKStages = D == 64 ? 5 : D == 96 ? 3 : 2;                 // depth of the K ring
+template <int D>
+inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? 4 : D == 128 ? 3 : 2;  // of the V ring
+template <int D>
+inline constexpr Swizzle kSwizzle = D % 64 == 0 ? Swizzle::b128 : Swizzle::b64;
 
-constexpr StoreDestination k_major_tile(int rows, int cols) {
-  return gmma_operand(OperandMajor::k, Swizzle::b128, kElemBytes, rows, cols).value;
+constexpr StoreDestination k_major_tile(int rows, int cols, Swizzle sw = Swizzle::b128) {
+  return gmma_operand(OperandMajor::k, sw, kElemBytes, rows, cols).value;
 }
 // Q: 128 x D (query rows x head dim), the A operand of S = Q K^T, K-major.
 template <int D>
-inline constexpr StoreDestination kQTile = k_major_tile(kBlockM, D);
-// K: 128 x D (KV rows x head dim), the B operand of S (N = KV rows, K = head dim), K-major.
+inline constexpr StoreDestination kQTile = k_major_tile(kBlockM, D, kSwizzle<D>);
+// K: kBlockN x D (KV rows x head dim), the B operand of S (N = KV rows, K = head dim), K-major.
 template <int D>
-inline constexpr StoreDestination kKTile = k_major_tile(kBlockN, D);
+inline constexpr StoreDestination kKTile = k_major_tile(kBlockN<D>, D, kSwizzle<D>);
 // V: the B operand of O = P V (N = head dim, K = KV rows); V's head dim is contiguous, so it is
-// MN-major: gmma_operand(mn, ...) of D x 128 (rows = head dim, cols = KV rows).
+// MN-major: gmma_operand(mn, ...) of D x kBlockN (rows = head dim, cols = KV rows).
 template <int D>
-inline constexpr StoreDestination kVTile = gmma_operand(OperandMajor::mn, Swizzle::b128, kElemBytes, D, kBlockN).value;
-// P: a consumer's 64 x 128 probabilities, the A operand of O = P V, K-major.
-inline constexpr StoreDestination kPTile = k_major_tile(kRowsPerConsumer, kBlockN);
+inline constexpr StoreDestination kVTile =
+    gmma_operand(OperandMajor::mn, kSwizzle<D>, kElemBytes, D, kBlockN<D>).value;
+// P: a consumer's 64 x kBlockN probabilities, the A operand of O = P V, K-major.
+template <int D>
+inline constexpr StoreDestination kPTile = k_major_tile(kRowsPerConsumer, kBlockN<D>);
 // O: a consumer's 64 x D output rows, written by the store plan and read by the O plan's TMA store.
 template <int D>
-inline constexpr StoreDestination kOTile = k_major_tile(kRowsPerConsumer, D);
+inline constexpr StoreDestination kOTile = k_major_tile(kRowsPerConsumer, D, kSwizzle<D>);
 
 // The register -> shared stores: S's accumulator as P, O's accumulator as O.
-inline constexpr StoreSource kSSrc = wgmma_accumulator(kBlockN);
-inline constexpr SmemStorePlan kPStore = plan_smem_store(kSSrc, kPTile);
-static_assert(kPStore.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
-static_assert(device::smem_store_impl::XorAddressMap<kSSrc, kPTile>::kLinear,
-              "P's addresses are XOR-linear: no layout is evaluated on the GPU");
 template <int D>
-inline constexpr StoreSource kOSrc = wgmma_accumulator(D);
+inline constexpr StoreSource kSSrc = wgmma_accumulator(kBlockN<D>);
 template <int D>
-inline constexpr SmemStorePlan kOStore = plan_smem_store(kOSrc<D>, kOTile<D>);
+inline constexpr SmemStorePlan kPStore = plan_smem_store(kSSrc<D>, kPTile<D>);
+// O is stored in pieces of at most 128 columns: a piece of the m64nD accumulator (its slots
+// 64 i .. 64 i + 63 for columns [128 i, 128 i + 128)) is an m64n128 accumulator of its own, and the piece
+// of the O tile is a 64 x 128 K-major tile at the tile's offset of column 128 i. A piece small enough is
+// checked XOR-linear at compile time (no layout evaluated on the GPU); all of 64 x 256 is past that check.
+template <int D>
+inline constexpr int kOPieceCols = D > 128 ? 128 : D;
+template <int D>
+inline constexpr int kOPieces = D / kOPieceCols<D>;
+template <int D>
+inline constexpr StoreSource kOSrc = wgmma_accumulator(kOPieceCols<D>);
+template <int D>
+inline constexpr StoreDestination kOPieceTile = k_major_tile(kRowsPerConsumer, kOPieceCols<D>, kSwizzle<D>);
+template <int D>
+inline constexpr SmemStorePlan kOStore = plan_smem_store(kOSrc<D>, kOPieceTile<D>);
+template <int D, int Piece>
+inline constexpr std::uint32_t kOPieceOffset = static_cast<std::uint32_t>(kOTile<D>.buffer_offset(0, kOPieceCols<D> * Piece));
+// The pieces tile the O tile: the piece's layout shifted by the piece's offset is the tile's (checked
+// at the corners of every 8 x 8 block).
+template <int D>
+constexpr bool o_pieces_tile_o() {
+  for (int piece = 0; piece < kOPieces<D>; ++piece)
+    for (int r = 0; r < kRowsPerConsumer; r += 7)
+      for (int c = 0; c < kOPieceCols<D>; c += 7)
+        if (kOTile<D>.buffer_offset(r, kOPieceCols<D> * piece + c) !=
+            kOTile<D>.buffer_offset(0, kOPieceCols<D> * piece) + kOPieceTile<D>.buffer_offset(r, c))
+          return false;
+  return true;
+}
+static_assert(o_pieces_tile_o<256>(), "the O tile of head dim 256 is two 64 x 128 pieces side by side");
 
 // Where the WGMMA operands start inside their buffers, before the swizzle (scalar constants): the
 // first row of consumer Wg's 64-row share of Q, and the first column of k16 step Kk.
@@ -95,27 +138,43 @@ template <int D, int Kk>
 inline constexpr std::uint32_t kKStart = wgmma_start_offset(kKTile<D>, 0, 16 * Kk);
 template <int D, int Kk>
 inline constexpr std::uint32_t kVStart = wgmma_start_offset(kVTile<D>, 0, 16 * Kk);
-template <int Kk>
-inline constexpr std::uint32_t kPStart = wgmma_start_offset(kPTile, 0, 16 * Kk);
+template <int D, int Kk>
+inline constexpr std::uint32_t kPStart = wgmma_start_offset(kPTile<D>, 0, 16 * Kk);
 
 template <int D>
 inline constexpr std::uint32_t kQBytes = kBlockM * D * kElemBytes;
 template <int D>
-inline constexpr std::uint32_t kKVBytes = kBlockN * D * kElemBytes;
-// A consumer's scratch buffer: P (PSource::smem) during the KV loop, O in the epilogue.
+inline constexpr std::uint32_t kKVBytes = kBlockN<D> * D * kElemBytes;
 template <int D>
-inline constexpr std::uint32_t kScratchBytes = kRowsPerConsumer * (D > kBlockN ? D : kBlockN) * kElemBytes;
+inline constexpr std::uint32_t kOBytes = kRowsPerConsumer * D * kElemBytes;
+// O is staged in the K stages (one per consumer) where it does not fit the scratch buffer.
+template <int D>
+inline constexpr bool kOInKStages = D > kBlockN<D>;
+// A consumer's scratch buffer: P (PSource::smem) during the KV loop, and O in the epilogue unless
+// kOInKStages.
+template <int D>
+inline constexpr std::uint32_t kScratchBytes = kRowsPerConsumer * kBlockN<D> * kElemBytes;
+template <int D>
+inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D> : kScratchBytes<D>;
+static_assert(kKStages<256> >= kConsumers && kKVBytes<256> >= kOBytes<256>, "O of head dim 256 fits a K stage per consumer");
 
 template <int D>
 struct alignas(1024) SharedStorage {
   unsigned char q[kQBytes<D>];
-  unsigned char k[kStages<D>][kKVBytes<D>];
-  unsigned char v[kStages<D>][kKVBytes<D>];
+  unsigned char k[kKStages<D>][kKVBytes<D>];
+  unsigned char v[kVStages<D>][kKVBytes<D>];
   unsigned char scratch[kConsumers][kScratchBytes<D>];
   device::Barrier q_full;
-  device::Barrier k_full[kStages<D>], v_full[kStages<D>];
-  device::Barrier empty[kStages<D>];  // one arrival per consumer warp: the stage's K and V are read
+  device::Barrier k_full[kKStages<D>], v_full[kVStages<D>];
+  // One arrival per consumer warp: the stage's K has been read (S computed), its V has been read (P V).
+  device::Barrier k_empty[kKStages<D>], v_empty[kVStages<D>];
 };
+
+// Each fits the 227 KiB a CTA may have, with the 1 KiB the kernel may skip to align its base.
+inline constexpr std::size_t kMaxDynamicSmem = 227 * 1024;
+static_assert(sizeof(SharedStorage<64>) + 1024 <= kMaxDynamicSmem && sizeof(SharedStorage<96>) + 1024 <= kMaxDynamicSmem &&
+                  sizeof(SharedStorage<128>) + 1024 <= kMaxDynamicSmem && sizeof(SharedStorage<256>) + 1024 <= kMaxDynamicSmem,
+              "the stages, Q and the scratch buffers fit in shared memory");
 
 // Everything the kernel reads from the host, as one __grid_constant__ parameter.
 struct KernelParams {
@@ -123,25 +182,29 @@ struct KernelParams {
   CUtensorMap q_map, k_map, v_map, o_map;
   float* lse = nullptr;  // [batch, heads, seqlen]
   std::int32_t seqlen = 0, heads = 0, batch = 0, q_blocks = 0;
+  std::int32_t group = 1;  // query heads per K / V head (grouped-query attention): K and V head = h / group
   float scale_log2 = 0.0f;  // the softmax scale times log2(e): the kernel's exponentials are exp2
 };
 
 
 // The KV blocks the CTA of query block qb visits: every block, or (causal) those with a column at
 // or left of the tile's last row.
-template <bool Causal>
+template <int D, bool Causal>
 __device__ __forceinline__ std::int32_t kv_blocks(const KernelParams& p, std::int32_t qb) {
   const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM) : p.seqlen;
-  return (cols + kBlockN - 1) / kBlockN;
+  return (cols + kBlockN<D> - 1) / kBlockN<D>;
 }
 
-// Round j of the ring uses stage j % Stages; its barriers complete phase j / Stages.
-template <int D>
+// Round j of a ring of Stages uses stage j % Stages; its barriers complete phase j / Stages.
+template <int Stages>
 __device__ __forceinline__ std::uint32_t ring_parity(std::int32_t j) {
-  return static_cast<std::uint32_t>(j / kStages<D>) & 1u;
+  return static_cast<std::uint32_t>(j / Stages) & 1u;
 }
 
-// ---- producer: one thread. Q once, then K and V of every KV block, a stage each.
+// ---- producer: one thread. Q once, then K and V of every KV block, a stage each, in the order the
+// consumers need them: K_0, then K_j ahead of V_{j-1} (a consumer multiplies Q K_j^T while P_{j-1} V_{j-1}
+// runs), then V of the last block. K and V stages are freed separately (k_empty once S is computed,
+// v_empty once P V is).
 template <int D, bool Causal>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>& s, std::int32_t qb, std::int32_t h,
                                         std::int32_t b) {
@@ -150,29 +213,70 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>&
   device::prefetch_tensor_map(&p.v_map);
   const std::int32_t qc[kMaxTileModes] = {qb, 0, h, b};
   device::load_tile(p.q, &p.q_map, s.q, s.q_full, qc);
-  const std::int32_t blocks = kv_blocks<Causal>(p, qb);
-  for (std::int32_t j = 0; j < blocks; ++j) {
-    const int st = j % kStages<D>;
-    if (j >= kStages<D>) device::watchdog::wait_parity(s.empty[st], ring_parity<D>(j - kStages<D>), device::watchdog::bound_ns());
-    const std::int32_t kc[kMaxTileModes] = {j, 0, h, b};  // K: (KV rows, head dim, head, batch)
-    const std::int32_t vc[kMaxTileModes] = {0, j, h, b};  // V: (head dim, KV rows, head, batch)
+  auto load_k = [&](std::int32_t j) {
+    constexpr int kRing = kKStages<D>;
+    const int st = j % kRing;
+    if (j >= kRing) device::watchdog::wait_parity(s.k_empty[st], ring_parity<kRing>(j - kRing), device::watchdog::bound_ns());
+    const std::int32_t kc[kMaxTileModes] = {j, 0, h / p.group, b};  // K: (KV rows, head dim, head, batch)
     device::load_tile(p.k, &p.k_map, s.k[st], s.k_full[st], kc);
+  };
+  auto load_v = [&](std::int32_t j) {
+    constexpr int kRing = kVStages<D>;
+    const int st = j % kRing;
+    if (j >= kRing) device::watchdog::wait_parity(s.v_empty[st], ring_parity<kRing>(j - kRing), device::watchdog::bound_ns());
+    const std::int32_t vc[kMaxTileModes] = {0, j, h / p.group, b};  // V: (head dim, KV rows, head, batch)
     device::load_tile(p.v, &p.v_map, s.v[st], s.v_full[st], vc);
+  };
+  const std::int32_t blocks = kv_blocks<D, Causal>(p, qb);
+  load_k(0);
+  for (std::int32_t j = 1; j < blocks; ++j) {
+    load_k(j);
+    load_v(j - 1);
   }
+  load_v(blocks - 1);
+}
+
+// The two consumer warpgroups take turns issuing their WGMMAs (named barriers kSchedulerBarrier + wg,
+// 256 threads: the waiting warpgroup's bar.sync and the other's bar.arrive), so that one warpgroup's
+// softmax runs while the other's multiplies occupy the tensor cores. Warpgroup 0 goes first.
+inline constexpr std::uint32_t kSchedulerBarrier = 1 + kConsumers;  // 1, 2: each warpgroup's own barrier
+inline constexpr std::uint32_t kConsumersBarrier = kSchedulerBarrier + kConsumers;  // both consumers, 256 threads
+__device__ __forceinline__ void wait_turn(int wg) {
+  device::ptx_raw::named_barrier_sync(kSchedulerBarrier + wg, 256);
+}
+__device__ __forceinline__ void pass_turn(int wg) {
+  device::ptx_raw::named_barrier_arrive(kSchedulerBarrier + (1 - wg), 256);
+}
+
+// Ends the basic block after the value x has been computed: a branch on x around an empty asm. ptxas
+// schedules a wgmma wait as early as its block allows; placed after this, the wait for P_{j-1} V_{j-1}
+// cannot rise above the softmax that x sums up, which is then computed while that multiply runs.
+__device__ __forceinline__ void overlap_fence(float x) {
+  if (__float_as_uint(x) == 0xffffffffu) __nanosleep(0);
 }
 
 // ---- consumer: warpgroup wg (0 or 1) owns query rows [64 wg, 64 wg + 64) of the CTA's tile.
+//
+// Software-pipelined by one block: iteration j issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (two
+// commit groups), waits for S_j alone, runs the masks and the online softmax of block j while P V still
+// runs, then waits for P V, rescales O and makes P_j the next A operand. The first block's S and the last
+// block's P V stand alone.
 template <DataType T, int D, bool Causal, PSource Path>
 __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>& s, int wg, std::int32_t qb,
                                         std::int32_t h, std::int32_t b) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D>);
   constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<D>);
   constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<D>);
-  constexpr WgmmaDescriptorFields kPF = wgmma_descriptor_fields(kPTile);
+  constexpr WgmmaDescriptorFields kPF = wgmma_descriptor_fields(kPTile<D>);
+  constexpr int kN = kBlockN<D>;
   static_assert(kQF.ok && kKF.ok && kVF.ok && kPF.ok, "the operand tiles must be canonical WGMMA layouts");
   static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
-  static_assert(device::smem_store_impl::XorAddressMap<kOSrc<D>, kOTile<D>>::kLinear, "O's addresses are XOR-linear");
-  constexpr int kS = kBlockN / 2;  // accumulator slots of S per thread
+  // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
+  // atoms per row) the store evaluates its layout per address, once per CTA in the epilogue.
+  static_assert(kPStore<D>.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
+  static_assert(device::smem_store_impl::XorAddressMap<kSSrc<D>, kPTile<D>>::kLinear,
+                "P's addresses are XOR-linear: no layout is evaluated on the GPU");
+  constexpr int kS = kN / 2;  // accumulator slots of S per thread
   constexpr int kO = D / 2;        // of O
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
@@ -180,40 +284,67 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   const std::int32_t row0 = qb * kBlockM + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
   const std::int32_t col0 = 2 * (t % 4);
   const std::uint32_t q0 = device::shared_address(s.q) + (wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>);
+  unsigned char* pbuf = s.scratch[wg];
 
   float o[kO];
 #pragma unroll
   for (int i = 0; i < kO; ++i) o[i] = 0.0f;
   float m[2] = {-INFINITY, -INFINITY};  // running row maxima, in units of log2 (scaled scores)
   float l[2] = {0.0f, 0.0f};            // this thread's share of the running row sums
+  std::uint32_t a[kN / 16][4];     // P of the previous block as the RS form's A fragments
 
-  device::watchdog::wait_parity(s.q_full, 0, device::watchdog::bound_ns());
-  const std::int32_t blocks = kv_blocks<Causal>(p, qb);
-  for (std::int32_t j = 0; j < blocks; ++j) {
-    const int st = j % kStages<D>;
-    const std::uint32_t parity = ring_parity<D>(j);
-
-    // S = Q K^T: D / 16 k16 steps.
-    float sc[kS];
-    device::watchdog::wait_parity(s.k_full[st], parity, device::watchdog::bound_ns());
+  // S = Q K_j^T into sc: D / 16 k16 steps, one commit group.
+  auto issue_s = [&](float (&sc)[kS], std::int32_t j) {
+    const int st = j % kKStages<D>;
+    device::watchdog::wait_parity(s.k_full[st], ring_parity<kKStages<D>>(j), device::watchdog::bound_ns());
     const std::uint32_t k0 = device::shared_address(s.k[st]);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-      ((device::wgmma::mma<T, kBlockN, 0, 0>(sc, wgmma_descriptor(q0 + kQStart<D, 0, Kk>, kQF),
+      ((device::wgmma::mma<T, kN, 0, 0>(sc, wgmma_descriptor(q0 + kQStart<D, 0, Kk>, kQF),
                                              wgmma_descriptor(k0 + kKStart<D, Kk>, kKF), Kk > 0)),
        ...);
     }(std::make_integer_sequence<int, D / 16>{});
     device::wgmma::commit_group();
     device::wgmma::fence_operands(sc);
-    device::wgmma::wait_group<0>();
-    device::wgmma::fence_operands(sc);
-
-    // Masks: columns past the sequence's end (the block's rows TMA filled with zeros) and, causal,
-    // columns right of the row. Only blocks that reach either pay for them.
-    const std::int32_t kv0 = j * kBlockN;
-    const bool tail = kv0 + kBlockN > p.seqlen;
-    const bool diagonal = Causal && kv0 + kBlockN - 1 > qb * kBlockM + kRowsPerConsumer * wg;
+  };
+  // O += P_j V_j: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
+  auto issue_pv = [&](std::int32_t j) {
+    const int st = j % kVStages<D>;
+    device::watchdog::wait_parity(s.v_full[st], ring_parity<kVStages<D>>(j), device::watchdog::bound_ns());
+    const std::uint32_t v0 = device::shared_address(s.v[st]);
+    device::wgmma::fence();
+    device::wgmma::fence_operands(o);
+    if constexpr (Path == PSource::smem) {
+      const std::uint32_t p0 = device::shared_address(pbuf);
+      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+        ((device::wgmma::mma<T, D, 0, 1>(o, wgmma_descriptor(p0 + kPStart<D, Kk>, kPF),
+                                         wgmma_descriptor(v0 + kVStart<D, Kk>, kVF), true)),
+         ...);
+      }(std::make_integer_sequence<int, kN / 16>{});
+    } else {
+      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+        ((device::wgmma::fence_operands(a[Kk]),
+          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor(v0 + kVStart<D, Kk>, kVF), true)),
+         ...);
+      }(std::make_integer_sequence<int, kN / 16>{});
+    }
+    device::wgmma::commit_group();
+    device::wgmma::fence_operands(o);
+  };
+  // Stage st of the K (or V) ring is read by every warp of this warpgroup: one arrival per warp.
+  auto release = [&](device::Barrier& empty) {
+    __syncwarp();
+    if (t % 32 == 0) device::arrive(empty);
+  };
+  // Masks of block j (columns past the sequence's end: the rows TMA filled with zeros; causal: columns
+  // right of the row; only blocks that reach either pay for them), then the online softmax: new row
+  // maxima over the quad of threads sharing a row, l rescaled, P = exp2(S scale log2(e) - max) into
+  // bits. Returns through corr what O must be multiplied by before P_j V_j is added.
+  auto softmax = [&](float (&sc)[kS], std::int32_t j, std::uint16_t (&bits)[kS], float (&corr)[2]) {
+    const std::int32_t kv0 = j * kN;
+    const bool tail = kv0 + kN > p.seqlen;
+    const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM + kRowsPerConsumer * wg;
     if (tail || diagonal) {
 #pragma unroll
       for (int v = 0; v < kS; ++v) {
@@ -222,10 +353,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
         if (col >= p.seqlen || (Causal && col > row)) sc[v] = -INFINITY;
       }
     }
-
-    // Online softmax: new row maxima (over the quad of threads that shares a row), the rescaling of
-    // what O and l hold so far, and P = exp2(S scale log2(e) - max).
-    float corr[2], base[2];
+    float base[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float mx = -INFINITY;
@@ -236,57 +364,78 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float m_new = fmaxf(m[r], mx * p.scale_log2);
       base[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing unmasked yet stays at 0
-      corr[r] = exp2f(m[r] - base[r]);
+      corr[r] = device::ptx_raw::ex2_approx_ftz(m[r] - base[r]);
       m[r] = m_new;
       l[r] *= corr[r];
     }
 #pragma unroll
-    for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
-    std::uint16_t bits[kS];
-#pragma unroll
     for (int v = 0; v < kS; ++v) {
-      const float pv = exp2f(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
+      const float pv = device::ptx_raw::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
       l[(v / 2) % 2] += pv;
       bits[v] = device::to_bits<T>(pv);
     }
-
-    // O += P V: kBlockN / 16 k16 steps.
+    // Pinned here: computed while P_{j-1} V_{j-1} runs, not after the wait for it.
+    device::wgmma::fence_operands(bits);
+    device::wgmma::fence_operands(l);
+    device::wgmma::fence_operands(corr);
+    overlap_fence(l[0] + l[1]);
+  };
+  // P_j becomes the next P V's A operand: written by the smem-store plan into the scratch buffer and
+  // fenced for the async proxy (every thread of the warpgroup, then the warpgroup's barrier), or packed
+  // into the RS form's fragments.
+  auto stage_p = [&](const std::uint16_t (&bits)[kS]) {
     if constexpr (Path == PSource::smem) {
-      unsigned char* pbuf = s.scratch[wg];
-      device::store_planned<kPStore, kSSrc, kPTile>(pbuf, t, bits);
-      device::fence_smem_writes_for_async();                  // the wgmma reads P through the async proxy
-      device::ptx_raw::named_barrier_sync(barrier_id, 128);  // every thread's share of P is written
-      device::watchdog::wait_parity(s.v_full[st], parity, device::watchdog::bound_ns());
-      const std::uint32_t p0 = device::shared_address(pbuf), v0 = device::shared_address(s.v[st]);
-      device::wgmma::fence();
-      device::wgmma::fence_operands(o);
-      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        ((device::wgmma::mma<T, D, 0, 1>(o, wgmma_descriptor(p0 + kPStart<Kk>, kPF),
-                                         wgmma_descriptor(v0 + kVStart<D, Kk>, kVF), true)),
-         ...);
-      }(std::make_integer_sequence<int, kBlockN / 16>{});
+      device::store_planned<kPStore<D>, kSSrc<D>, kPTile<D>>(pbuf, t, bits);
+      device::fence_smem_writes_for_async();
+      device::ptx_raw::named_barrier_sync(barrier_id, 128);
     } else {
-      std::uint32_t a[kBlockN / 16][4];  // every step's A fragment, written before the wgmma fence
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         (device::wgmma::a_fragment<Kk>(bits, a[Kk]), ...);
-      }(std::make_integer_sequence<int, kBlockN / 16>{});
-      device::watchdog::wait_parity(s.v_full[st], parity, device::watchdog::bound_ns());
-      const std::uint32_t v0 = device::shared_address(s.v[st]);
-      device::wgmma::fence();
-      device::wgmma::fence_operands(o);
-      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        ((device::wgmma::fence_operands(a[Kk]),
-          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor(v0 + kVStart<D, Kk>, kVF), true)),
-         ...);
-      }(std::make_integer_sequence<int, kBlockN / 16>{});
+      }(std::make_integer_sequence<int, kN / 16>{});
     }
-    device::wgmma::commit_group();
-    device::wgmma::fence_operands(o);
+  };
+
+  if (wg == 1) pass_turn(wg);  // warpgroup 0 takes the first turn
+  device::watchdog::wait_parity(s.q_full, 0, device::watchdog::bound_ns());
+  const std::int32_t blocks = kv_blocks<D, Causal>(p, qb);
+  {
+    float sc[kS];
+    std::uint16_t bits[kS];
+    float corr[2];
+    wait_turn(wg);
+    issue_s(sc, 0);
+    pass_turn(wg);
+    device::wgmma::wait_group<0>();
+    device::wgmma::fence_operands(sc);
+    release(s.k_empty[0]);
+    softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
+    stage_p(bits);
+  }
+  for (std::int32_t j = 1; j < blocks; ++j) {
+    float sc[kS];
+    std::uint16_t bits[kS];
+    float corr[2];
+    wait_turn(wg);
+    issue_s(sc, j);
+    issue_pv(j - 1);
+    pass_turn(wg);
+    device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
+    device::wgmma::fence_operands(sc);
+    release(s.k_empty[j % kKStages<D>]);
+    softmax(sc, j, bits, corr);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
-    __syncwarp();  // every lane of this warp is done with the stage (and with P)
-    if (t % 32 == 0) device::arrive(s.empty[st]);
+    release(s.v_empty[(j - 1) % kVStages<D>]);
+#pragma unroll
+    for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
+    stage_p(bits);
   }
+  wait_turn(wg);
+  issue_pv(blocks - 1);
+  if (wg == 0) pass_turn(wg);  // warpgroup 1's last turn is matched by no later wait of warpgroup 0
+  device::wgmma::wait_group<0>();
+  device::wgmma::fence_operands(o);
+  release(s.v_empty[(blocks - 1) % kVStages<D>]);
 
   // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
   // (the last P V multiply has completed: no wgmma reads it any more), one TMA store of the
@@ -298,12 +447,22 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
     inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
   }
-  std::uint16_t obits[kO];
+  constexpr int kPieceSlots = kO / kOPieces<D>;
+  std::uint16_t obits[kOPieces<D>][kPieceSlots];
 #pragma unroll
-  for (int v = 0; v < kO; ++v) obits[v] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
+  for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
   unsigned char* obuf = s.scratch[wg];
-  device::ptx_raw::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
-  device::store_planned<kOStore<D>, kOSrc<D>, kOTile<D>>(obuf, t, obits);
+  if constexpr (kOInKStages<D>) {
+    // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
+    // and every load the producer issued has landed and been read.
+    device::ptx_raw::named_barrier_sync(kConsumersBarrier, 128 * kConsumers);
+    obuf = s.k[wg];
+  } else {
+    device::ptx_raw::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
+  }
+  [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
+    (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
+  }(std::make_integer_sequence<int, kOPieces<D>>{});
   device::fence_smem_writes_for_async();
   device::ptx_raw::named_barrier_sync(barrier_id, 128);
   if (t == 0) {
@@ -333,10 +492,13 @@ __global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_con
   const std::int32_t h = static_cast<std::int32_t>(blockIdx.y), b = static_cast<std::int32_t>(blockIdx.z);
   if (threadIdx.x == 0) {
     device::init(s.q_full, 1);
-    for (int i = 0; i < kStages<D>; ++i) {
+    for (int i = 0; i < kKStages<D>; ++i) {
       device::init(s.k_full[i], 1);
+      device::init(s.k_empty[i], 4 * kConsumers);
+    }
+    for (int i = 0; i < kVStages<D>; ++i) {
       device::init(s.v_full[i], 1);
-      device::init(s.empty[i], 4 * kConsumers);
+      device::init(s.v_empty[i], 4 * kConsumers);
     }
   }
   __syncthreads();

@@ -1,20 +1,22 @@
 // The sm_90a attention forward pass built from tmakit (kernels/attention_sm90) against an fp32
 // reference computed on the GPU by a plain kernel (one block per query row: scores, softmax in
-// fp32 with expf, then P V), on the same bf16 inputs: head dims 64 and 128, causal and not, both
-// ways P reaches the P V multiply, sequence lengths that are and are not multiples of the tiles,
-// batches and heads.
+// fp32 with expf, then P V), on the same 16-bit inputs: head dims 64, 96, 128 and 256, bf16 and f16,
+// causal and not, both ways P reaches the P V multiply, sequence lengths that are and are not
+// multiples of the tiles, batches, heads, and fewer K / V heads than query heads (grouped-query).
 //
 // Bounds. O: the kernel rounds P to bf16 before P V (at most 2^-9 relative per term: at most
 // 2^-9 * A, A = sum_j p_j |v_j| / l, which the reference also computes) and rounds O to bf16 (2^-9
-// |O|); an element passes when |O - ref| <= 2^-8 * A + 2^-8 * |ref| + 2^-20 (twice each term).
+// |O|); an element passes when |O - ref| <= 2^-8 * A + 2^-8 * |ref| + 2^-20 (twice each term; f16
+// rounds finer, so the same bound holds with room).
 // LSE (fp32 throughout, exp2 of the kernel against expf of the reference): |lse - ref| <= 2^-12 *
 // (1 + |ref|). O is filled with NaN and LSE with -1 before the launch: every element must be written.
-// Random inputs in [-1, 1) (multiples of 2^-7: exact in bf16).
+// Random inputs in [-1, 1) (multiples of 2^-7: exact in bf16 and f16).
 //
 // AttentionSmall.* are small enough to run under compute-sanitizer (scripts/gpu_suite.sh);
 // AttentionLarge.* are not. AttentionArgs.* check refusals and need no GPU. The kernels need
 // compute capability 9.0; the GPU tests skip otherwise.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -34,34 +36,39 @@ using tmakit::attention_sm90::AttentionStatus;
 using tmakit::attention_sm90::PSource;
 using tmakit_test::DeviceBuffer;
 
-// n bf16 values in [-1, 1), multiples of 2^-7.
-__global__ void fill_bf16(std::uint16_t* dst, std::size_t n, std::uint64_t seed) {
+// n bf16 (f16: half) values in [-1, 1), multiples of 2^-7.
+__global__ void fill_16(std::uint16_t* dst, std::size_t n, std::uint64_t seed, int half) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
-    dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(tmakit_test::unit_value(seed, i)));
+    const float x = tmakit_test::unit_value(seed, i);
+    dst[i] = half ? __half_as_ushort(__float2half_rn(x)) : __bfloat16_as_ushort(__float2bfloat16_rn(x));
   }
 }
 
-__device__ float bf16_at(const std::uint16_t* p, std::size_t i) { return __bfloat162float(__ushort_as_bfloat16(p[i])); }
+__host__ __device__ float value_at(const std::uint16_t* p, std::size_t i, int half) {
+  return half ? __half2float(__ushort_as_half(p[i])) : __bfloat162float(__ushort_as_bfloat16(p[i]));
+}
 
-// The reference: block (i, h, b) computes query row i of head h of batch b. Shared memory: the
-// query row (d floats) and the row's scores (s floats). Writes O (fp32), A = sum p |v| / l (the
-// bound's scale) and LSE.
+// The reference: block (i, h, b) computes query row i of head h of batch b (which reads K / V head
+// h / (heads / heads_kv)). Shared memory: the query row (d floats) and the row's scores (s floats).
+// Writes O (fp32), A = sum p |v| / l (the bound's scale) and LSE.
 __global__ void reference_attention(const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v, float* o,
-                                    float* o_abs, float* lse, int s, int heads, int d, float scale, int causal) {
+                                    float* o_abs, float* lse, int s, int heads, int heads_kv, int d, float scale,
+                                    int causal, int half) {
   extern __shared__ float sh[];
   float* qrow = sh;
   float* score = sh + d;
   __shared__ float red[32];
   const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
-  const std::size_t row = static_cast<std::size_t>(heads) * d;
+  const std::size_t row = static_cast<std::size_t>(heads) * d, kv_row = static_cast<std::size_t>(heads_kv) * d;
   const std::size_t base = static_cast<std::size_t>(b) * s * row + static_cast<std::size_t>(h) * d;
-  for (int c = threadIdx.x; c < d; c += blockDim.x) qrow[c] = bf16_at(q, base + i * row + c);
+  const std::size_t kv_base = static_cast<std::size_t>(b) * s * kv_row + static_cast<std::size_t>(h / (heads / heads_kv)) * d;
+  for (int c = threadIdx.x; c < d; c += blockDim.x) qrow[c] = value_at(q, base + i * row + c, half);
   __syncthreads();
   const int cols = causal ? i + 1 : s;
   float mx = -INFINITY;
   for (int j = threadIdx.x; j < cols; j += blockDim.x) {
     float acc = 0.0f;
-    for (int c = 0; c < d; ++c) acc = fmaf(qrow[c], bf16_at(k, base + j * row + c), acc);
+    for (int c = 0; c < d; ++c) acc = fmaf(qrow[c], value_at(k, kv_base + j * kv_row + c, half), acc);
     score[j] = acc * scale;
     mx = fmaxf(mx, score[j]);
   }
@@ -88,7 +95,7 @@ __global__ void reference_attention(const std::uint16_t* q, const std::uint16_t*
   for (int c = threadIdx.x; c < d; c += blockDim.x) {
     float acc = 0.0f, acc_abs = 0.0f;
     for (int j = 0; j < cols; ++j) {
-      const float x = bf16_at(v, base + j * row + c);
+      const float x = value_at(v, kv_base + j * kv_row + c, half);
       acc = fmaf(score[j], x, acc);
       acc_abs = fmaf(score[j], fabsf(x), acc_abs);
     }
@@ -104,24 +111,30 @@ struct Case {
   PSource source = PSource::registers;
   float scale = 0.0f;
   int launches = 1;  // > 1: one Attention launched this many times
+  DataType dtype = DataType::bfloat16;
+  std::int64_t heads_kv = 0;  // 0: heads
 };
 
 std::string describe(const Case& c) {
   return "batch " + std::to_string(c.batch) + " seqlen " + std::to_string(c.seqlen) + " heads " +
          std::to_string(c.heads) + " head_dim " + std::to_string(c.head_dim) + (c.causal ? " causal" : " non-causal") +
          (c.source == PSource::smem ? " P through shared memory" : " P in registers") +
-         (c.scale > 0.0f ? " scale " + std::to_string(c.scale) : "");
+         (c.scale > 0.0f ? " scale " + std::to_string(c.scale) : "") + (c.dtype == DataType::float16 ? " f16" : " bf16") +
+         (c.heads_kv > 0 ? " heads_kv " + std::to_string(c.heads_kv) : "");
 }
 
 void run_case(const Case& c) {
   SCOPED_TRACE(describe(c));
+  const std::int64_t heads_kv = c.heads_kv > 0 ? c.heads_kv : c.heads;
+  const int half = c.dtype == DataType::float16 ? 1 : 0;
   const std::size_t n = static_cast<std::size_t>(c.batch * c.seqlen * c.heads * c.head_dim);
+  const std::size_t n_kv = static_cast<std::size_t>(c.batch * c.seqlen * heads_kv * c.head_dim);
   const std::size_t rows = static_cast<std::size_t>(c.batch * c.heads * c.seqlen);
-  DeviceBuffer q(n * 2), k(n * 2), v(n * 2), o(n * 2), lse(rows * 4);
+  DeviceBuffer q(n * 2), k(n_kv * 2), v(n_kv * 2), o(n * 2), lse(rows * 4);
   DeviceBuffer ref(n * 4), ref_abs(n * 4), ref_lse(rows * 4);
-  fill_bf16<<<1024, 256>>>(q.as<std::uint16_t>(), n, 1);
-  fill_bf16<<<1024, 256>>>(k.as<std::uint16_t>(), n, 2);
-  fill_bf16<<<1024, 256>>>(v.as<std::uint16_t>(), n, 3);
+  fill_16<<<1024, 256>>>(q.as<std::uint16_t>(), n, 1, half);
+  fill_16<<<1024, 256>>>(k.as<std::uint16_t>(), n_kv, 2, half);
+  fill_16<<<1024, 256>>>(v.as<std::uint16_t>(), n_kv, 3, half);
   TMAKIT_CUDA_OK(cudaMemset(o.p, 0xff, n * 2));  // NaN: every element must be written
   std::vector<float> minus_one(rows, -1.0f);
   TMAKIT_CUDA_OK(cudaMemcpy(lse.p, minus_one.data(), rows * 4, cudaMemcpyHostToDevice));
@@ -132,6 +145,8 @@ void run_case(const Case& c) {
   a.seqlen = c.seqlen;
   a.heads = c.heads;
   a.head_dim = c.head_dim;
+  a.heads_kv = c.heads_kv;
+  a.dtype = c.dtype;
   a.q = q.p;
   a.k = k.p;
   a.v = v.p;
@@ -162,7 +177,8 @@ void run_case(const Case& c) {
   reference_attention<<<dim3(static_cast<unsigned>(c.seqlen), static_cast<unsigned>(c.heads), static_cast<unsigned>(c.batch)),
                         128, sh>>>(q.as<std::uint16_t>(), k.as<std::uint16_t>(), v.as<std::uint16_t>(), ref.as<float>(),
                                    ref_abs.as<float>(), ref_lse.as<float>(), static_cast<int>(c.seqlen),
-                                   static_cast<int>(c.heads), static_cast<int>(c.head_dim), scale, c.causal ? 1 : 0);
+                                   static_cast<int>(c.heads), static_cast<int>(heads_kv), static_cast<int>(c.head_dim),
+                                   scale, c.causal ? 1 : 0, half);
   TMAKIT_CUDA_OK(cudaGetLastError());
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
 
@@ -177,7 +193,7 @@ void run_case(const Case& c) {
   std::size_t bad = 0;
   std::string first;
   for (std::size_t i = 0; i < n; ++i) {
-    const float g = __bfloat162float(__ushort_as_bfloat16(got[i]));
+    const float g = value_at(got.data(), i, half);
     const double tol = std::ldexp(1.0, -8) * (want_abs[i] + std::fabs(want[i])) + std::ldexp(1.0, -20);
     if (!(std::fabs(g - want[i]) <= tol)) {
       if (!bad) {
@@ -208,7 +224,7 @@ void run_case(const Case& c) {
 
 // Every head dim, mask and P path on a few shapes.
 void every_form(std::int64_t batch, std::int64_t seqlen, std::int64_t heads) {
-  for (std::int64_t d : {64, 128})
+  for (std::int64_t d : {64, 96, 128, 256})
     for (bool causal : {false, true})
       for (PSource source : {PSource::smem, PSource::registers}) run_case({batch, seqlen, heads, d, causal, source});
 }
@@ -235,7 +251,31 @@ TEST(AttentionSmall, TinyAndRaggedSequences) {
   for (std::int64_t s : {1, 7, 129, 200})
     for (bool causal : {false, true}) {
       run_case({2, s, 3, 64, causal, PSource::smem});
+      run_case({2, s, 3, 96, causal, PSource::registers});
       run_case({2, s, 3, 128, causal, PSource::registers});
+      run_case({2, s, 3, 256, causal, PSource::smem});
+    }
+}
+
+// f16 inputs and output: every head dim, both P paths.
+TEST(AttentionSmall, HalfPrecision) {
+  TMAKIT_REQUIRE_GPU();
+  for (std::int64_t d : {64, 96, 128, 256})
+    for (PSource source : {PSource::smem, PSource::registers}) {
+      Case c{2, 200, 2, d, d % 128 == 0, source};
+      c.dtype = DataType::float16;
+      run_case(c);
+    }
+}
+
+// Grouped-query attention: 6 query heads over 3, 2 and 1 K / V heads.
+TEST(AttentionSmall, GroupedQueryHeads) {
+  TMAKIT_REQUIRE_GPU();
+  for (std::int64_t kv : {3, 2, 1})
+    for (std::int64_t d : {64, 256}) {
+      Case c{1, 300, 6, d, kv != 2, kv == 1 ? PSource::smem : PSource::registers};
+      c.heads_kv = kv;
+      run_case(c);
     }
 }
 
@@ -244,7 +284,9 @@ TEST(AttentionSmall, PeakedSoftmax) {
   TMAKIT_REQUIRE_GPU();
   for (PSource source : {PSource::smem, PSource::registers}) {
     run_case({1, 300, 2, 64, false, source, 4.0f});
+    run_case({1, 300, 2, 96, true, source, 4.0f});
     run_case({1, 300, 2, 128, true, source, 4.0f});
+    run_case({1, 300, 2, 256, false, source, 4.0f});
   }
 }
 
@@ -266,8 +308,9 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   a.batch = 1;
   a.seqlen = 128;
   a.heads = 2;
-  a.head_dim = 96;
-  a.dtype = DataType::float16;
+  a.head_dim = 80;
+  a.heads_kv = 4;
+  a.dtype = DataType::float32;
   auto errors = [](const AttentionArgs& x) {
     const tmakit::attention_sm90::Attention planned(x);
     std::string all;
@@ -277,9 +320,11 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   const std::string e = errors(a);
   EXPECT_NE(e.find("attention.head_dim"), std::string::npos) << e;
   EXPECT_NE(e.find("attention.dtype"), std::string::npos) << e;
+  EXPECT_NE(e.find("attention.heads_kv"), std::string::npos) << e;
   EXPECT_NE(e.find("attention.null"), std::string::npos) << e;
 
   a.head_dim = 64;
+  a.heads_kv = 1;
   a.dtype = DataType::bfloat16;
   a.seqlen = 0;
   a.scale = -1.0f;

@@ -43,6 +43,14 @@ __device__ __forceinline__ void fence_operands(std::uint32_t (&a)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+r"(a[i])::"memory");
 }
+// The same for 16-bit values: pinned where they stand, they are computed before a later wait_group
+// (an asm volatile the compiler keeps in order), so that work meant to overlap a running wgmma is not
+// sunk past the wait for it (ptxas does that to arithmetic on registers alone).
+template <int R>
+__device__ __forceinline__ void fence_operands(std::uint16_t (&h)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+h"(h[i])::"memory");
+}
 
 // Element types with a wgmma form here: bf16 and f16 inputs, fp32 accumulation.
 TMAKIT_HD constexpr bool has_mma(DataType t) { return t == DataType::bfloat16 || t == DataType::float16; }
@@ -51,13 +59,15 @@ TMAKIT_HD constexpr bool has_mma(DataType t) { return t == DataType::bfloat16 ||
 template <DataType T, int N, int TransA, int TransB>
 __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma here has the n64, n128 and n256 forms");
+  static_assert(N == 64 || N == 96 || N == 128 || N == 256, "wgmma here has the n64, n96, n128 and n256 forms");
   if constexpr (T == DataType::bfloat16) {
     if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else ptx_raw::wgmma_m64n64k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
   } else {
     if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else ptx_raw::wgmma_m64n64k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
   }
@@ -70,12 +80,16 @@ template <DataType T, int N, int TransB>
 __device__ __forceinline__ void mma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t desc_b,
                                        bool accumulate) {
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
-  static_assert(N == 64 || N == 128, "wgmma with A from registers here has the n64 and n128 forms");
+  static_assert(N == 64 || N == 96 || N == 128 || N == 256, "wgmma with A from registers here has the n64, n96, n128 and n256 forms");
   if constexpr (T == DataType::bfloat16) {
-    if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
+    if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
+    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
+    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
     else ptx_raw::wgmma_m64n64k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
   } else {
-    if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
+    if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
+    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
+    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
     else ptx_raw::wgmma_m64n64k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
   }
 }
