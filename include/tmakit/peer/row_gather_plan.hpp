@@ -24,6 +24,7 @@
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/peer/collective_plan.hpp"
 #include "tmakit/peer/peer_plan.hpp"
+#include "tmakit/peer/signals.hpp"
 
 namespace tmakit {
 
@@ -120,7 +121,8 @@ TMAKIT_HD constexpr RowGatherPlan plan_row_gather(const RowGatherShape& s, const
   if (s.tile_cols < 1 || s.cols < 1 || s.cols % s.tile_cols != 0) g.issues.add(PeerRule::cols_divide, -1, s.cols, s.tile_cols);
   if (s.pullers < 1 || s.pullers > s.max_pullers || s.pullers > static_cast<std::int32_t>(kMaxSignalBlocks))
     g.issues.add(PeerRule::gather_pullers, -1, s.pullers,
-                 s.max_pullers < static_cast<std::int32_t>(kMaxSignalBlocks) ? s.max_pullers : kMaxSignalBlocks);
+                 s.max_pullers < static_cast<std::int32_t>(kMaxSignalBlocks) ? s.max_pullers
+                                                                             : static_cast<std::int32_t>(kMaxSignalBlocks));
   if (!g.issues.empty()) return g;
 
   const std::int64_t shard_rows = s.rows / world;
@@ -134,7 +136,7 @@ TMAKIT_HD constexpr RowGatherPlan plan_row_gather(const RowGatherShape& s, const
   o.direction = PlanDirection::store;
   g.store = plan_peer_tile(w, t, smem, tile, o);
   collective_detail::take(g.issues, g.load, g.plan_issues);
-  collective_detail::take(g.issues, g.store, g.plan_issues);
+  if (g.load.ok()) collective_detail::take(g.issues, g.store, g.plan_issues);  // the same tensor: the same window findings
   if (!g.issues.empty()) return g;
 
   g.schedule = {w.world, w.rank, static_cast<std::int32_t>(shard_rows / s.block_rows), s.pullers};
