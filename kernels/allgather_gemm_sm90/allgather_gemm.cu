@@ -171,7 +171,16 @@ cudaError_t AllGatherGemm::launch(collectives::Communicator& comm, cudaStream_t 
   return cudaLaunchKernelEx(&l.cfg, kKernel, q.params);
 }
 
-cudaError_t set_watchdog_bound_ns(unsigned long long ns) { return device::watchdog::set_bound_ns(ns); }
+cudaError_t set_watchdog_bound_ns(unsigned long long ns) {
+#if TMAKIT_WATCHDOG
+  const cudaError_t e = cudaMemcpyToSymbol(detail::row_wait_bound_ns, &ns, sizeof ns);
+  if (e != cudaSuccess) return e;
+  return device::watchdog::set_bound_ns(2 * ns);
+#else
+  (void)ns;
+  return cudaSuccess;
+#endif
+}
 
 bool watchdog_compiled_in() { return TMAKIT_WATCHDOG != 0; }
 

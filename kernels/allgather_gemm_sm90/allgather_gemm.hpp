@@ -83,8 +83,10 @@ class AllGatherGemm {
   std::unique_ptr<Prepared> prepared_;
 };
 
-// The bound of the watchdog's waits in the fused kernel (ns; the checked form only, a no-op in the
-// release form).
+// The bound of the GEMM's wait for a row block (ns; the checked form only, a no-op in the release
+// form): past it, the watchdog names the row block, its owner and its puller, and traps. Every
+// other wait of the kernel gets twice this bound (the waits that queue behind a missing row block
+// must not be the ones that report it). Default: 0.5 s (and 1 s).
 cudaError_t set_watchdog_bound_ns(unsigned long long ns);
 bool watchdog_compiled_in();
 

@@ -23,7 +23,10 @@
 // every launch without a reset). Release: bulk stores complete (wait_group 0), async-proxy fence,
 // system fence, then a release store; acquire: an acquire load, then an async-proxy fence before
 // the TMA loads that read the rows. With the watchdog compiled in, the wait is bounded and names
-// the row block, the peer rank that owns it and the puller that should have released it.
+// the row block, the peer rank that owns it and the puller that should have released it; every
+// other wait of the kernel (the GEMM's stage barriers, the pullers' stages and signals) has twice
+// that bound, so a row block that never comes (its owner never called, or its copies never
+// completed) is named by the row block's wait rather than by a wait queued behind it.
 #pragma once
 
 #include <cuda/atomic>
@@ -66,6 +69,11 @@ __device__ inline void release_rows(std::uint64_t* flag, std::uint64_t call) {
 }
 
 #if TMAKIT_WATCHDOG
+// The bound of the GEMM producer's wait for a row block (ns; set_watchdog_bound_ns sets it and gives
+// every other wait of the kernel twice as long, so that a row block that never comes is named by
+// this wait and not by the GEMM consumers' or the pullers' waits that queue behind it).
+static __constant__ unsigned long long row_wait_bound_ns = TMAKIT_WATCHDOG_DEFAULT_NS / 2;
+
 __device__ __noinline__ inline void report_rows_and_trap(const FusedParams& f, std::int32_t m, std::int32_t puller,
                                                          std::uint64_t got, unsigned long long waited,
                                                          unsigned long long bound) {
@@ -91,7 +99,7 @@ __device__ inline void wait_rows(const FusedParams& f, std::int32_t m, std::int3
   std::uint64_t v = flag.load(cuda::memory_order_acquire);
   if (v < f.call) {
 #if TMAKIT_WATCHDOG
-    const unsigned long long bound = device::watchdog::bound_ns();
+    const unsigned long long bound = row_wait_bound_ns;
     const unsigned long long t0 = cuda::ptx::get_sreg_globaltimer();
     while ((v = flag.load(cuda::memory_order_acquire)) < f.call) {
       const unsigned long long dt = cuda::ptx::get_sreg_globaltimer() - t0;

@@ -6,8 +6,9 @@
 // not own are set to NaN before each call, and each call has new inputs, so a row block the GEMM
 // read before its pull (or a flag left valid from the call before) shows in D. Shapes: one row
 // block per shard and one puller, uneven row blocks per puller, up to 16 pullers; two calls each.
-// Planted fault: rank 0's pullers withhold the row blocks owned by rank 1 (pulled, never released);
-// its GEMM's bounded wait must name the row block and rank 1 within the bound.
+// Planted faults, on 2 GPUs: rank 0's pullers withhold the row blocks owned by rank 1 (pulled,
+// never released); rank 1 never calls. Either way rank 0's GEMM's bounded wait for a row block must
+// name the row block and rank 1 within the bound (2 s; the other waits have 4 s).
 //
 // Structure as tests/gpu/test_collectives.cu (ranks_test_util.hpp): AllGatherGemm.* run in the
 // parent and start the ranks (AllGatherGemmRank.*); without 2 (or 4) GPUs they skip.
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu_test_util.cuh"
@@ -165,8 +167,9 @@ void run_against_nccl() {
   comm->free_window(a);
 }
 
-// Rank 0 withholds the row blocks owned by rank 1; rank 1 runs the call as planned.
-void run_planted() {
+// never_calls: rank 1 never calls (it outlives rank 0's bound, then leaves); otherwise rank 0
+// withholds the row blocks owned by rank 1 and rank 1 runs the call as planned.
+void run_planted(bool never_calls) {
   auto comm = tmakit_test::join_ranks();
   ASSERT_TRUE(comm);
   ASSERT_EQ(comm->world(), 2);
@@ -191,9 +194,15 @@ void run_planted() {
   g.ldd = n;
   g.pullers = 2;
   g.stages = 2;
-  g.withhold_rank = rank == 0 ? 1 : -1;
+  g.withhold_rank = rank == 0 && !never_calls ? 1 : -1;
   ag::AllGatherGemm op(*comm, g);
   ASSERT_TRUE(op.status().ok) << (op.status().errors.empty() ? "" : op.status().errors[0]);
+  if (rank == 1 && never_calls) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(kPlantedBoundS + 4));
+    std::printf("rank 1: never called the fused GEMM\n");
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   cudaError_t e = op.launch(*comm, nullptr);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
@@ -235,7 +244,11 @@ TEST(AllGatherGemmRank, EqualsNcclAllGatherThenGemm) {
 }
 TEST(AllGatherGemmRank, PlantedRowBlockNeverReleased) {
   TMAKIT_REQUIRE_RANK("AllGatherGemm");
-  run_planted();
+  run_planted(false);
+}
+TEST(AllGatherGemmRank, PlantedPeerNeverCalls) {
+  TMAKIT_REQUIRE_RANK("AllGatherGemm");
+  run_planted(true);
 }
 
 TEST(AllGatherGemm, EqualsNcclAllGatherThenGemmOn2Gpus) {
@@ -248,12 +261,10 @@ TEST(AllGatherGemm, EqualsNcclAllGatherThenGemmOn4Gpus) {
   expect_all_equal(tmakit_test::run_rank_test(4, "AllGatherGemmRank", "EqualsNcclAllGatherThenGemm"), 4);
 }
 
-// Rank 0's GEMM CTAs wait for row blocks 2 and 3 (rank 1's shard), which its pullers copied but
-// never released: the watchdog names one of them and rank 1 within the bound (plus the time to
-// print); rank 1's call completes.
-TEST(AllGatherGemm, PlantedRowBlockNeverReleased) {
-  TMAKIT_REQUIRE_GPUS(2);
-  const tc::LaunchResult r = tmakit_test::run_rank_test(2, "AllGatherGemmRank", "PlantedRowBlockNeverReleased", 120);
+// Rank 0's GEMM CTAs wait for row blocks 2 and 3 (rank 1's shard), which never come: the watchdog
+// names one of them, rank 1 and the puller within the bound (plus the time to print), before any
+// of the waits queued behind it (their bound is twice as long).
+void expect_row_block_named(const tc::LaunchResult& r) {
   ASSERT_EQ(r.ranks.size(), 2u);
   const std::string& out0 = r.ranks[0].output;
   const std::string all = tmakit_test::all_output(r);
@@ -266,5 +277,21 @@ TEST(AllGatherGemm, PlantedRowBlockNeverReleased) {
   const double t = ended_after(out0);
   EXPECT_GE(t, kPlantedBoundS) << all;
   EXPECT_LT(t, kPlantedBoundS + 1.0) << all;
-  std::printf("row block never released: diagnosed after %.3f s (bound %.1f s)\n", t, kPlantedBoundS);
+  std::printf("diagnosed after %.3f s (bound %.1f s)\n", t, kPlantedBoundS);
+}
+
+// Rank 0's pullers copy rank 1's row blocks but never release them; rank 1's call completes.
+TEST(AllGatherGemm, PlantedRowBlockNeverReleased) {
+  TMAKIT_REQUIRE_GPUS(2);
+  const tc::LaunchResult r = tmakit_test::run_rank_test(2, "AllGatherGemmRank", "PlantedRowBlockNeverReleased", 120);
+  expect_row_block_named(r);
+}
+
+// Rank 1 never calls: rank 0's pullers wait for its arrival (bound 4 s) and its GEMM for rank 1's
+// row blocks (bound 2 s): the row block's wait names them first.
+TEST(AllGatherGemm, PlantedPeerNeverCalls) {
+  TMAKIT_REQUIRE_GPUS(2);
+  const tc::LaunchResult r = tmakit_test::run_rank_test(2, "AllGatherGemmRank", "PlantedPeerNeverCalls", 120);
+  EXPECT_NE(r.ranks[1].output.find("rank 1: never called the fused GEMM"), std::string::npos) << tmakit_test::all_output(r);
+  expect_row_block_named(r);
 }
