@@ -13,20 +13,14 @@
 #include "tmakit/peer/explain.hpp"
 #include "tmakit/peer/row_gather_plan.hpp"
 #include "tmakit/tensor_map/validate.hpp"
+#include "peer_test_util.hpp"
 
 namespace {
 
 using namespace tmakit;
 
 PeerWindow window(std::int32_t world, std::int32_t rank, std::uint64_t bytes) {
-  PeerWindow w;
-  w.world = world;
-  w.rank = rank;
-  w.lsa_ranks = world;
-  w.bytes = bytes;
-  for (std::int32_t p = 0; p < world && p < kMaxPeers; ++p)
-    w.base[p] = 0x7f0000000000ull + static_cast<std::uint64_t>(p) * (std::uint64_t{4} << 30);
-  return w;
+  return tmakit_test::peer_window(world, rank, bytes);
 }
 
 RowGatherShape shape(std::int64_t rows, std::int64_t cols, std::int32_t pullers) {
