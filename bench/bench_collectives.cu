@@ -20,25 +20,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include "bench/nvml.hpp"
 #include "kernels/collectives_sm90/collectives.hpp"
 #include "check.hpp"
+#include "rank_timer.hpp"
 
 namespace tc = tmakit::collectives;
 using tmakit::CollectiveKind;
-
-#define NK(x)                                                                                 \
-  do {                                                                                        \
-    ncclResult_t r_ = (x);                                                                    \
-    if (r_ != ncclSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 namespace {
 
@@ -48,21 +39,9 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 struct Bench {
   tc::Communicator* comm;
   tc::Window in, out;
-  cudaStream_t st;
-  cudaEvent_t e0, e1;
-  float* scratch;  // one float for the max all-reduce
+  tmakit_bench::RankTimer& timer;
   int samples;
 };
-
-// The slowest rank's value.
-double max_over_ranks(Bench& b, double v) {
-  float f = static_cast<float>(v);
-  CK(cudaMemcpyAsync(b.scratch, &f, sizeof f, cudaMemcpyHostToDevice, b.st));
-  NK(ncclAllReduce(b.scratch, b.scratch, 1, ncclFloat32, ncclMax, b.comm->nccl(), b.st));
-  CK(cudaMemcpyAsync(&f, b.scratch, sizeof f, cudaMemcpyDeviceToHost, b.st));
-  CK(cudaStreamSynchronize(b.st));
-  return f;
-}
 
 // The pipeline's shape: tile rows (at most), stages, lag (collective_plan.hpp).
 struct Pipe {
@@ -86,24 +65,6 @@ tmakit::CollectiveShape shape_for(CollectiveKind k, std::uint64_t size, int worl
   return s;
 }
 
-// Times `iters` calls of one implementation; returns the slowest rank's microseconds per call.
-template <class Op>
-double time_sample(Bench& b, int iters, Op op) {
-  NK(ncclAllReduce(b.scratch, b.scratch, 1, ncclFloat32, ncclMax, b.comm->nccl(), b.st));  // align the ranks
-  CK(cudaEventRecord(b.e0, b.st));
-  for (int i = 0; i < iters; ++i) op();
-  CK(cudaEventRecord(b.e1, b.st));
-  CK(cudaEventSynchronize(b.e1));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, b.e0, b.e1));
-  return max_over_ranks(b, 1000.0 * ms / iters);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 struct Row {
   std::string series, collective, impl;
   int world, blocks;
@@ -118,9 +79,9 @@ void nccl_op(Bench& b, CollectiveKind k, std::uint64_t size) {
   const int w = b.comm->world();
   const std::size_t count = size / w / 2;  // bf16 elements per rank
   if (k == CollectiveKind::all_gather)
-    NK(ncclAllGather(b.in.ptr, b.out.ptr, count, ncclBfloat16, b.comm->nccl(), b.st));
+    NK(ncclAllGather(b.in.ptr, b.out.ptr, count, ncclBfloat16, b.comm->nccl(), b.timer.st));
   else
-    NK(ncclReduceScatter(b.in.ptr, b.out.ptr, count, ncclBfloat16, ncclSum, b.comm->nccl(), b.st));
+    NK(ncclReduceScatter(b.in.ptr, b.out.ptr, count, ncclBfloat16, ncclSum, b.comm->nccl(), b.timer.st));
 }
 
 // Measures NCCL (when with_nccl) and tmakit at `blocks`, alternating; appends the rows.
@@ -135,26 +96,26 @@ void measure(Bench& b, const char* series, CollectiveKind k, std::uint64_t size,
     return;
   }
   const int iters = static_cast<int>(std::clamp<std::uint64_t>(64 * kMiB / size, 1, 64));
-  auto run_tmakit = [&] { CK(tc::launch(*b.comm, op, b.st)); };
+  auto run_tmakit = [&] { CK(tc::launch(*b.comm, op, b.timer.st)); };
   auto run_nccl = [&] { nccl_op(b, k, size); };
   for (int i = 0; i < 2; ++i) {  // warm-up
-    if (with_nccl) time_sample(b, iters, run_nccl);
-    time_sample(b, iters, run_tmakit);
+    if (with_nccl) b.timer.time_sample(iters, run_nccl);
+    b.timer.time_sample(iters, run_tmakit);
   }
   std::vector<double> tn, tt;
   const unsigned mhz0 = nvml.sm_mhz();
   for (int s = 0; s < b.samples; ++s) {
     if (s % 2 == 0) {
-      if (with_nccl) tn.push_back(time_sample(b, iters, run_nccl));
-      tt.push_back(time_sample(b, iters, run_tmakit));
+      if (with_nccl) tn.push_back(b.timer.time_sample(iters, run_nccl));
+      tt.push_back(b.timer.time_sample(iters, run_tmakit));
     } else {
-      tt.push_back(time_sample(b, iters, run_tmakit));
-      if (with_nccl) tn.push_back(time_sample(b, iters, run_nccl));
+      tt.push_back(b.timer.time_sample(iters, run_tmakit));
+      if (with_nccl) tn.push_back(b.timer.time_sample(iters, run_nccl));
     }
   }
   const unsigned mhz1 = nvml.sm_mhz();
   auto row = [&](const char* impl, int blk, const std::vector<double>& t) {
-    const double med = median(t);
+    const double med = tmakit_bench::median(t);
     const double bus = static_cast<double>(size) / (med * 1e-6) * (w - 1) / w / 1e9;
     rows.push_back({series, tmakit::collective_name(k), impl, w, blk, pipe, size, med, *std::min_element(t.begin(), t.end()),
                     *std::max_element(t.begin(), t.end()), bus, mhz0, mhz1, static_cast<int>(t.size())});
@@ -182,7 +143,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int w = comm->world(), rank = comm->rank();
-  Bench b{comm.get(), {}, {}, nullptr, nullptr, nullptr, nullptr, samples};
+  tmakit_bench::RankTimer timer(comm.get());
+  Bench b{comm.get(), {}, {}, timer, samples};
   const std::uint64_t max_size = 1024 * kMiB;
   if (!comm->alloc_window(max_size, &b.in, &err) || !comm->alloc_window(max_size, &b.out, &err)) {
     std::fprintf(stderr, "bench_collectives: %s\n", err.c_str());
@@ -190,24 +152,8 @@ int main(int argc, char** argv) {
   }
   CK(cudaMemset(b.in.ptr, 0, max_size));
   CK(cudaMemset(b.out.ptr, 0, max_size));
-  CK(cudaStreamCreate(&b.st));
-  CK(cudaEventCreate(&b.e0));
-  CK(cudaEventCreate(&b.e1));
-  CK(cudaMalloc(&b.scratch, sizeof(float)));
   tmakit_bench::Nvml nvml;
-  if (rank == 0) {
-    cudaDeviceProp prop{};
-    CK(cudaGetDeviceProperties(&prop, 0));
-    int driver = 0, nccl = 0;
-    cudaDriverGetVersion(&driver);
-    ncclGetVersion(&nccl);
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-    std::printf("device: %s x %d, %d SMs, driver API %d, NCCL %d, %s, watchdog %s, NCCL_NVLS_ENABLE=%s\n", prop.name, w,
-                prop.multiProcessorCount, driver, nccl, date, tc::watchdog_compiled_in() ? "on" : "off",
-                std::getenv("NCCL_NVLS_ENABLE"));
-  }
+  if (rank == 0) tmakit_bench::print_device_line(w, tc::watchdog_compiled_in());
   std::vector<Row> rows;
   const CollectiveKind kinds[2] = {CollectiveKind::all_gather, CollectiveKind::reduce_scatter};
   if (mode == "sizes" || mode == "all")
@@ -243,7 +189,7 @@ int main(int argc, char** argv) {
       std::printf("wrote %s (%zu rows)\n", csv.c_str(), rows.size());
     }
   }
-  CK(cudaStreamSynchronize(b.st));
+  CK(cudaStreamSynchronize(b.timer.st));
   comm->free_window(b.out);
   comm->free_window(b.in);
   return 0;

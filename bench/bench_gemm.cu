@@ -14,7 +14,6 @@
 //   stage's box of A / B cut into n copies).
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
 // Prints one table row per shape and a CSV block (for docs/lab and tools/plot_gemm_bench.py).
-#include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -31,46 +30,18 @@
 #include "bench/nvml.hpp"
 #include "kernels/gemm_sm90/gemm.hpp"
 #include "check.hpp"
+#include "bf16_data.cuh"
+#include "cublaslt_gemm.hpp"
 
 using tmakit::gemm_sm90::GemmArgs;
 using tmakit::gemm_sm90::GemmStatus;
 using tmakit::gemm_sm90::Matrix;
 using tmakit::gemm_sm90::Order;
 
-#define CHECK_LT(x)                                                                               \
-  do {                                                                                            \
-    cublasStatus_t s_ = (x);                                                                      \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                            \
-      std::fprintf(stderr, "%s:%d: %s: cublas status %d\n", __FILE__, __LINE__, #x, int(s_));      \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+using tmakit_bench::fill_bf16;
+using tmakit_bench::max_diff;
 
 namespace {
-
-
-__device__ std::uint32_t hash32(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return static_cast<std::uint32_t>(x);
-}
-__global__ void fill_bf16(__nv_bfloat16* p, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-    p[i] = __float2bfloat16_rn(static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 2049) - 1024) / 1024.0f);
-}
-__global__ void max_diff(const __nv_bfloat16* a, const __nv_bfloat16* b, std::size_t n, float* out) {
-  float m = 0.0f, r = 0.0f;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
-    const float x = __bfloat162float(a[i]), y = __bfloat162float(b[i]);
-    m = fmaxf(m, fabsf(x - y));
-    r = fmaxf(r, fabsf(y));
-  }
-  atomicMax(reinterpret_cast<int*>(out), __float_as_int(m));
-  atomicMax(reinterpret_cast<int*>(out) + 1, __float_as_int(r));
-}
 
 struct Shape {
   std::string name;
@@ -80,68 +51,6 @@ struct Shape {
 
 struct Buffers {
   __nv_bfloat16 *a = nullptr, *b = nullptr, *d = nullptr;
-};
-
-// cuBLASLt in column-major terms: D^T (n x m) = op(B^T) (n x k) * op(A^T) (k x m).
-struct Lt {
-  cublasLtHandle_t h{};
-  cublasLtMatmulDesc_t op{};
-  cublasLtMatrixLayout_t la{}, lb{}, ld{};
-  cublasLtMatmulAlgo_t algo{};
-  void* ws = nullptr;
-  std::size_t ws_bytes = 64u << 20;
-  float alpha = 1.0f, beta = 0.0f;
-
-  void setup(const Shape& s) {
-    CHECK_LT(cublasLtCreate(&h));
-    CHECK_LT(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    const cublasOperation_t opb = s.b == Order::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
-    const cublasOperation_t opa = s.a == Order::row_major ? CUBLAS_OP_N : CUBLAS_OP_T;
-    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &opb, sizeof opb));
-    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opa, sizeof opa));
-    // first operand B: stored col-major as (n x k) if row-major B, else (k x n)
-    const std::int64_t ldb = s.b == Order::row_major ? s.n : s.k, lda = s.a == Order::row_major ? s.k : s.m;
-    CHECK_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, opb == CUBLAS_OP_N ? s.n : s.k, opb == CUBLAS_OP_N ? s.k : s.n, ldb));
-    CHECK_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, opa == CUBLAS_OP_N ? s.k : s.m, opa == CUBLAS_OP_N ? s.m : s.k, lda));
-    CHECK_LT(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, s.n, s.m, s.n));
-    CK(cudaMalloc(&ws, ws_bytes));
-  }
-  void run(const Buffers& x, cudaStream_t st, const cublasLtMatmulAlgo_t* a) {
-    CHECK_LT(cublasLtMatmul(h, op, &alpha, x.b, lb, x.a, la, &beta, x.d, ld, x.d, ld, a, ws, ws_bytes, st));
-  }
-  // Times every heuristic candidate and keeps the fastest.
-  void pick(const Buffers& x, cudaStream_t st) {
-    cublasLtMatmulPreference_t pref;
-    CHECK_LT(cublasLtMatmulPreferenceCreate(&pref));
-    CHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
-    cublasLtMatmulHeuristicResult_t res[16];
-    int n = 0;
-    CHECK_LT(cublasLtMatmulAlgoGetHeuristic(h, op, lb, la, ld, ld, pref, 16, res, &n));
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (n == 0) {
-      std::fprintf(stderr, "cublasLt: no algorithm\n");
-      std::exit(1);
-    }
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    float best = 1e30f;
-    for (int i = 0; i < n; ++i) {
-      run(x, st, &res[i].algo);
-      cudaEventRecord(e0, st);
-      for (int r = 0; r < 5; ++r) run(x, st, &res[i].algo);
-      cudaEventRecord(e1, st);
-      CK(cudaEventSynchronize(e1));
-      float ms = 0;
-      cudaEventElapsedTime(&ms, e0, e1);
-      if (ms < best) {
-        best = ms;
-        algo = res[i].algo;
-      }
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-  }
 };
 
 double median(std::vector<double> v) {
@@ -203,9 +112,9 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&dref, 2 * nd));
     CK(cudaDeviceSynchronize());
 
-    Lt lt;
-    lt.setup(s);
-    lt.pick(buf[0], st);
+    tmakit_bench::LtGemm lt;
+    lt.setup(s.m, s.n, s.k, s.a, s.b);
+    lt.pick(buf[0].a, buf[0].b, buf[0].d, st);
 
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
     const char* a_pieces = std::getenv("TMAKIT_GEMM_A_PIECES");
@@ -238,7 +147,7 @@ int main(int argc, char** argv) {
     auto run_tmakit = [&](const Buffers& x) { CK(prepared[&x - buf.data()].launch(st)); };
 
     // correctness once: same inputs, both outputs
-    lt.run(buf[0], st, &lt.algo);
+    lt.run(buf[0].a, buf[0].b, buf[0].d, st);
     CK(cudaMemcpyAsync(dref, buf[0].d, 2 * nd, cudaMemcpyDeviceToDevice, st));
     run_tmakit(buf[0]);
     float* diff = nullptr;
@@ -260,7 +169,7 @@ int main(int argc, char** argv) {
     const int burst = std::max(1, static_cast<int>(2.0f / std::max(one, 1e-3f)));
     for (int w = 0; w < 3; ++w) {  // warm-up: clocks and caches settle
       for (int i = 0; i < burst; ++i) run_tmakit(buf[i % sets]);
-      for (int i = 0; i < burst; ++i) lt.run(buf[i % sets], st, &lt.algo);
+      for (int i = 0; i < burst; ++i) lt.run(buf[i % sets].a, buf[i % sets].b, buf[i % sets].d, st);
     }
     CK(cudaStreamSynchronize(st));
     const unsigned mhz0 = nvml.sm_mhz(), w0 = nvml.watts();
@@ -271,7 +180,7 @@ int main(int argc, char** argv) {
         cudaEventRecord(e0, st);
         for (int i = 0; i < burst; ++i) {
           if (tm) run_tmakit(buf[(smp + i) % sets]);
-          else lt.run(buf[(smp + i) % sets], st, &lt.algo);
+          else lt.run(buf[(smp + i) % sets].a, buf[(smp + i) % sets].b, buf[(smp + i) % sets].d, st);
         }
         cudaEventRecord(e1, st);
         CK(cudaEventSynchronize(e1));
@@ -299,7 +208,6 @@ int main(int argc, char** argv) {
       cudaFree(x.d);
     }
     cudaFree(dref);
-    cudaFree(lt.ws);
   }
   std::printf("\n%s", csv.c_str());
   return 0;

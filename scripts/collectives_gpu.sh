@@ -8,6 +8,10 @@
 # build/bench/bench_collectives); STEPS (default "tests sanitizer bench") any of
 # tests, sanitizer, bench, sweep, tune (bench = sizes, SM sweep and pipeline shapes; sweep, tune =
 # the SM sweep / the pipeline shapes only).
+# The all-gather fused into the GEMM (kernels/allgather_gemm_sm90) has steps of its own, for a BIN
+# that also holds build/tests/tmakit_gpu_test_allgather_gemm and build/bench/bench_allgather_gemm:
+# fused_tests (against NCCL all-gather + the GEMM on 2 GPUs, and on 4 where there are 4; the
+# planted faults), fused_sanitizer (2 ranks under memcheck, small shapes), fused_bench (every rank).
 # libnccl: the system's, else PyTorch's (/opt/torch/.venv/.../nvidia/nccl/lib); it must be 2.28 or
 # later (symmetric windows, the device API). NVLink multicast stays off in every process.
 # Steps after a failed tests step are skipped unless FORCE=1 (a hang in the release build, which
@@ -34,7 +38,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
   nvidia-smi topo -m 2>/dev/null | head -12
   echo "ranks: $N"
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
-  ldd "$BIN/bench_collectives" | grep -iE "nccl|cuda"
+  for b in bench_collectives bench_allgather_gemm; do [ -x "$BIN/$b" ] && ldd "$BIN/$b" | grep -iE "nccl|cuda|cublas"; done
   L=${LD_LIBRARY_PATH:-}; for d in ${L//:/ }; do ls "$d"/libnccl.so* 2>/dev/null; done
   "$SAN" --version 2>/dev/null | tail -1
   python3 -c "import torch; print('NCCL (PyTorch):', torch.cuda.nccl.version())" 2>/dev/null
@@ -53,7 +57,7 @@ step() {  # step <name> <timeout> <command...>
 }
 
 for s in $STEPS; do
-  if [ "$s" != tests ] && [ -n "${TESTS_FAILED:-}" ] && [ -z "${FORCE:-}" ]; then
+  if [ "$s" != tests ] && [ "$s" != fused_tests ] && [ -n "${TESTS_FAILED:-}" ] && [ -z "${FORCE:-}" ]; then
     echo "skipping $s: the tests failed (FORCE=1 runs it anyway)" | tee -a "$OUT/steps.txt"
     continue
   fi
@@ -78,6 +82,18 @@ for s in $STEPS; do
       step "tune_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/tune_$N.csv" tune "${SAMPLES:-20}" ;;
     sweep)
       step "sweep_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/sweep_$N.csv" sweep "${SAMPLES:-20}" ;;
+    fused_tests)
+      step "fused_tests_$N" 300 "$BIN/tmakit_gpu_test_allgather_gemm" || true
+      grep -q "exit   0" <(tail -1 "$OUT/steps.txt") || TESTS_FAILED=1 ;;
+    fused_sanitizer)
+      export TMAKIT_ALLGATHER_GEMM_SMALL=1
+      step "memcheck_allgather_gemm_2" 400 "$BIN/tmakit_ranks" --timeout 380 2 "$SAN" --tool memcheck \
+        --report-api-errors no --error-exitcode 97 "$BIN/tmakit_gpu_test_allgather_gemm" \
+        --gtest_filter="AllGatherGemmRank.EqualsNcclAllGatherThenGemm"
+      unset TMAKIT_ALLGATHER_GEMM_SMALL ;;
+    fused_bench)
+      step "fused_bench_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_allgather_gemm" \
+        "$OUT/fused_bench_$N.csv" "${SAMPLES:-15}" ;;
   esac
 done
 exit $status

@@ -10,22 +10,14 @@
 #include "tmakit/peer/explain.hpp"
 #include "tmakit/peer/peer_plan.hpp"
 #include "tmakit/tensor_map/validate.hpp"
+#include "peer_test_util.hpp"
 
 namespace {
 
 using namespace tmakit;
 
-constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
-
 PeerWindow window(std::int32_t world, std::int32_t rank, std::uint64_t bytes) {
-  PeerWindow w;
-  w.world = world;
-  w.rank = rank;
-  w.lsa_ranks = world;
-  w.bytes = bytes;
-  // NCCL's flat LSA layout: rank p's window at a 4 GiB stride from rank 0's.
-  for (std::int32_t p = 0; p < world && p < kMaxPeers; ++p) w.base[p] = 0x7f0000000000ull + static_cast<std::uint64_t>(p) * 4 * kGiB;
-  return w;
+  return tmakit_test::peer_window(world, rank, bytes);
 }
 
 constexpr CollectiveShape all_gather_shape(std::int64_t rows, std::int64_t cols) {

@@ -101,21 +101,6 @@ __device__ __forceinline__ void run_pipeline(std::uint32_t n, std::uint32_t stag
   k = k0 + n;
 }
 
-// Step 3: the writes done, signal each peer the bytes, wait for each peer's.
-__device__ inline void exchange_bytes(const CollectiveArgs& a, std::uint32_t block, std::uint64_t bytes) {
-  const PeerSignals& s = a.signals;
-  device::wait_group<0>();
-  device::publish_async_writes();
-  for (std::int32_t d = 1; d < s.world; ++d) device::signal_bytes(s, (s.rank + d) % s.world, block, bytes);
-  for (std::int32_t d = 1; d < s.world; ++d) device::wait_bytes(s, (s.rank + s.world - d) % s.world, block, bytes);
-}
-
-__device__ inline void arrive_and_wait(const CollectiveArgs& a, std::uint32_t block) {
-  const PeerSignals& s = a.signals;
-  for (std::int32_t d = 1; d < s.world; ++d) device::signal_arrival(s, (s.rank + d) % s.world, block, a.call);
-  for (std::int32_t d = 1; d < s.world; ++d) device::wait_arrival(s, (s.rank + s.world - d) % s.world, block, a.call);
-}
-
 }  // namespace detail
 
 template <CollectiveKind Kind, int Lag>
@@ -142,7 +127,7 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
     device::publish_async_writes();
   }
 
-  detail::arrive_and_wait(a, block);
+  device::arrive_and_wait_all(a.signals, block, a.call);
 
   const auto w = static_cast<std::uint32_t>(world);
   if constexpr (Kind == CollectiveKind::all_gather) {
@@ -190,7 +175,9 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
 
   // push: the bytes this block wrote into each peer; pull: the bytes it read from each peer (the
   // peer may reuse its input once they are counted). The same count either way.
-  detail::exchange_bytes(a, block, static_cast<std::uint64_t>(n) * a.tile_bytes);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(n) * a.tile_bytes;
+  auto same = [bytes](std::int32_t) { return bytes; };
+  device::exchange_bytes_all(a.signals, block, same, same);
 }
 
 template <CollectiveKind Kind>

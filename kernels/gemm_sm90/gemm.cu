@@ -314,6 +314,8 @@ cudaError_t Gemm::launch(cudaStream_t stream) const {
   return cudaGetLastError();
 }
 
+const KernelParams* Gemm::kernel_params() const { return status_.ok && prepared_ ? &prepared_->params : nullptr; }
+
 GemmStatus gemm(const GemmArgs& args, cudaStream_t stream) {
   const Gemm g(args);
   GemmStatus st = g.status();

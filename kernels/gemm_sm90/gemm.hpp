@@ -26,6 +26,8 @@
 
 namespace tmakit::gemm_sm90 {
 
+struct KernelParams;  // kernel.cuh
+
 enum class Order { row_major, col_major };
 
 // One operand: a batch of matrices in global memory. ld: elements between consecutive rows
@@ -86,6 +88,10 @@ class Gemm {
   explicit Gemm(const GemmArgs& args);  // plans and encodes; status() says whether it can launch
   const GemmStatus& status() const { return status_; }
   cudaError_t launch(cudaStream_t stream = nullptr) const;  // asynchronous
+  // The planned kernel parameter (kernel.cuh), for a kernel that runs this GEMM's CTAs inside a
+  // grid of its own (gemm_cta with its own Grid: kernels/allgather_gemm_sm90); nullptr unless
+  // status().ok. Plan such a GEMM with splits = 1 and cluster_m = 1.
+  const KernelParams* kernel_params() const;
   struct Prepared;
 
  private:

@@ -161,14 +161,26 @@ __device__ __forceinline__ TilePos tile_position(std::int32_t t, const KernelPar
   const std::int32_t in = r - g * group;
   return {(first_m + in % rows) * ClusterM + rank, in / rows, l};
 }
-// This CTA's cluster, and how many clusters the grid has.
-template <int ClusterM>
-__device__ __forceinline__ std::int32_t cluster_id() {
-  return static_cast<std::int32_t>(blockIdx.x) / ClusterM;
+// Which CTAs of the grid run the GEMM, where the persistent loop's row tiles lie in A and D, and
+// what the producer waits for before its first load of a row tile of A. The GEMM alone (WholeGrid):
+// every CTA, rows in order, nothing to wait for. A kernel that runs this GEMM inside a grid of its
+// own passes another type with the same three members (kernels/allgather_gemm_sm90: its first CTAs
+// pull A's rows from the peers; the GEMM CTAs start on this rank's rows and wait for each pulled
+// row block's flag before loading it).
+struct WholeGrid {
+  __device__ __forceinline__ std::int32_t first_cta() const { return 0; }
+  __device__ __forceinline__ std::int32_t row_tile(std::int32_t m) const { return m; }
+  __device__ __forceinline__ void before_rows(std::int32_t) const {}
+};
+
+// This CTA's cluster, and how many clusters run the GEMM.
+template <int ClusterM, class Grid>
+__device__ __forceinline__ std::int32_t cluster_id(const Grid& g) {
+  return (static_cast<std::int32_t>(blockIdx.x) - g.first_cta()) / ClusterM;
 }
-template <int ClusterM>
-__device__ __forceinline__ std::int32_t cluster_count() {
-  return static_cast<std::int32_t>(gridDim.x) / ClusterM;
+template <int ClusterM, class Grid>
+__device__ __forceinline__ std::int32_t cluster_count(const Grid& g) {
+  return (static_cast<std::int32_t>(gridDim.x) - g.first_cta()) / ClusterM;
 }
 template <int ClusterM>
 __device__ __forceinline__ std::int32_t cluster_rank() {
@@ -190,39 +202,43 @@ struct WorkUnit {
   TilePos pos;
   std::int32_t kb_begin, kb_end;  // K blocks [kb_begin, kb_end)
 };
-template <int ClusterM, bool SplitK>
-__device__ __forceinline__ WorkUnit work_unit(std::int32_t u, const KernelParams& p, std::int32_t rank) {
+template <int ClusterM, bool SplitK, class Grid>
+__device__ __forceinline__ WorkUnit work_unit(std::int32_t u, const KernelParams& p, std::int32_t rank, const Grid& g) {
+  WorkUnit w;
   if constexpr (SplitK) {
     const std::int32_t tiles = cluster_tiles<ClusterM>(p);
     const std::int32_t slice = u / tiles;
     const std::int32_t begin = slice * p.split_blocks;
-    return {tile_position<ClusterM>(u - slice * tiles, p, rank), begin, min(p.k_blocks, begin + p.split_blocks)};
+    w = {tile_position<ClusterM>(u - slice * tiles, p, rank), begin, min(p.k_blocks, begin + p.split_blocks)};
   } else {
-    return {tile_position<ClusterM>(u, p, rank), 0, p.k_blocks};
+    w = {tile_position<ClusterM>(u, p, rank), 0, p.k_blocks};
   }
+  w.pos.m = g.row_tile(w.pos.m);
+  return w;
 }
 
 
 // The rounds (stages filled) this CTA's loop runs: one per K block of each work unit it visits.
-template <int ClusterM, bool SplitK>
-__device__ __forceinline__ std::uint32_t rounds(const KernelParams& p) {
-  const std::int32_t units = work_units<ClusterM, SplitK>(p), first = cluster_id<ClusterM>(), step = cluster_count<ClusterM>();
+template <int ClusterM, bool SplitK, class Grid>
+__device__ __forceinline__ std::uint32_t rounds(const KernelParams& p, const Grid& g) {
+  const std::int32_t units = work_units<ClusterM, SplitK>(p), first = cluster_id<ClusterM>(g), step = cluster_count<ClusterM>(g);
   if constexpr (!SplitK) {
     const std::int32_t visits = first < units ? (units - first + step - 1) / step : 0;
     return static_cast<std::uint32_t>(visits) * static_cast<std::uint32_t>(p.k_blocks);
   }
   std::uint32_t n = 0;
   for (std::int32_t u = first; u < units; u += step) {
-    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, 0);
+    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, 0, g);
     n += static_cast<std::uint32_t>(w.kb_end - w.kb_begin);
   }
   return n;
 }
 
 // ---- producer: one thread walks the same tiles as the consumers and fills round k's stage once
-// every CTA it copies into has armed it.
-template <int ClusterM, bool SplitK>
-__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s) {
+// every CTA it copies into has armed it (and, before a tile's first load, once the grid's
+// before_rows says its rows of A are there).
+template <int ClusterM, bool SplitK, class Grid>
+__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s, const Grid& g) {
   std::uint32_t k = 0;
   const std::int32_t units = work_units<ClusterM, SplitK>(p), rank = cluster_rank<ClusterM>();
   device::prefetch_tensor_map(&p.a_map);
@@ -230,8 +246,9 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s)
   // Tile coordinates hold every entry the plans may read (kMaxTileModes) with constant indices only,
   // so they live in registers. The K loop walks each tile's copies (TileWalk): additions only.
   const std::int32_t k_step[kMaxTileModes] = {0, 1, 0};
-  for (std::int32_t u = cluster_id<ClusterM>(); u < units; u += cluster_count<ClusterM>()) {
-    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, rank);
+  for (std::int32_t u = cluster_id<ClusterM>(g); u < units; u += cluster_count<ClusterM>(g)) {
+    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, rank, g);
+    g.before_rows(w.pos.m);
     const std::int32_t ca[kMaxTileModes] = {w.pos.m, 0, w.pos.l};
     const std::int32_t cb[kMaxTileModes] = {w.pos.n, 0, w.pos.l};
     const device::TileWalk a = device::walk_tile(p.a, ca, k_step), b = device::walk_tile(p.b, cb, k_step);
@@ -245,8 +262,8 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage& s)
 }
 
 // ---- consumer: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
-template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
-__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s, int wg) {
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Grid>
+__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s, int wg, const Grid& g) {
   constexpr WgmmaDescriptorFields kAF = kAFields<AMn>;
   constexpr WgmmaDescriptorFields kBF = kBFields<BMn>;
   static_assert(kAF.ok && kBF.ok, "the operand tiles must be canonical WGMMA layouts");
@@ -262,8 +279,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
   device::Phase c_phase;
   int buf = 0;
   const std::int32_t units = work_units<ClusterM, SplitK>(p), rank = cluster_rank<ClusterM>();
-  for (std::int32_t u = cluster_id<ClusterM>(); u < units; u += cluster_count<ClusterM>()) {
-    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, rank);
+  for (std::int32_t u = cluster_id<ClusterM>(g); u < units; u += cluster_count<ClusterM>(g)) {
+    const WorkUnit w = work_unit<ClusterM, SplitK>(u, p, rank, g);
     const TilePos pos = w.pos;
 
     // Mainloop: one stage per K block; the WGMMAs of block kb run while block kb + 1's wait, and a
@@ -347,11 +364,12 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage& s,
   if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
 }
 
-template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
-__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
+// One CTA of the GEMM (kThreads threads; `dyn`: the dynamic shared memory, sizeof(SharedStorage)
+// + 1024 bytes). gemm_kernel runs it in every CTA; a kernel of its own may run it in some (Grid).
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Grid>
+__device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* dyn, const Grid& g) {
   static_assert(ClusterM == 1 || ClusterM == 2, "clusters of 1 or 2 CTAs along M");
   static_assert(!SplitK || ClusterM == 1, "split K runs with one CTA per cluster");
-  extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);
   SharedStorage& s = *reinterpret_cast<SharedStorage*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0)
@@ -364,14 +382,20 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     device::ptx_raw::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce<ClusterM, SplitK>(p, s);
-    if (threadIdx.x == 32) device::run_releaser(s.pipe, p.role, rounds<ClusterM, SplitK>(p));  // another warp than the producer's
+    if (threadIdx.x == 0) produce<ClusterM, SplitK>(p, s, g);
+    if (threadIdx.x == 32) device::run_releaser(s.pipe, p.role, rounds<ClusterM, SplitK>(p, g));  // another warp than the producer's
   } else {
     device::ptx_raw::setmaxnreg_inc<232>();
-    consume<T, AMn, BMn, ClusterM, SplitK>(p, s, wg - 1);
+    consume<T, AMn, BMn, ClusterM, SplitK>(p, s, wg - 1, g);
   }
   // No CTA leaves while a peer may still arrive on its barriers or copy into its shared memory.
   device::pipeline_teardown();
+}
+
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
+  extern __shared__ unsigned char dyn[];
+  gemm_cta<T, AMn, BMn, ClusterM, SplitK>(p, dyn, WholeGrid{});
 }
 
 }  // namespace tmakit::gemm_sm90

@@ -27,6 +27,9 @@ std::string what(const PeerIssue& i) {
     case PeerRule::blocks_range: return num(i.a) + " blocks for " + num(i.b) + " tiles";
     case PeerRule::stages_smem:
       return "the stages need " + num(i.a) + " B of shared memory, more than " + num(i.b) + " B";
+    case PeerRule::gather_rows:
+      return num(i.a) + " gathered rows, not a multiple of " + num(i.b) + " (world x block rows)";
+    case PeerRule::gather_pullers: return num(i.a) + " pullers, at most " + num(i.b) + " allowed here";
   }
   return rule_text(i.rule);
 }

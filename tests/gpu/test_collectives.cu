@@ -15,9 +15,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nccl.h>
-#include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +28,7 @@
 
 #include "kernels/collectives_sm90/collectives.hpp"
 #include "kernels/collectives_sm90/launcher.hpp"
+#include "ranks_test_util.hpp"
 
 namespace tc = tmakit::collectives;
 using tmakit::CollectiveKind;
@@ -42,36 +41,12 @@ constexpr double kPlantedBoundS = 2.0;  // the watchdog's bound in the planted t
 
 // ---------------------------------------------------------------- parent side
 
-int gpu_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
-}
-
-std::string self_path() {
-  std::array<char, 4096> buf{};
-  const ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  return n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string();
-}
+using tmakit_test::all_output;
+using tmakit_test::gpu_count;
 
 tc::LaunchResult run_ranks(int world, const std::string& test, double timeout_s = 300) {
-  return tc::launch_ranks(world, {self_path(), "--gtest_filter=CollectivesRank." + test}, timeout_s);
+  return tmakit_test::run_rank_test(world, "CollectivesRank", test, timeout_s);
 }
-
-std::string all_output(const tc::LaunchResult& r) {
-  std::string s;
-  for (const auto& o : r.ranks) s += "---- rank " + std::to_string(o.rank) + " (exit " + std::to_string(o.exit_code) + ")\n" + o.output;
-  return s;
-}
-
-#define TMAKIT_REQUIRE_GPUS(n)                                                               \
-  do {                                                                                       \
-    const int have_ = gpu_count();                                                           \
-    if (have_ < (n)) GTEST_SKIP() << "needs " << (n) << " GPUs of one host; found " << have_; \
-  } while (0)
 
 // Counts "compared N bytes, D differ" lines over all ranks.
 void expect_all_compared(const tc::LaunchResult& r, int world, int cases_per_rank) {
@@ -156,17 +131,7 @@ __global__ void fill(void* p, std::size_t n, int f32, std::uint64_t seed, int ex
 #define CUDA_OK(x) ASSERT_EQ(cudaSuccess, (x)) << #x << ": " << cudaGetErrorString(cudaGetLastError())
 #define NCCL_OK(x) ASSERT_EQ(ncclSuccess, (x)) << #x
 
-bool in_rank() { return tc::rank_env().has_value(); }
-
-#define TMAKIT_REQUIRE_RANK() \
-  if (!in_rank()) GTEST_SKIP() << "runs as a rank of a Collectives.* test (RANK / WORLD_SIZE set by the launcher)"
-
-std::unique_ptr<tc::Communicator> join() {
-  std::string err;
-  auto c = tc::join_from_env(&err);
-  if (!c) std::printf("join failed: %s\n", err.c_str());
-  return c;
-}
+std::unique_ptr<tc::Communicator> join() { return tmakit_test::join_ranks(); }
 
 CollectiveShape shape_of(CollectiveKind k, const Case& c) {
   CollectiveShape s;
@@ -293,19 +258,19 @@ double ended_after(const std::string& out) {
 }  // namespace
 
 TEST(CollectivesRank, AllGather) {
-  TMAKIT_REQUIRE_RANK();
+  TMAKIT_REQUIRE_RANK("Collectives");
   run_against_nccl(CollectiveKind::all_gather);
 }
 TEST(CollectivesRank, ReduceScatter) {
-  TMAKIT_REQUIRE_RANK();
+  TMAKIT_REQUIRE_RANK("Collectives");
   run_against_nccl(CollectiveKind::reduce_scatter);
 }
 TEST(CollectivesRank, PlantedPeerNeverArrives) {
-  TMAKIT_REQUIRE_RANK();
+  TMAKIT_REQUIRE_RANK("Collectives");
   run_planted(true);
 }
 TEST(CollectivesRank, PlantedWrongByteCount) {
-  TMAKIT_REQUIRE_RANK();
+  TMAKIT_REQUIRE_RANK("Collectives");
   run_planted(false);
 }
 

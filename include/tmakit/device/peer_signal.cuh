@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "tmakit/device/tma.cuh"
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/peer/signals.hpp"
 
@@ -133,6 +134,30 @@ __device__ inline void wait_bytes(const PeerSignals& s, std::int32_t from, std::
   detail::wait_counter(p, [bytes](std::uint64_t x) { return x >= bytes; }, 1, s, from, block, bytes);
 #endif
   cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*p).store(0, cuda::memory_order_relaxed);
+}
+
+// A block's arrival at call `call` with every peer: signals each (rank + 1 first, rotating), then
+// waits for each.
+__device__ inline void arrive_and_wait_all(const PeerSignals& s, std::uint32_t block, std::uint64_t call) {
+  for (std::int32_t d = 1; d < s.world; ++d) signal_arrival(s, (s.rank + d) % s.world, block, call);
+  for (std::int32_t d = 1; d < s.world; ++d) wait_arrival(s, (s.rank + s.world - d) % s.world, block, call);
+}
+
+// A block's end of a call: its bulk copies complete and published, it signals each peer the bytes
+// sent(peer) (written into that peer's memory, or read from it), then waits for expected(peer) from
+// each (both counts from the plan).
+template <class Sent, class Expected>
+__device__ inline void exchange_bytes_all(const PeerSignals& s, std::uint32_t block, Sent sent, Expected expected) {
+  wait_group<0>();
+  publish_async_writes();
+  for (std::int32_t d = 1; d < s.world; ++d) {
+    const std::int32_t to = (s.rank + d) % s.world;
+    signal_bytes(s, to, block, sent(to));
+  }
+  for (std::int32_t d = 1; d < s.world; ++d) {
+    const std::int32_t from = (s.rank + s.world - d) % s.world;
+    wait_bytes(s, from, block, expected(from));
+  }
 }
 
 }  // namespace tmakit::device

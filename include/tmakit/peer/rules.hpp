@@ -35,11 +35,13 @@ enum class PeerRule : std::uint32_t {
   reduce_dtype,    // collective.reduce_dtype: an element type the collective does not sum (f32, bf16 only)
   blocks_range,    // collective.blocks: a block count below 1 or above the tiles
   stages_smem,     // collective.stages: the stages do not fit in shared memory (or a lag outside 1 .. min(3, stages - 1))
+  gather_rows,     // gather.rows_divide: the gathered rows are not a multiple of world x the row block's rows
+  gather_pullers,  // gather.pullers: a puller count below 1, or above what the launch leaves for it
 };
 
 // `text` says what the input does wrong in one line; `part` names the input; `fix` a remedy that
 // needs no numbers.
-TMAKIT_HD constexpr RuleTable<PeerRule, 13> rule_table(PeerRule) {
+TMAKIT_HD constexpr RuleTable<PeerRule, 15> rule_table(PeerRule) {
   return {{
       {PeerRule::world_size, "peer.world_size", "communicator", "a world of fewer than 1 or more than kMaxPeers ranks",
        Severity::error, "run 1 to kMaxPeers (8) ranks, one per GPU of one NVLink domain"},
@@ -73,10 +75,17 @@ TMAKIT_HD constexpr RuleTable<PeerRule, 13> rule_table(PeerRule) {
       {PeerRule::stages_smem, "collective.stages", "launch",
        "the pipeline's stages do not fit in shared memory, or its lag is outside 1 .. min(3, stages - 1)",
        Severity::error, "use fewer stages or smaller tiles, and a lag of 1 to 3 below the stages"},
+      {PeerRule::gather_rows, "gather.rows_divide", "tensor",
+       "the gathered rows are not a multiple of the world times the rows of one row block (each rank owns whole row "
+       "blocks)",
+       Severity::error, "pad the rows to a multiple of world x block rows"},
+      {PeerRule::gather_pullers, "gather.pullers", "launch",
+       "a puller count below 1, or above what the launch leaves for it (the SMs less one, and the signal blocks)",
+       Severity::error, "use at least one puller and leave SMs for the GEMM (the benchmark sweeps 4, 8 and 16)"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PeerRule{})));
-static_assert(rule_count<PeerRule> == static_cast<int>(PeerRule::stages_smem) + 1);
+static_assert(rule_count<PeerRule> == static_cast<int>(PeerRule::gather_pullers) + 1);
 
 // One finding: the rule, the peer rank it concerns (-1: none), and two numbers (what each rule's
 // explanation says: e.g. peer.window_bounds: a = the tensor's end offset, b = the window's bytes).

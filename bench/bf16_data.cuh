@@ -1,0 +1,36 @@
+// bf16 test data for the GEMM benchmarks (bench_gemm, bench_allgather_gemm): seeded inputs in
+// [-1, 1] (multiples of 2^-10) and the largest difference between two outputs, with the largest
+// magnitude of the reference (out[0] = max |a - b|, out[1] = max |b|; zero out before the call).
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tmakit_bench {
+
+__device__ inline std::uint32_t hash32(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x);
+}
+__global__ void fill_bf16(__nv_bfloat16* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    p[i] = __float2bfloat16_rn(static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 2049) - 1024) / 1024.0f);
+}
+__global__ void max_diff(const __nv_bfloat16* a, const __nv_bfloat16* b, std::size_t n, float* out) {
+  float m = 0.0f, r = 0.0f;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const float x = __bfloat162float(a[i]), y = __bfloat162float(b[i]);
+    m = fmaxf(m, fabsf(x - y));
+    r = fmaxf(r, fabsf(y));
+  }
+  atomicMax(reinterpret_cast<int*>(out), __float_as_int(m));
+  atomicMax(reinterpret_cast<int*>(out) + 1, __float_as_int(r));
+}
+
+}  // namespace tmakit_bench
