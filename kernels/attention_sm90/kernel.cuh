@@ -283,8 +283,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   // This thread's two rows (slots v with (v / 2) % 2 == r hold row0 + 8 r) and its first column.
   const std::int32_t row0 = qb * kBlockM + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
   const std::int32_t col0 = 2 * (t % 4);
-  const std::uint32_t q0 = device::shared_address(s.q) + (wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>);
   unsigned char* pbuf = s.scratch[wg];
+  // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
+  // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
+  const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + (wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>), kQF);
+  const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
+  const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
+  const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
 
   float o[kO];
 #pragma unroll
@@ -293,16 +298,20 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   float l[2] = {0.0f, 0.0f};            // this thread's share of the running row sums
   std::uint32_t a[kN / 16][4];     // P of the previous block as the RS form's A fragments
 
-  // S = Q K_j^T into sc: D / 16 k16 steps, one commit group.
+  // K_j has landed: waited for before a warpgroup takes its turn, so that the turn is not held while
+  // a load is still in flight.
+  auto wait_k = [&](std::int32_t j) {
+    device::watchdog::wait_parity(s.k_full[j % kKStages<D>], ring_parity<kKStages<D>>(j), device::watchdog::bound_ns());
+  };
+  // S = Q K_j^T into sc: D / 16 k16 steps, one commit group (K_j waited for).
   auto issue_s = [&](float (&sc)[kS], std::int32_t j) {
     const int st = j % kKStages<D>;
-    device::watchdog::wait_parity(s.k_full[st], ring_parity<kKStages<D>>(j), device::watchdog::bound_ns());
-    const std::uint32_t k0 = device::shared_address(s.k[st]);
+    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, st * kKVBytes<D>);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-      ((device::wgmma::mma<T, kN, 0, 0>(sc, wgmma_descriptor(q0 + kQStart<D, 0, Kk>, kQF),
-                                             wgmma_descriptor(k0 + kKStart<D, Kk>, kKF), Kk > 0)),
+      ((device::wgmma::mma<T, kN, 0, 0>(sc, wgmma_descriptor_advance(q_desc, kQStart<D, 0, Kk>),
+                                        wgmma_descriptor_advance(k_st, kKStart<D, Kk>), Kk > 0)),
        ...);
     }(std::make_integer_sequence<int, D / 16>{});
     device::wgmma::commit_group();
@@ -312,20 +321,19 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   auto issue_pv = [&](std::int32_t j) {
     const int st = j % kVStages<D>;
     device::watchdog::wait_parity(s.v_full[st], ring_parity<kVStages<D>>(j), device::watchdog::bound_ns());
-    const std::uint32_t v0 = device::shared_address(s.v[st]);
+    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, st * kKVBytes<D>);
     device::wgmma::fence();
     device::wgmma::fence_operands(o);
     if constexpr (Path == PSource::smem) {
-      const std::uint32_t p0 = device::shared_address(pbuf);
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        ((device::wgmma::mma<T, D, 0, 1>(o, wgmma_descriptor(p0 + kPStart<D, Kk>, kPF),
-                                         wgmma_descriptor(v0 + kVStart<D, Kk>, kVF), true)),
+        ((device::wgmma::mma<T, D, 0, 1>(o, wgmma_descriptor_advance(p_desc, kPStart<D, Kk>),
+                                         wgmma_descriptor_advance(v_st, kVStart<D, Kk>), true)),
          ...);
       }(std::make_integer_sequence<int, kN / 16>{});
     } else {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         ((device::wgmma::fence_operands(a[Kk]),
-          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor(v0 + kVStart<D, Kk>, kVF), true)),
+          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor_advance(v_st, kVStart<D, Kk>), true)),
          ...);
       }(std::make_integer_sequence<int, kN / 16>{});
     }
@@ -402,6 +410,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     float sc[kS];
     std::uint16_t bits[kS];
     float corr[2];
+    wait_k(0);
     wait_turn(wg);
     issue_s(sc, 0);
     pass_turn(wg);
@@ -415,6 +424,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     float sc[kS];
     std::uint16_t bits[kS];
     float corr[2];
+    wait_k(j);
     wait_turn(wg);
     issue_s(sc, j);
     issue_pv(j - 1);
@@ -503,7 +513,9 @@ __global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_con
   }
   __syncthreads();
 
-  const int wg = threadIdx.x / 128;
+  // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in every lane
+  // (what depends on it, the WGMMA descriptors among them, can live in uniform registers).
+  const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
     device::ptx_raw::setmaxnreg_dec<40>();
     if (threadIdx.x == 0) produce<D, Causal>(p, s, qb, h, b);

@@ -82,4 +82,14 @@ TMAKIT_HD constexpr std::uint64_t wgmma_descriptor(std::uint32_t smem_addr, cons
          (static_cast<std::uint64_t>((f.sbo_bytes >> 4) & 0x3FFF) << 32) | (static_cast<std::uint64_t>(f.mode) << 62);
 }
 
+// The descriptor of the same layout starting `bytes` further on: the address field (bits 0-13, in
+// units of 16 bytes) advanced by an add, so a kernel can build one descriptor per buffer and reach each
+// k-step or stage with one integer add of a constant. Exact while bytes is a multiple of 16 and the
+// advanced address stays below 256 KiB (the field does not carry into the leading-byte offset), which
+// every shared-memory address of a CTA on sm_90 does.
+TMAKIT_HD constexpr std::uint64_t wgmma_descriptor_advance(std::uint64_t desc, std::uint32_t bytes) {
+  // A 32-bit add of the low word (no carry reaches bit 32), the high word as it was.
+  return (desc & 0xFFFFFFFF00000000ull) | static_cast<std::uint32_t>(static_cast<std::uint32_t>(desc) + (bytes >> 4));
+}
+
 }  // namespace tmakit
