@@ -275,6 +275,24 @@ TEST(GmmaDescriptor, FieldsFollowTheCanonicalLayout) {
   EXPECT_FALSE(wgmma_descriptor_fields(smem_destination(gmma_operand(OperandMajor::k, Swizzle::b128, 2, 64, 64).value.tile, 2)).ok);
 }
 
+// A descriptor advanced by a byte offset is the descriptor of the advanced address, for every
+// 16-byte step a CTA's shared memory allows (below 256 KiB), and the other fields stay as they were.
+TEST(GmmaDescriptor, AdvanceIsTheDescriptorOfTheAdvancedAddress) {
+  const WgmmaDescriptorFields f = wgmma_descriptor_fields(gmma_operand(OperandMajor::mn, Swizzle::b128, 2, 128, 64).value);
+  ASSERT_TRUE(f.ok);
+  int checked = 0;
+  for (std::uint32_t base : {0u, 0x400u, 0x9c00u, 0x30000u})
+    for (std::uint32_t bytes = 0; base + bytes < (1u << 18); bytes += 16 * 97) {
+      ASSERT_EQ(wgmma_descriptor_advance(wgmma_descriptor(base, f), bytes), wgmma_descriptor(base + bytes, f))
+          << "base " << base << " + " << bytes;
+      ++checked;
+    }
+  EXPECT_GT(checked, 500);
+  // The high word (stride byte offset, mode) is untouched, even by the largest advance.
+  const std::uint64_t d = wgmma_descriptor(0, f);
+  EXPECT_EQ(wgmma_descriptor_advance(d, (1u << 18) - 16) >> 32, d >> 32);
+}
+
 TEST(SmemStorePlan, WgmmaToMnMajorOperandsUseTrans) {
   for (Swizzle sw : {Swizzle::b128, Swizzle::b64, Swizzle::b32, Swizzle::none}) {
     const SmemStorePlan p = plan_smem_store(wgmma_accumulator(128), operand(OperandMajor::mn, sw, 2, 64, 128));
