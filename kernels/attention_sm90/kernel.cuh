@@ -1,16 +1,19 @@
 // The attention forward kernel: one CTA per 128 query rows of one (batch, head), warp-specialized.
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
-//                   KV block of 128 rows into a ring of stages (K and V on barriers of their own,
-//                   so that S = Q K^T starts before V has landed)
-//   warpgroup 1, 2  (consumers) each owns 64 query rows: per KV block S = Q K^T (m64n128k16 WGMMA,
-//                   both operands from shared memory), the masks (sequence end, causal), the
-//                   online softmax in fp32 with exp2, then O += P V; at the end O / l through shared
-//                   memory and a TMA store, and the log-sum-exp per row
+//                   KV block (128 rows; 64 for head dim 256) into rings of their own (K_j ahead of
+//                   V_{j-1}, the order the consumers need them), each stage freed by its own barrier
+//   warpgroup 1, 2  (consumers) each owns 64 query rows, pipelined by one block: iteration j issues
+//                   S_j = Q K_j^T and O += P_{j-1} V_{j-1} (WGMMA), waits for S_j alone, runs the
+//                   masks (sequence end, causal) and the online softmax of block j in fp32 (exp2)
+//                   while P V runs, then waits for it and rescales O; the two consumers take turns
+//                   issuing their WGMMAs (named barriers), so one's softmax runs under the other's
+//                   multiplies; at the end O / l through shared memory and a TMA store, and the
+//                   log-sum-exp per row
 //
 // P reaches the second WGMMA one of two ways (PSource, a template parameter so both are measured):
-//   PSource::smem       P is converted to 16 bits and written into a 64 x 128 K-major 128B-swizzled
-//                     operand buffer by the smem-store plan plan_smem_store(wgmma_accumulator(128),
+//   PSource::smem       P is converted to 16 bits and written into a 64 x N K-major 128B-swizzled
+//                     operand buffer by the smem-store plan plan_smem_store(wgmma_accumulator(N),
 //                     that buffer) (stmatrix), fenced for the async proxy, and read by an SS WGMMA;
 //   PSource::registers  the accumulator of S, converted to 16 bits, is the A fragment of the RS WGMMA
 //                     as it stands (wgmma::a_fragment: slots paired, no data moves between threads).
