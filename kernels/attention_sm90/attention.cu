@@ -114,7 +114,7 @@ Attention::Attention(const AttentionArgs& a) {
   std::vector<std::string>& errors = st.errors;
   if (a.dtype != DataType::bfloat16 && a.dtype != DataType::float16)
     errors.push_back("attention.dtype: the element type must be bf16 or f16");
-  if (a.head_dim != 64 && a.head_dim != 96 && a.head_dim != 128 && a.head_dim != 256)
+  if (!head_dim_built(a.head_dim))
     errors.push_back("attention.head_dim: head dims 64, 96, 128 and 256 are built, got " + std::to_string(a.head_dim));
   if (a.heads_kv < 0 || (a.heads_kv > 0 && a.heads % a.heads_kv != 0))
     errors.push_back("attention.heads_kv: the K / V heads must divide the query heads (grouped-query attention), got " +

@@ -66,8 +66,8 @@ inline constexpr int kConsumers = 2;  // warpgroups, 64 query rows each
 inline constexpr int kRowsPerConsumer = kBlockM / kConsumers;
 inline constexpr int kThreads = 128 * (1 + kConsumers);
 inline constexpr int kElemBytes = 2;
-template <int D>
-inline constexpr bool kHeadDimBuilt = D == 64 || D == 96 || D == 128 || D == 256;
+// The head dims there are kernels for (attention.cu refuses the others).
+constexpr bool head_dim_built(long long d) { return d == 64 || d == 96 || d == 128 || d == 256; }
 template <int D>
 inline constexpr int kBlockN = D > 128 ? 64 : 128;  // KV rows per block
 template <int D>

@@ -43,9 +43,9 @@ __device__ __forceinline__ void fence_operands(std::uint32_t (&a)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+r"(a[i])::"memory");
 }
-// The same for 16-bit values: pinned where they stand, they are computed before a later wait_group
-// (an asm volatile the compiler keeps in order), so that work meant to overlap a running wgmma is not
-// sunk past the wait for it (ptxas does that to arithmetic on registers alone).
+// The same for 16-bit values. Pinned before a later wait_group, they are computed ahead of it in the
+// PTX (nvcc keeps asm volatile statements in order). ptxas schedules the SASS on its own and may still
+// hoist the wait above them: kernels/attention_sm90's overlap_fence shows what keeps it below.
 template <int R>
 __device__ __forceinline__ void fence_operands(std::uint16_t (&h)[R]) {
 #pragma unroll
