@@ -167,7 +167,6 @@ Attention::Attention(const AttentionArgs& a) {
   p.heads = static_cast<std::int32_t>(a.heads);
   p.batch = static_cast<std::int32_t>(a.batch);
   p.q_blocks = static_cast<std::int32_t>(q_blocks);
-  p.tiles = static_cast<std::int32_t>(tiles);
   const double scale = a.scale > 0.0f ? a.scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 
@@ -202,8 +201,14 @@ Attention::Attention(const AttentionArgs& a) {
                        std::to_string(prep->smem) + " bytes of shared memory fits an SM of this device");
       return;
     }
-    ctas = std::min<std::int64_t>(tiles, static_cast<std::int64_t>(sms) * per_sm);
-    if (a.max_ctas > 0) ctas = std::min<std::int64_t>(ctas, a.max_ctas);
+    std::int64_t limit = static_cast<std::int64_t>(sms) * per_sm;
+    if (a.max_ctas > 0) limit = std::min<std::int64_t>(limit, a.max_ctas);
+    // Causal tiles in pairs of equal total work (query blocks q - 1 - k and k) once there are more tiles
+    // than CTAs (kernel.cuh, TileWalk).
+    p.pair_tiles = a.causal && tiles > limit ? 1 : 0;
+    p.units_per_head = static_cast<std::int32_t>(p.pair_tiles ? (q_blocks + 1) / 2 : q_blocks);
+    p.units = static_cast<std::int32_t>(p.units_per_head * a.heads * a.batch);
+    ctas = std::min<std::int64_t>(limit, p.units);
     prep->grid = dim3(static_cast<unsigned>(ctas));
   } else {
     prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));

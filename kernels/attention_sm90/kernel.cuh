@@ -189,7 +189,10 @@ struct KernelParams {
   CUtensorMap q_map, k_map, v_map, o_map;
   float* lse = nullptr;  // [batch, heads, seqlen]
   std::int32_t seqlen = 0, heads = 0, batch = 0, q_blocks = 0;
-  std::int32_t tiles = 0;  // q_blocks x heads x batch
+  // Persistent form: the CTAs take units of work in turn (unit u: CTA u % gridDim.x), units_per_head of
+  // them per (head, batch); a unit is one tile, or (pair_tiles) two: query blocks q_blocks - 1 - k and k.
+  std::int32_t units = 0, units_per_head = 0;
+  std::int32_t pair_tiles = 0;
   std::int32_t group = 1;  // query heads per K / V head (grouped-query attention): K and V head = h / group
   float scale_log2 = 0.0f;  // the softmax scale times log2(e): the kernel's exponentials are exp2
 };
@@ -217,32 +220,53 @@ struct Tile {
 // The tiles a CTA computes, in order; the producer and every consumer thread walk the same sequence.
 //   one CTA per tile: the CTA's own, (q_blocks - 1 - blockIdx.x, blockIdx.y, blockIdx.z): the longest
 //     causal rows first within each (head, batch), as the hardware hands out the blocks;
-//   persistent: tile ids in the same order (id = x + q_blocks (h + heads b), x = q_blocks - 1 - qb), dealt
-//     in rounds of gridDim.x, every other round in reverse (round r gives CTA c the id r G + c, or
-//     r G + G - 1 - c when r is odd): a static deal in plain rounds would give some CTAs only long causal
-//     tiles (with 32 query blocks and 132 CTAs, CTA c's query blocks would step by 4 from 31 - c), the
-//     reversed rounds pair a CTA's long tile with a short one.
+//   persistent: units u = blockIdx.x, blockIdx.x + gridDim.x, ... in the same order (each (head, batch)'s
+//     units in turn, so that the CTAs running at once share few heads' K and V in L2). Unit k of a
+//     (head, batch) is query block q_blocks - 1 - k, and with pair_tiles (causal, more tiles than CTAs)
+//     also query block k: a causal tile of query block x visits x + 1 KV blocks, so a pair visits
+//     q_blocks + 1 whichever k it is, and a static deal of equal units keeps the CTAs equally busy (single
+//     tiles dealt in turn would give a CTA query blocks stepping by gridDim.x % q_blocks: with 128 query
+//     blocks and 132 CTAs, CTA 0 would visit 1.5 times the mean).
 template <bool Persistent>
-struct TileWalk {
-  std::int32_t round = 0;
+struct TileWalk;
+
+template <>
+struct TileWalk<false> {
+  bool done = false;
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
-    if constexpr (!Persistent) {
-      if (round++ > 0) return false;
-      t.qb = p.q_blocks - 1 - static_cast<std::int32_t>(blockIdx.x);
-      t.h = static_cast<std::int32_t>(blockIdx.y);
-      t.b = static_cast<std::int32_t>(blockIdx.z);
-      return true;
-    } else {
-      const std::int32_t g = static_cast<std::int32_t>(gridDim.x), c = static_cast<std::int32_t>(blockIdx.x);
-      const std::int64_t id = static_cast<std::int64_t>(round) * g + ((round & 1) ? g - 1 - c : c);
-      ++round;
-      if (id >= p.tiles) return false;
-      const std::int32_t i = static_cast<std::int32_t>(id);
-      t.qb = p.q_blocks - 1 - i % p.q_blocks;
-      t.h = (i / p.q_blocks) % p.heads;
-      t.b = i / (p.q_blocks * p.heads);
+    if (done) return false;
+    done = true;
+    t.qb = p.q_blocks - 1 - static_cast<std::int32_t>(blockIdx.x);
+    t.h = static_cast<std::int32_t>(blockIdx.y);
+    t.b = static_cast<std::int32_t>(blockIdx.z);
+    return true;
+  }
+};
+
+template <>
+struct TileWalk<true> {
+  std::int64_t unit;  // the next unit this CTA takes
+  Tile second;        // the unit's second tile, next
+  bool has_second = false;
+  __device__ TileWalk() : unit(blockIdx.x) {}
+  __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
+    if (has_second) {
+      has_second = false;
+      t = second;
       return true;
     }
+    if (unit >= p.units) return false;
+    const std::int32_t u = static_cast<std::int32_t>(unit);
+    unit += gridDim.x;
+    const std::int32_t k = u % p.units_per_head, hb = u / p.units_per_head;
+    t.qb = p.q_blocks - 1 - k;
+    t.h = hb % p.heads;
+    t.b = hb / p.heads;
+    if (p.pair_tiles && k < t.qb) {
+      second = Tile{k, t.h, t.b};
+      has_second = true;
+    }
+    return true;
   }
 };
 

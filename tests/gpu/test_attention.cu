@@ -195,8 +195,11 @@ void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const Devic
   } else {
     int sms = 0;
     TMAKIT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    const std::int64_t limit = f.max_ctas > 0 ? std::min<std::int64_t>(f.max_ctas, sms) : sms;
-    EXPECT_EQ(s.config.ctas, std::min<std::int64_t>(tiles, limit));  // one CTA per SM fits
+    const std::int64_t limit = f.max_ctas > 0 ? std::min<std::int64_t>(f.max_ctas, sms) : sms;  // one CTA per SM fits
+    // Causal tiles are dealt in pairs (query blocks q - 1 - k and k) when there are more than CTAs.
+    const std::int64_t q_blocks = (c.seqlen + 127) / 128;
+    const std::int64_t units = c.causal && tiles > limit ? (q_blocks + 1) / 2 * c.heads * c.batch : tiles;
+    EXPECT_EQ(s.config.ctas, std::min<std::int64_t>(units, limit));
   }
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
 
@@ -346,19 +349,20 @@ TEST(AttentionSmall, RepeatedLaunches) {
 }
 
 // The persistent form with a grid forced small: each CTA computes many tiles (the rings' rounds, Q's
-// phases and the turns run on across tiles; the last round of tiles is partly filled), launched again
-// and again on the same handle.
+// phases and the turns run on across tiles; the last round of units is partly filled; causal tiles
+// dealt in pairs, with an unpaired middle one where the query blocks are odd), launched again and again
+// on the same handle.
 TEST(AttentionSmall, PersistentManyTilesPerCta) {
   TMAKIT_REQUIRE_GPU();
   for (std::int64_t d : {64, 96, 128})
     for (bool causal : {false, true})
       for (PSource source : {PSource::smem, PSource::registers}) {
         Case c{2, 1000, 3, d, causal, source};  // 48 tiles
-        c.max_ctas = 5;                         // 9 or 10 tiles per CTA
+        c.max_ctas = 5;                         // 9 or 10 tiles per CTA (causal: 24 pairs, 4 or 5 per CTA)
         c.launches = 3;
         run_case(c);
       }
-  Case one{1, 700, 2, 128, true, PSource::smem};  // 12 tiles, every one in the same CTA
+  Case one{1, 600, 2, 128, true, PSource::smem};  // 10 tiles in 6 units (pairs and an odd middle), one CTA
   one.max_ctas = 1;
   run_case(one);
   Case gqa{1, 300, 6, 64, false, PSource::registers};  // grouped-query heads, 18 tiles over 7 CTAs
