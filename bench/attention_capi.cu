@@ -4,6 +4,8 @@
 //
 //   h = tmakit_attention_create(q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source,
 //                               scale, err, err_len)     // plans and encodes once; NULL + err if refused
+//   h = tmakit_attention_create_grid(..., scale, persistent, max_ctas, err, err_len)   // the grid form chosen
+//   tmakit_attention_grid(h, out)                         // out[0..2] = persistent, CTAs launched, tiles
 //   tmakit_attention_launch(h, stream, count)             // count launches on stream; a cudaError_t
 //   tmakit_attention_destroy(h)
 //
@@ -41,13 +43,19 @@ void put_error(char* err, int err_len, const std::string& text) {
 // A planned attention problem, or nullptr with every reason in err (one line each).
 // p_source: 0 = P through shared memory (PSource::smem), 1 = P in registers (PSource::registers).
 // scale: the softmax scale, 0 for 1 / sqrt(head_dim).
-TMAKIT_CAPI void* tmakit_attention_create(const void* q, const void* k, const void* v, void* o, float* lse,
-                                          std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
-                                          std::int64_t head_dim, int causal, int p_source, float scale, char* err,
-                                          int err_len) {
+// persistent: 0 = one CTA per tile, 1 = the persistent form (AttentionArgs::persistent); max_ctas: its
+// CTA limit, 0 for as many as are resident at once.
+TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, const void* v, void* o, float* lse,
+                                               std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
+                                               std::int64_t head_dim, int causal, int p_source, float scale,
+                                               int persistent, int max_ctas, char* err, int err_len) {
   put_error(err, err_len, "");
-  if (p_source != 0 && p_source != 1) {
-    put_error(err, err_len, "p_source: 0 (shared memory) or 1 (registers), got " + std::to_string(p_source));
+  std::string bad;
+  if (p_source != 0 && p_source != 1) bad += "p_source: 0 (shared memory) or 1 (registers), got " + std::to_string(p_source) + "\n";
+  if (persistent != 0 && persistent != 1)
+    bad += "persistent: 0 (one CTA per tile) or 1 (persistent), got " + std::to_string(persistent) + "\n";
+  if (!bad.empty()) {
+    put_error(err, err_len, bad);
     return nullptr;
   }
   AttentionArgs a;
@@ -63,6 +71,8 @@ TMAKIT_CAPI void* tmakit_attention_create(const void* q, const void* k, const vo
   a.causal = causal != 0;
   a.scale = scale;
   a.p_source = p_source == 0 ? PSource::smem : PSource::registers;
+  a.persistent = persistent == 1;
+  a.max_ctas = max_ctas;
   try {
     auto* h = new Attention(a);
     if (h->status().ok) return h;
@@ -74,6 +84,15 @@ TMAKIT_CAPI void* tmakit_attention_create(const void* q, const void* k, const vo
     put_error(err, err_len, std::string("tmakit_attention_create: ") + e.what());
   }
   return nullptr;
+}
+
+// The one-CTA-per-tile form (tmakit_attention_create_grid with persistent = 0).
+TMAKIT_CAPI void* tmakit_attention_create(const void* q, const void* k, const void* v, void* o, float* lse,
+                                          std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
+                                          std::int64_t head_dim, int causal, int p_source, float scale, char* err,
+                                          int err_len) {
+  return tmakit_attention_create_grid(q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source, scale, 0, 0,
+                                      err, err_len);
 }
 
 // count launches on stream (a cudaStream_t / CUstream; 0 is the legacy default stream), asynchronous.
@@ -88,7 +107,7 @@ TMAKIT_CAPI int tmakit_attention_launch(const void* handle, void* stream, int co
   return static_cast<int>(cudaSuccess);
 }
 
-// What the launcher chose: out[0..5] = block_m, block_n, stages, ctas, smem_bytes, p_source (0/1).
+// What the launcher chose: out[0..5] = block_m, block_n, stages, CTAs launched, smem_bytes, p_source (0/1).
 TMAKIT_CAPI int tmakit_attention_config(const void* handle, std::int64_t* out) {
   if (!handle || !out) return static_cast<int>(cudaErrorInvalidValue);
   const auto& c = static_cast<const Attention*>(handle)->status().config;
@@ -98,6 +117,16 @@ TMAKIT_CAPI int tmakit_attention_config(const void* handle, std::int64_t* out) {
   out[3] = c.ctas;
   out[4] = static_cast<std::int64_t>(c.smem_bytes);
   out[5] = c.p_source == PSource::smem ? 0 : 1;
+  return 0;
+}
+
+// The grid the launcher chose: out[0..2] = persistent (0/1), CTAs launched, tiles (query blocks x heads x batch).
+TMAKIT_CAPI int tmakit_attention_grid(const void* handle, std::int64_t* out) {
+  if (!handle || !out) return static_cast<int>(cudaErrorInvalidValue);
+  const auto& c = static_cast<const Attention*>(handle)->status().config;
+  out[0] = c.persistent ? 1 : 0;
+  out[1] = c.ctas;
+  out[2] = c.tiles;
   return 0;
 }
 

@@ -5,7 +5,8 @@ torch.nn.functional.scaled_dot_product_attention, side by side in one process, o
 For each (seqlen, head dim, causal) -- 16k tokens per batch (batch = tokens / seqlen), 16 heads,
 bf16 Q, K, V of shape (B, S, H, D) contiguous -- it times SDPA with the cuDNN backend and with the
 flash backend (each forced by torch.nn.attention.sdpa_kernel; a backend that refuses a shape is
-recorded as refused) and tmakit with P through shared memory and P in registers (through
+recorded as refused) and tmakit with P through shared memory and P in registers, each in two grid
+forms: one CTA per tile and persistent (--grids picks; head dim 256 has no persistent form) (through
 libtmakit_attention_capi.so, bench/attention_capi.cu, loaded with ctypes), all on one CUDA stream
 and timed with CUDA events: the median over --samples bursts, after warm-up, each burst long enough
 (--burst-ms) for event timing and started behind a GPU sleep so that the launches are queued before
@@ -13,7 +14,9 @@ the start event (what is timed is the GPU, not Python's launch overhead). FLOPs 
 (half for causal). Before timing, each tmakit output is compared once with SDPA's on the same
 inputs (max |O - O_sdpa| / max |O_sdpa|, the Frobenius ||O - O_sdpa|| / ||O_sdpa||, and LSE against
 a float32 logsumexp on the first rows of the first batch and the last rows of the last); a path whose
-output is off does not count in the ratio, so a fast wrong kernel cannot pass. The SM clock
+output is off does not count in the ratio, so a fast wrong kernel cannot pass. "ratio" is the best
+one-CTA-per-tile path over the fastest SDPA backend (as in earlier runs), "ratio_persistent" the best
+persistent path's, "persistent_gain" the best persistent path over the best one-CTA-per-tile path. The SM clock
 is read (NVML, else nvidia-smi) before, during (while bursts run) and after each configuration.
 
 Prints one table row per configuration and then a CSV block (header line starting "seqlen,");
@@ -49,10 +52,18 @@ CSV_FIELDS = [
     "rel_diff_smem", "rel_diff_reg", "rel_diff_flash_vs_cudnn", "rms_diff_smem", "rms_diff_reg", "lse_err_smem",
     "lse_err_reg", "check", "check_smem", "check_reg",
     "cudnn_ms", "flash_ms", "tmakit_smem_ms", "tmakit_reg_ms", "launches_per_burst",
+    "tmakit_smem_pers_tflops", "tmakit_reg_pers_tflops", "best_tmakit_persistent", "ratio_persistent", "persistent_gain",
+    "rel_diff_smem_pers", "rel_diff_reg_pers", "rms_diff_smem_pers", "rms_diff_reg_pers", "lse_err_smem_pers",
+    "lse_err_reg_pers", "check_smem_pers", "check_reg_pers", "tmakit_smem_pers_ms", "tmakit_reg_pers_ms",
+    "persistent_ctas", "tiles",
     "tmakit_events_vs_host", "sm_mhz_before", "sm_mhz_during_min", "sm_mhz_during_max", "sm_mhz_after", "note",
 ]
 IMPLS = [("cudnn", "SDPA cuDNN"), ("flash", "SDPA flash"), ("tmakit_smem", "tmakit smem-P"),
-         ("tmakit_reg", "tmakit reg-P")]
+         ("tmakit_reg", "tmakit reg-P"), ("tmakit_smem_pers", "tmakit smem-P persistent"),
+         ("tmakit_reg_pers", "tmakit reg-P persistent")]
+# tmakit's paths: (key, p_source, persistent)
+TMAKIT_PATHS = [("smem", 0, False), ("reg", 1, False), ("smem_pers", 0, True), ("reg_pers", 1, True)]
+PERSISTENT_HEAD_DIMS = (64, 96, 128)
 
 
 def int_list(text):
@@ -86,6 +97,8 @@ def parse_args(argv=None):
                    help="largest ||O - O_sdpa|| / ||O_sdpa|| (Frobenius) that counts as correct (default 0.01)")
     p.add_argument("--lse-tolerance", type=float, default=1e-2, help="largest |LSE - ref| (default 0.01)")
     p.add_argument("--backends", default="cudnn,flash", help="SDPA backends to time (cudnn, flash; default both)")
+    p.add_argument("--grids", choices=["both", "present", "persistent"], default="both",
+                   help="tmakit's grid forms: one CTA per tile (present), persistent, or both (default)")
     p.add_argument("--csv", default=None, help="CSV file (default $OUT/attention_bench.csv when OUT is set)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--list", action="store_true", help="print the configurations and exit (no GPU needed)")
@@ -133,6 +146,11 @@ class TmakitLib:
         L.tmakit_attention_create.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 4 + [
             ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_char_p, ctypes.c_int]
         L.tmakit_attention_create.restype = ctypes.c_void_p
+        L.tmakit_attention_create_grid.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 4 + [
+            ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+        L.tmakit_attention_create_grid.restype = ctypes.c_void_p
+        L.tmakit_attention_grid.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)]
+        L.tmakit_attention_grid.restype = ctypes.c_int
         L.tmakit_attention_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
         L.tmakit_attention_launch.restype = ctypes.c_int
         L.tmakit_attention_config.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)]
@@ -144,11 +162,12 @@ class TmakitLib:
         L.tmakit_attention_runtime_version.argtypes = []
         L.tmakit_attention_runtime_version.restype = ctypes.c_int
 
-    def create(self, q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source, scale=0.0):
+    def create(self, q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source, scale=0.0,
+               persistent=False, max_ctas=0):
         """A handle, or raises RuntimeError with every reason the launcher gave."""
         err = ctypes.create_string_buffer(4096)
-        h = self.lib.tmakit_attention_create(q, k, v, o, lse, batch, seqlen, heads, head_dim, int(causal),
-                                             p_source, scale, err, len(err))
+        h = self.lib.tmakit_attention_create_grid(q, k, v, o, lse, batch, seqlen, heads, head_dim, int(causal),
+                                                  p_source, scale, int(persistent), max_ctas, err, len(err))
         if not h:
             raise RuntimeError(err.value.decode(errors="replace").strip() or "refused (no reason given)")
         return h
@@ -162,6 +181,11 @@ class TmakitLib:
         out = (ctypes.c_int64 * 6)()
         self.lib.tmakit_attention_config(h, out)
         return dict(zip(["block_m", "block_n", "stages", "ctas", "smem_bytes", "p_source"], list(out)))
+
+    def grid(self, h):
+        out = (ctypes.c_int64 * 3)()
+        self.lib.tmakit_attention_grid(h, out)
+        return dict(zip(["persistent", "ctas", "tiles"], list(out)))
 
     def destroy(self, h):
         self.lib.tmakit_attention_destroy(h)
@@ -178,6 +202,9 @@ def abi_check(a):
         ("seqlen 0", dict(head_dim=64, p_source=1, seqlen=0), "attention.extent"),
         ("p_source 7", dict(head_dim=64, p_source=7), "p_source"),
         ("null LSE", dict(head_dim=128, p_source=0, lse=None), "attention.null"),
+        ("persistent at head dim 256", dict(head_dim=256, p_source=1, persistent=True), "attention.persistent"),
+        ("persistent 2", dict(head_dim=64, p_source=1, persistent=2), "persistent: 0"),
+        ("max_ctas without persistent", dict(head_dim=64, p_source=1, max_ctas=4), "attention.max_ctas"),
     ]
     for name, kw, want in cases:
         args = dict(q=fake, k=fake, v=fake, o=fake, lse=fake, batch=1, seqlen=128, heads=2, causal=False)
@@ -191,6 +218,12 @@ def abi_check(a):
             ok = want in str(e)
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}: {str(e).splitlines()[0]}")
+    # The one-CTA-per-tile entry point of earlier versions, still exported.
+    err = ctypes.create_string_buffer(4096)
+    h = lib.lib.tmakit_attention_create(fake, fake, fake, fake, fake, 1, 128, 2, 80, 0, 1, 0.0, err, len(err))
+    ok = not h and "attention.head_dim" in err.value.decode(errors="replace")
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} tmakit_attention_create, head dim 80: {err.value.decode(errors='replace').splitlines()[0] if err.value else 'accepted'}")
     try:
         lib.launch(None, None, 1)
         print("FAIL launch of a null handle: accepted")
@@ -401,14 +434,22 @@ class Bench:
             del s
         base_norm = base.norm().item()
 
-        checks_ok = []
-        for key, p_source in (("smem", 0), ("reg", 1)):
+        checks_ok = {}  # path key -> True (output ok), False (off), None (error or refused)
+        for key, p_source, persistent in TMAKIT_PATHS:
+            if (persistent and a.grids == "present") or (not persistent and a.grids == "persistent"):
+                continue
+            if persistent and head_dim not in PERSISTENT_HEAD_DIMS:
+                continue  # not built: tmakit refuses it (attention.persistent), nothing to measure
             o = torch.full_like(q, float("nan"))
             lse = torch.full((batch, H, seqlen), -1.0, device="cuda", dtype=torch.float32)
             h = None
             try:
                 h = lib.create(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(), batch, seqlen, H,
-                               head_dim, causal, p_source)
+                               head_dim, causal, p_source, persistent=persistent)
+                grid = lib.grid(h)
+                row["tiles"] = grid["tiles"]
+                if persistent:
+                    row["persistent_ctas"] = grid["ctas"]
                 lib.launch(h, self.stream_ptr)
                 torch.cuda.synchronize()
                 err = o.float() - base
@@ -422,7 +463,7 @@ class Bench:
                     lse_err = float("inf")
                 row[f"rel_diff_{key}"], row[f"rms_diff_{key}"], row[f"lse_err_{key}"] = diff, rms, lse_err
                 good = diff <= a.tolerance and rms <= a.rms_tolerance and lse_err <= a.lse_tolerance
-                checks_ok.append(good)
+                checks_ok[key] = good
                 row[f"check_{key}"] = "ok" if good else "WRONG"
                 t, bursts[f"tmakit_{key}"], r = self.time_fn(lambda: lib.launch(h, self.stream_ptr), clocks_during)
                 if not math.isnan(r):
@@ -433,7 +474,7 @@ class Bench:
                                  "left out of the ratio")
             except Exception as e:
                 notes.append(f"tmakit {key}-P: {str(e).splitlines()[0][:160]}")
-                checks_ok.append(None)
+                checks_ok[key] = None
             finally:
                 if h:
                     lib.destroy(h)
@@ -447,15 +488,26 @@ class Bench:
                 row[f"{key}_ms"] = ms[key]
                 row[f"{key}_tflops"] = fl / (ms[key] * 1e-3) / 1e12
         sdpa_best = [row[f"{b}_tflops"] for b in ("cudnn", "flash") if row[f"{b}_tflops"]]
-        tm_best = [row[f"tmakit_{k}_tflops"] for k, good in zip(("smem", "reg"), checks_ok) if good and row[f"tmakit_{k}_tflops"]]
         row["best_sdpa"] = max(sdpa_best) if sdpa_best else None
-        row["best_tmakit"] = max(tm_best) if tm_best else None
+
+        def best(keys):  # the fastest path among keys whose output matched
+            good = [row[f"tmakit_{k}_tflops"] for k in keys if checks_ok.get(k) and row[f"tmakit_{k}_tflops"]]
+            return max(good) if good else None
+
+        row["best_tmakit"] = best(("smem", "reg"))
+        row["best_tmakit_persistent"] = best(("smem_pers", "reg_pers"))
         if row["best_sdpa"] and row["best_tmakit"]:
             row["ratio"] = row["best_tmakit"] / row["best_sdpa"]
+        if row["best_sdpa"] and row["best_tmakit_persistent"]:
+            row["ratio_persistent"] = row["best_tmakit_persistent"] / row["best_sdpa"]
+        if row["best_tmakit"] and row["best_tmakit_persistent"]:
+            row["persistent_gain"] = row["best_tmakit_persistent"] / row["best_tmakit"]
         row["launches_per_burst"] = ";".join(f"{k}:{bursts[k]}" for k, _ in IMPLS if k in bursts)
-        if False in checks_ok:
+        if not checks_ok:
+            row["check"] = "n/a"  # no tmakit path for this configuration (--grids persistent at head dim 256)
+        elif False in checks_ok.values():
             row["check"] = "WRONG"
-        elif None in checks_ok:
+        elif None in checks_ok.values():
             row["check"] = "ERROR" if head_dim in BUILT_HEAD_DIMS else "n/a"  # not built: refused, as expected
         else:
             row["check"] = "ok"
@@ -468,13 +520,16 @@ class Bench:
 
 def table_header():
     return (f"{'seqlen':>6} {'B':>3} {'hd':>3} {'causal':>6} | {'cuDNN':>6} {'flash':>6} {'smem-P':>6} {'reg-P':>6} "
-            f"| {'ratio':>5} | {'diff smem':>9} {'diff reg':>9} {'check':>5} | SM MHz before/during/after")
+            f"| {'ratio':>5} | {'pers smem':>9} {'pers reg':>8} {'ratio':>5} {'gain':>5} "
+            f"| {'diff smem':>9} {'diff reg':>9} {'check':>5} | SM MHz before/during/after")
 
 
 def table_row(r):
     return (f"{r['seqlen']:>6} {r['batch']:>3} {r['head_dim']:>3} {('yes' if r['causal'] else 'no'):>6} | "
             f"{fmt(r['cudnn_tflops']):>6} {fmt(r['flash_tflops']):>6} {fmt(r['tmakit_smem_tflops']):>6} "
-            f"{fmt(r['tmakit_reg_tflops']):>6} | {fmt(r['ratio'], '.2f'):>5} | {fmt(r['rel_diff_smem'], '.2e'):>9} "
+            f"{fmt(r['tmakit_reg_tflops']):>6} | {fmt(r['ratio'], '.2f'):>5} | {fmt(r['tmakit_smem_pers_tflops']):>9} "
+            f"{fmt(r['tmakit_reg_pers_tflops']):>8} {fmt(r['ratio_persistent'], '.2f'):>5} {fmt(r['persistent_gain'], '.2f'):>5} | "
+            f"{fmt(r['rel_diff_smem'], '.2e'):>9} "
             f"{fmt(r['rel_diff_reg'], '.2e'):>9} {r['check']:>5} | {fmt(r['sm_mhz_before'], 'd')}/"
             f"{fmt(r['sm_mhz_during_min'], 'd')}-{fmt(r['sm_mhz_during_max'], 'd')}/{fmt(r['sm_mhz_after'], 'd')}")
 
@@ -519,7 +574,8 @@ def main(argv=None):
           f">= {a.burst_ms} ms after {a.warmup} warm-up calls; TFLOP/s = 4 S^2 D H B (/2 causal) / time")
     built = [d for d in a.head_dims if d in BUILT_HEAD_DIMS]
     print(f"# head dims {a.head_dims}; tmakit builds {list(BUILT_HEAD_DIMS)}"
-          + ("" if len(built) == len(a.head_dims) else ": SDPA alone for the others"))
+          + ("" if len(built) == len(a.head_dims) else ": SDPA alone for the others")
+          + f"; grid forms: {a.grids} (persistent: head dims {list(PERSISTENT_HEAD_DIMS)})")
     if bench.sleep is None:
         print("# torch.cuda._sleep missing: bursts start with nothing queued ahead of them (launch overhead may show)")
 

@@ -6,6 +6,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -44,16 +45,30 @@ TileExtents tile(std::int64_t e0, std::int64_t e1) {
 
 using KernelFn = void (*)(KernelParams);
 
-template <DataType T, int D, bool Causal>
+template <DataType T, int D, bool Causal, bool Persistent>
 KernelFn kernel_for_source(PSource s) {
-  if (s == PSource::smem) return &attention_kernel<T, D, Causal, PSource::smem>;
-  return &attention_kernel<T, D, Causal, PSource::registers>;
+  if (s == PSource::smem) return &attention_kernel<T, D, Causal, PSource::smem, Persistent>;
+  return &attention_kernel<T, D, Causal, PSource::registers, Persistent>;
 }
 
+template <DataType T, int D, bool Persistent>
+KernelFn kernel_for_mask(bool causal, PSource s) {
+  return causal ? kernel_for_source<T, D, true, Persistent>(s) : kernel_for_source<T, D, false, Persistent>(s);
+}
+
+// The persistent form is built for the head dims whose O leaves through the scratch buffer.
 template <int D>
-KernelFn kernel_for(DataType t, bool causal, PSource s) {
-  if (t == DataType::float16) return causal ? kernel_for_source<DataType::float16, D, true>(s) : kernel_for_source<DataType::float16, D, false>(s);
-  return causal ? kernel_for_source<DataType::bfloat16, D, true>(s) : kernel_for_source<DataType::bfloat16, D, false>(s);
+inline constexpr bool kPersistentBuilt = !kOInKStages<D>;
+
+template <int D>
+KernelFn kernel_for(DataType t, bool causal, PSource s, bool persistent) {
+  if constexpr (kPersistentBuilt<D>) {
+    if (persistent)
+      return t == DataType::float16 ? kernel_for_mask<DataType::float16, D, true>(causal, s)
+                                    : kernel_for_mask<DataType::bfloat16, D, true>(causal, s);
+  }
+  return t == DataType::float16 ? kernel_for_mask<DataType::float16, D, false>(causal, s)
+                                : kernel_for_mask<DataType::bfloat16, D, false>(causal, s);
 }
 
 // Calls f(std::integral_constant<int, D>{}) for the built head dim d (the caller has checked it).
@@ -126,13 +141,21 @@ Attention::Attention(const AttentionArgs& a) {
   if (!a.q || !a.k || !a.v || !a.o || !a.lse) errors.push_back("attention.null: Q, K, V, O and LSE need a device pointer");
   if (!(a.scale >= 0.0f) || std::isinf(a.scale))
     errors.push_back("attention.scale: a finite scale > 0, or 0 for 1 / sqrt(head_dim)");
+  if (a.persistent && a.head_dim == 256)
+    errors.push_back("attention.persistent: the persistent form is built for head dims 64, 96 and 128 (head dim 256 "
+                     "stages O in the K stages, which the next tile's loads would overwrite); fix: persistent = false");
+  if (a.max_ctas < 0 || (a.max_ctas > 0 && !a.persistent))
+    errors.push_back("attention.max_ctas: a limit on the persistent form's CTAs, >= 1 with persistent = true, or 0 (as "
+                     "many as fit at once); got " + std::to_string(a.max_ctas) + (a.persistent ? "" : " without persistent"));
   if (!errors.empty()) return;
   const std::int64_t q_blocks = (a.seqlen + kBlockM - 1) / kBlockM;
-  if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff) {
-    errors.push_back("attention.grid: at most 2^31 - 1 query rows, 65535 heads and 65535 batches (one CTA per "
-                     "128 query rows of each head of each batch)");
+  if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
+      q_blocks * a.heads * a.batch > 0x7fffffff) {
+    errors.push_back("attention.grid: at most 2^31 - 1 query rows, 65535 heads, 65535 batches and 2^31 - 1 tiles "
+                     "(a tile: 128 query rows of one head of one batch)");
     return;
   }
+  const std::int64_t tiles = q_blocks * a.heads * a.batch;
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
@@ -149,21 +172,50 @@ Attention::Attention(const AttentionArgs& a) {
 
   with_head_dim(a.head_dim, [&](auto d) {
     constexpr int D = decltype(d)::value;
-    prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source);
+    prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, a.persistent);
     prep->smem = sizeof(SharedStorage<D>) + 1024;  // + the alignment the kernel rounds its base up to
     st.config.block_n = kBlockN<D>;
     st.config.stages = kKStages<D>;
     st.config.v_stages = kVStages<D>;
     return 0;
   });
-  prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));
   if ((st.cuda = cudaFuncSetAttribute(prep->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(prep->smem))) != cudaSuccess) {
     errors.push_back(std::string("cuda: the kernel's shared-memory limit (") + std::to_string(prep->smem) +
                      " bytes): " + cudaGetErrorString(st.cuda));
     return;
   }
-  st.config.ctas = static_cast<int>(q_blocks * a.heads * a.batch);
+  std::int64_t ctas = tiles;
+  if (a.persistent) {
+    // As many CTAs as are resident at once on the current device (SMs x CTAs per SM for this kernel's
+    // threads and shared memory: 1), at most one per tile, at most max_ctas.
+    int device = 0, sms = 0, per_sm = 0;
+    if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
+        (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (st.cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, prep->kernel, kThreads, prep->smem)) != cudaSuccess) {
+      errors.push_back(std::string("cuda: the persistent form's grid (SM count, occupancy): ") + cudaGetErrorString(st.cuda));
+      return;
+    }
+    if (per_sm < 1) {
+      errors.push_back("attention.occupancy: no CTA of " + std::to_string(kThreads) + " threads and " +
+                       std::to_string(prep->smem) + " bytes of shared memory fits an SM of this device");
+      return;
+    }
+    std::int64_t limit = static_cast<std::int64_t>(sms) * per_sm;
+    if (a.max_ctas > 0) limit = std::min<std::int64_t>(limit, a.max_ctas);
+    // Causal tiles in pairs of equal total work (query blocks q - 1 - k and k) once there are more tiles
+    // than CTAs (kernel.cuh, TileWalk).
+    p.pair_tiles = a.causal && tiles > limit ? 1 : 0;
+    p.units_per_head = static_cast<std::int32_t>(p.pair_tiles ? (q_blocks + 1) / 2 : q_blocks);
+    p.units = static_cast<std::int32_t>(p.units_per_head * a.heads * a.batch);
+    ctas = std::min<std::int64_t>(limit, p.units);
+    prep->grid = dim3(static_cast<unsigned>(ctas));
+  } else {
+    prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));
+  }
+  st.config.tiles = static_cast<int>(tiles);
+  st.config.ctas = static_cast<int>(ctas);
+  st.config.persistent = a.persistent;
   st.config.smem_bytes = prep->smem;
   st.config.p_source = a.p_source;
   st.ok = true;

@@ -48,6 +48,13 @@ struct AttentionArgs {
   bool causal = false;
   float scale = 0.0f;  // the softmax scale; 0: 1 / sqrt(head_dim)
   PSource p_source = PSource::registers;
+  // The grid: false, one CTA per tile (128 query rows of one head of one batch); true, persistent: as
+  // many CTAs as are resident at once (at most one per tile), each computing tiles in turn, one tile's
+  // epilogue under the next tile's loads (head dims 64, 96 and 128; 256 is refused: attention.persistent).
+  bool persistent = false;
+  // Persistent form only: at most this many CTAs (0: as many as are resident at once). For tests that
+  // give each CTA many tiles.
+  int max_ctas = 0;
 };
 
 // What the launcher chose (reported for tests, benchmarks and the docs).
@@ -55,7 +62,9 @@ struct AttentionConfig {
   int block_m = 128, block_n = 128;  // query rows per CTA, KV rows per block (64 for head dim 256)
   int stages = 0;                     // K stages (the depth of the K ring)
   int v_stages = 0;                   // V stages
-  int ctas = 0;                       // grid: query blocks x heads x batch
+  int tiles = 0;                      // query blocks x heads x batch
+  int ctas = 0;                       // CTAs launched: tiles, or (persistent) at most the resident CTAs
+  bool persistent = false;
   std::size_t smem_bytes = 0;
   PSource p_source = PSource::registers;
 };

@@ -1,4 +1,8 @@
-// The attention forward kernel: one CTA per 128 query rows of one (batch, head), warp-specialized.
+// The attention forward kernel: a tile is 128 query rows of one (batch, head), warp-specialized.
+// Two forms (the template parameter Persistent, AttentionArgs::persistent):
+//   one CTA per tile   grid (query blocks, heads, batch), the present form;
+//   persistent         grid = min(CTAs that fit at once, tiles), each CTA walking tiles; the producer's
+//                      K / V rings and the consumers' turns run on across tiles (head dims 64-128).
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
 //                   KV block (128 rows; 64 for head dim 256) into rings of their own (K_j ahead of
@@ -168,6 +172,9 @@ struct alignas(1024) SharedStorage {
   unsigned char v[kVStages<D>][kKVBytes<D>];
   unsigned char scratch[kConsumers][kScratchBytes<D>];
   device::Barrier q_full;
+  // Persistent form: one arrival per consumer warp once both consumers' last S of the tile has completed
+  // (Q is read no more): the producer may load the next tile's Q.
+  device::Barrier q_empty;
   device::Barrier k_full[kKStages<D>], v_full[kVStages<D>];
   // One arrival per consumer warp: the stage's K has been read (S computed), its V has been read (P V).
   device::Barrier k_empty[kKStages<D>], v_empty[kVStages<D>];
@@ -185,6 +192,10 @@ struct KernelParams {
   CUtensorMap q_map, k_map, v_map, o_map;
   float* lse = nullptr;  // [batch, heads, seqlen]
   std::int32_t seqlen = 0, heads = 0, batch = 0, q_blocks = 0;
+  // Persistent form: the CTAs take units of work in turn (unit u: CTA u % gridDim.x), units_per_head of
+  // them per (head, batch); a unit is one tile, or (pair_tiles) two: query blocks q_blocks - 1 - k and k.
+  std::int32_t units = 0, units_per_head = 0;
+  std::int32_t pair_tiles = 0;
   std::int32_t group = 1;  // query heads per K / V head (grouped-query attention): K and V head = h / group
   float scale_log2 = 0.0f;  // the softmax scale times log2(e): the kernel's exponentials are exp2
 };
@@ -204,39 +215,115 @@ __device__ __forceinline__ std::uint32_t ring_parity(std::int32_t j) {
   return static_cast<std::uint32_t>(j / Stages) & 1u;
 }
 
-// ---- producer: one thread. Q once, then K and V of every KV block, a stage each, in the order the
+// A tile: query block qb (128 rows) of head h of batch b.
+struct Tile {
+  std::int32_t qb = 0, h = 0, b = 0;
+};
+
+// The tiles a CTA computes, in order; the producer and every consumer thread walk the same sequence.
+//   one CTA per tile: the CTA's own, (q_blocks - 1 - blockIdx.x, blockIdx.y, blockIdx.z): the longest
+//     causal rows first within each (head, batch), as the hardware hands out the blocks;
+//   persistent: units u = blockIdx.x, blockIdx.x + gridDim.x, ... in the same order (each (head, batch)'s
+//     units in turn, so that the CTAs running at once share few heads' K and V in L2). Unit k of a
+//     (head, batch) is query block q_blocks - 1 - k, and with pair_tiles (causal, more tiles than CTAs)
+//     also query block k: a causal tile of query block x visits x + 1 KV blocks, so a pair visits
+//     q_blocks + 1 whichever k it is, and a static deal of equal units keeps the CTAs equally busy (single
+//     tiles dealt in turn would give a CTA query blocks stepping by gridDim.x % q_blocks: with 128 query
+//     blocks and 132 CTAs, CTA 0 would visit 1.5 times the mean).
+template <bool Persistent>
+struct TileWalk;
+
+template <>
+struct TileWalk<false> {
+  bool done = false;
+  __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
+    if (done) return false;
+    done = true;
+    t.qb = p.q_blocks - 1 - static_cast<std::int32_t>(blockIdx.x);
+    t.h = static_cast<std::int32_t>(blockIdx.y);
+    t.b = static_cast<std::int32_t>(blockIdx.z);
+    return true;
+  }
+};
+
+template <>
+struct TileWalk<true> {
+  std::int64_t unit;  // the next unit this CTA takes
+  Tile second;        // the unit's second tile, next
+  bool has_second = false;
+  __device__ TileWalk() : unit(blockIdx.x) {}
+  __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
+    if (has_second) {
+      has_second = false;
+      t = second;
+      return true;
+    }
+    if (unit >= p.units) return false;
+    const std::int32_t u = static_cast<std::int32_t>(unit);
+    unit += gridDim.x;
+    const std::int32_t k = u % p.units_per_head, hb = u / p.units_per_head;
+    t.qb = p.q_blocks - 1 - k;
+    t.h = hb % p.heads;
+    t.b = hb / p.heads;
+    if (p.pair_tiles && k < t.qb) {
+      second = Tile{k, t.h, t.b};
+      has_second = true;
+    }
+    return true;
+  }
+};
+
+// ---- producer: one thread. Per tile Q, then K and V of every KV block, a stage each, in the order the
 // consumers need them: K_0, then K_j ahead of V_{j-1} (a consumer multiplies Q K_j^T while P_{j-1} V_{j-1}
 // runs), then V of the last block. K and V stages are freed separately (k_empty once S is computed,
-// v_empty once P V is).
-template <int D, bool Causal>
-__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>& s, std::int32_t qb, std::int32_t h,
-                                        std::int32_t b) {
+// v_empty once P V is). The rings count rounds across tiles (round n: stage n % stages, phase n / stages),
+// so in the persistent form the next tile's K_0 is loaded as soon as a stage frees, while the consumers
+// still finish this tile; its Q only once both consumers' last S of this tile has completed (q_empty).
+template <int D, bool Causal, bool Persistent>
+__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>& s) {
   device::prefetch_tensor_map(&p.q_map);
   device::prefetch_tensor_map(&p.k_map);
   device::prefetch_tensor_map(&p.v_map);
-  const std::int32_t qc[kMaxTileModes] = {qb, 0, h, b};
-  device::load_tile(p.q, &p.q_map, s.q, s.q_full, qc);
-  auto load_k = [&](std::int32_t j) {
-    constexpr int kRing = kKStages<D>;
-    const int st = j % kRing;
-    if (j >= kRing) device::watchdog::wait_parity(s.k_empty[st], ring_parity<kRing>(j - kRing), device::watchdog::bound_ns());
-    const std::int32_t kc[kMaxTileModes] = {j, 0, h / p.group, b};  // K: (KV rows, head dim, head, batch)
-    device::load_tile(p.k, &p.k_map, s.k[st], s.k_full[st], kc);
-  };
-  auto load_v = [&](std::int32_t j) {
-    constexpr int kRing = kVStages<D>;
-    const int st = j % kRing;
-    if (j >= kRing) device::watchdog::wait_parity(s.v_empty[st], ring_parity<kRing>(j - kRing), device::watchdog::bound_ns());
-    const std::int32_t vc[kMaxTileModes] = {0, j, h / p.group, b};  // V: (head dim, KV rows, head, batch)
-    device::load_tile(p.v, &p.v_map, s.v[st], s.v_full[st], vc);
-  };
-  const std::int32_t blocks = kv_blocks<D, Causal>(p, qb);
-  load_k(0);
-  for (std::int32_t j = 1; j < blocks; ++j) {
-    load_k(j);
-    load_v(j - 1);
+  std::int32_t n0 = 0;  // the rings' rounds before this tile (K and V: one round per KV block each)
+  Tile t;
+  TileWalk<Persistent> walk;
+  for (std::int32_t i = 0; walk.next(p, t); ++i) {
+    auto load_q = [&] {
+      const std::int32_t qc[kMaxTileModes] = {t.qb, 0, t.h, t.b};
+      device::load_tile(p.q, &p.q_map, s.q, s.q_full, qc);
+    };
+    auto load_k = [&](std::int32_t j) {
+      constexpr int kRing = kKStages<D>;
+      const std::int32_t n = n0 + j;
+      const int st = n % kRing;
+      if (n >= kRing) device::watchdog::wait_parity(s.k_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
+      const std::int32_t kc[kMaxTileModes] = {j, 0, t.h / p.group, t.b};  // K: (KV rows, head dim, head, batch)
+      device::load_tile(p.k, &p.k_map, s.k[st], s.k_full[st], kc);
+    };
+    auto load_v = [&](std::int32_t j) {
+      constexpr int kRing = kVStages<D>;
+      const std::int32_t n = n0 + j;
+      const int st = n % kRing;
+      if (n >= kRing) device::watchdog::wait_parity(s.v_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
+      const std::int32_t vc[kMaxTileModes] = {0, j, t.h / p.group, t.b};  // V: (head dim, KV rows, head, batch)
+      device::load_tile(p.v, &p.v_map, s.v[st], s.v_full[st], vc);
+    };
+    const std::int32_t blocks = kv_blocks<D, Causal>(p, t.qb);
+    if (i == 0) {
+      load_q();
+      load_k(0);
+    } else {
+      load_k(0);  // into the ring as it frees; Q waits for the consumers' last S of the previous tile
+      device::watchdog::wait_parity(s.q_empty, static_cast<std::uint32_t>(i - 1) & 1u, device::watchdog::bound_ns());
+      load_q();
+    }
+    for (std::int32_t j = 1; j < blocks; ++j) {
+      load_k(j);
+      load_v(j - 1);
+    }
+    load_v(blocks - 1);
+    n0 += blocks;
   }
-  load_v(blocks - 1);
 }
 
 // The two consumer warpgroups take turns issuing their WGMMAs (named barriers kSchedulerBarrier + wg,
@@ -258,15 +345,15 @@ __device__ __forceinline__ void overlap_fence(float x) {
   if (__float_as_uint(x) == 0xffffffffu) __nanosleep(0);
 }
 
-// ---- consumer: warpgroup wg (0 or 1) owns query rows [64 wg, 64 wg + 64) of the CTA's tile.
+// ---- consumer: warpgroup wg (0 or 1) owns query rows [64 wg, 64 wg + 64) of each of the CTA's tiles.
 //
 // Software-pipelined by one block: iteration j issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (two
 // commit groups), waits for S_j alone, runs the masks and the online softmax of block j while P V still
 // runs, then waits for P V, rescales O and makes P_j the next A operand. The first block's S and the last
-// block's P V stand alone.
-template <DataType T, int D, bool Causal, PSource Path>
-__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>& s, int wg, std::int32_t qb,
-                                        std::int32_t h, std::int32_t b) {
+// block's P V stand alone. Across tiles (persistent form) the ring rounds and the turns continue: round
+// n0 + j holds block j of a tile whose predecessors used n0 rounds.
+template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
+__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>& s, int wg) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D>);
   constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<D>);
   constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<D>);
@@ -275,17 +362,18 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   static_assert(kQF.ok && kKF.ok && kVF.ok && kPF.ok, "the operand tiles must be canonical WGMMA layouts");
   static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
   // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
-  // atoms per row) the store evaluates its layout per address, once per CTA in the epilogue.
+  // atoms per row) the store evaluates its layout per address, once per tile in the epilogue.
   static_assert(kPStore<D>.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
   static_assert(device::smem_store_impl::XorAddressMap<kSSrc<D>, kPTile<D>>::kLinear,
                 "P's addresses are XOR-linear: no layout is evaluated on the GPU");
+  // The persistent form stages O in the scratch buffer only: O in the K stages (head dim 256) would need
+  // the producer to hold the next tile's K loads until the O stores have read them.
+  static_assert(!Persistent || !kOInKStages<D>, "the persistent form is built for head dims 64, 96 and 128");
   constexpr int kS = kN / 2;  // accumulator slots of S per thread
   constexpr int kO = D / 2;        // of O
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
-  // This thread's two rows (slots v with (v / 2) % 2 == r hold row0 + 8 r) and its first column.
-  const std::int32_t row0 = qb * kBlockM + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
-  const std::int32_t col0 = 2 * (t % 4);
+  const std::int32_t col0 = 2 * (t % 4);  // this thread's first column of a block
   unsigned char* pbuf = s.scratch[wg];
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
   // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
@@ -294,21 +382,22 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
   const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
 
+  // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
+  // row0 + 8 r), the rings' rounds before it.
+  std::int32_t qb = 0, row0 = 0, n0 = 0;
   float o[kO];
-#pragma unroll
-  for (int i = 0; i < kO; ++i) o[i] = 0.0f;
-  float m[2] = {-INFINITY, -INFINITY};  // running row maxima, in units of log2 (scaled scores)
-  float l[2] = {0.0f, 0.0f};            // this thread's share of the running row sums
+  float m[2];  // running row maxima, in units of log2 (scaled scores)
+  float l[2];  // this thread's share of the running row sums
   std::uint32_t a[kN / 16][4];     // P of the previous block as the RS form's A fragments
 
-  // K_j has landed: waited for before a warpgroup takes its turn, so that the turn is not held while
-  // a load is still in flight.
-  auto wait_k = [&](std::int32_t j) {
-    device::watchdog::wait_parity(s.k_full[j % kKStages<D>], ring_parity<kKStages<D>>(j), device::watchdog::bound_ns());
+  // K of round n has landed: waited for before a warpgroup takes its turn, so that the turn is not held
+  // while a load is still in flight.
+  auto wait_k = [&](std::int32_t n) {
+    device::watchdog::wait_parity(s.k_full[n % kKStages<D>], ring_parity<kKStages<D>>(n), device::watchdog::bound_ns());
   };
-  // S = Q K_j^T into sc: D / 16 k16 steps, one commit group (K_j waited for).
-  auto issue_s = [&](float (&sc)[kS], std::int32_t j) {
-    const int st = j % kKStages<D>;
+  // S = Q K^T into sc, K of round n: D / 16 k16 steps, one commit group (K waited for).
+  auto issue_s = [&](float (&sc)[kS], std::int32_t n) {
+    const int st = n % kKStages<D>;
     const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, st * kKVBytes<D>);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
@@ -320,10 +409,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::wgmma::commit_group();
     device::wgmma::fence_operands(sc);
   };
-  // O += P_j V_j: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
-  auto issue_pv = [&](std::int32_t j) {
-    const int st = j % kVStages<D>;
-    device::watchdog::wait_parity(s.v_full[st], ring_parity<kVStages<D>>(j), device::watchdog::bound_ns());
+  // O += P V, V of round n: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
+  auto issue_pv = [&](std::int32_t n) {
+    const int st = n % kVStages<D>;
+    device::watchdog::wait_parity(s.v_full[st], ring_parity<kVStages<D>>(n), device::watchdog::bound_ns());
     const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, st * kKVBytes<D>);
     device::wgmma::fence();
     device::wgmma::fence_operands(o);
@@ -343,10 +432,17 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::wgmma::commit_group();
     device::wgmma::fence_operands(o);
   };
-  // Stage st of the K (or V) ring is read by every warp of this warpgroup: one arrival per warp.
+  // A buffer (a K or V stage, Q) is read by every warp of this warpgroup: one arrival per warp.
   auto release = [&](device::Barrier& empty) {
     __syncwarp();
     if (t % 32 == 0) device::arrive(empty);
+  };
+  // S of the tile's last block has completed: this warpgroup reads Q no more (persistent form: the
+  // producer may load the next tile's Q once both warpgroups have said so).
+  auto release_q = [&](std::int32_t j, std::int32_t blocks) {
+    if constexpr (Persistent) {
+      if (j == blocks - 1) release(s.q_empty);
+    }
   };
   // Masks of block j (columns past the sequence's end: the rows TMA filled with zeros; causal: columns
   // right of the row; only blocks that reach either pay for them), then the online softmax: new row
@@ -405,113 +501,147 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       }(std::make_integer_sequence<int, kN / 16>{});
     }
   };
+  // The previous tile's O store (issued by thread 0 from the scratch buffer) has finished reading it,
+  // and every thread of the warpgroup knows: the buffer may be written again.
+  auto scratch_free = [&] {
+    if (t == 0) device::wait_group_read<0>();
+    device::ptx_raw::named_barrier_sync(barrier_id, 128);
+  };
 
   if (wg == 1) pass_turn(wg);  // warpgroup 0 takes the first turn
-  device::watchdog::wait_parity(s.q_full, 0, device::watchdog::bound_ns());
-  const std::int32_t blocks = kv_blocks<D, Causal>(p, qb);
-  {
-    float sc[kS];
-    std::uint16_t bits[kS];
-    float corr[2];
-    wait_k(0);
+  Tile tile;
+  TileWalk<Persistent> walk;
+  bool have = walk.next(p, tile);
+  for (std::int32_t i = 0; have; ++i) {
+    Tile next_tile;
+    const bool have_next = walk.next(p, next_tile);
+    const std::int32_t h = tile.h, b = tile.b;
+    qb = tile.qb;
+    row0 = qb * kBlockM + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
+#pragma unroll
+    for (int v = 0; v < kO; ++v) o[v] = 0.0f;
+    m[0] = m[1] = -INFINITY;
+    l[0] = l[1] = 0.0f;
+    device::watchdog::wait_parity(s.q_full, static_cast<std::uint32_t>(i) & 1u, device::watchdog::bound_ns());
+    const std::int32_t blocks = kv_blocks<D, Causal>(p, qb);
+    {
+      float sc[kS];
+      std::uint16_t bits[kS];
+      float corr[2];
+      wait_k(n0);
+      wait_turn(wg);
+      issue_s(sc, n0);
+      pass_turn(wg);
+      device::wgmma::wait_group<0>();
+      device::wgmma::fence_operands(sc);
+      release(s.k_empty[n0 % kKStages<D>]);
+      release_q(0, blocks);
+      softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
+      if constexpr (Persistent && Path == PSource::smem) {
+        if (i > 0) scratch_free();  // P goes where the previous tile's O was
+      }
+      stage_p(bits);
+    }
+    for (std::int32_t j = 1; j < blocks; ++j) {
+      float sc[kS];
+      std::uint16_t bits[kS];
+      float corr[2];
+      const std::int32_t n = n0 + j;
+      wait_k(n);
+      wait_turn(wg);
+      issue_s(sc, n);
+      issue_pv(n - 1);
+      pass_turn(wg);
+      device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
+      device::wgmma::fence_operands(sc);
+      release(s.k_empty[n % kKStages<D>]);
+      release_q(j, blocks);
+      softmax(sc, j, bits, corr);
+      device::wgmma::wait_group<0>();
+      device::wgmma::fence_operands(o);
+      release(s.v_empty[(n - 1) % kVStages<D>]);
+#pragma unroll
+      for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
+      stage_p(bits);
+    }
     wait_turn(wg);
-    issue_s(sc, 0);
-    pass_turn(wg);
-    device::wgmma::wait_group<0>();
-    device::wgmma::fence_operands(sc);
-    release(s.k_empty[0]);
-    softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
-    stage_p(bits);
-  }
-  for (std::int32_t j = 1; j < blocks; ++j) {
-    float sc[kS];
-    std::uint16_t bits[kS];
-    float corr[2];
-    wait_k(j);
-    wait_turn(wg);
-    issue_s(sc, j);
-    issue_pv(j - 1);
-    pass_turn(wg);
-    device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
-    device::wgmma::fence_operands(sc);
-    release(s.k_empty[j % kKStages<D>]);
-    softmax(sc, j, bits, corr);
+    issue_pv(n0 + blocks - 1);
+    // Warpgroup 1's last turn of the CTA is matched by no later wait of warpgroup 0; between tiles it
+    // is warpgroup 0's turn for the next tile's first S.
+    if (wg == 0 || have_next) pass_turn(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
-    release(s.v_empty[(j - 1) % kVStages<D>]);
-#pragma unroll
-    for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
-    stage_p(bits);
-  }
-  wait_turn(wg);
-  issue_pv(blocks - 1);
-  if (wg == 0) pass_turn(wg);  // warpgroup 1's last turn is matched by no later wait of warpgroup 0
-  device::wgmma::wait_group<0>();
-  device::wgmma::fence_operands(o);
-  release(s.v_empty[(blocks - 1) % kVStages<D>]);
+    release(s.v_empty[(n0 + blocks - 1) % kVStages<D>]);
 
-  // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
-  // (the last P V multiply has completed: no wgmma reads it any more), one TMA store of the
-  // warpgroup's 64 rows (the O plan clips rows past the sequence's end), and the log-sum-exp.
-  float inv[2];
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
-    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
-    inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
-  }
-  constexpr int kPieceSlots = kO / kOPieces<D>;
-  std::uint16_t obits[kOPieces<D>][kPieceSlots];
-#pragma unroll
-  for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
-  unsigned char* obuf = s.scratch[wg];
-  if constexpr (kOInKStages<D>) {
-    // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
-    // and every load the producer issued has landed and been read.
-    device::ptx_raw::named_barrier_sync(kConsumersBarrier, 128 * kConsumers);
-    obuf = s.k[wg];
-  } else {
-    device::ptx_raw::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
-  }
-  [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
-    (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
-  }(std::make_integer_sequence<int, kOPieces<D>>{});
-  device::fence_smem_writes_for_async();
-  device::ptx_raw::named_barrier_sync(barrier_id, 128);
-  if (t == 0) {
-    const std::int32_t oc[kMaxTileModes] = {kConsumers * qb + wg, 0, h, b};
-    device::store_tile(p.o, &p.o_map, obuf, oc);
-    device::commit_group();
-  }
-  if (t % 4 == 0) {
-    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.heads + h) * p.seqlen;
+    // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
+    // (the last P V multiply has completed: no wgmma reads it any more), one TMA store of the
+    // warpgroup's 64 rows (the O plan clips rows past the sequence's end), and the log-sum-exp.
+    float inv[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const std::int32_t row = row0 + 8 * r;
-      // log(sum exp(s scale)) = (max + log2(sum)) ln 2, the max in units of log2
-      if (row < p.seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
+      l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+      l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+      inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
     }
+    constexpr int kPieceSlots = kO / kOPieces<D>;
+    std::uint16_t obits[kOPieces<D>][kPieceSlots];
+#pragma unroll
+    for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
+    unsigned char* obuf = s.scratch[wg];
+    if constexpr (kOInKStages<D>) {
+      // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
+      // and every load the producer issued has landed and been read.
+      device::ptx_raw::named_barrier_sync(kConsumersBarrier, 128 * kConsumers);
+      obuf = s.k[wg];
+    } else if constexpr (Persistent) {
+      scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
+    } else {
+      device::ptx_raw::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
+    }
+    [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
+      (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
+    }(std::make_integer_sequence<int, kOPieces<D>>{});
+    device::fence_smem_writes_for_async();
+    device::ptx_raw::named_barrier_sync(barrier_id, 128);
+    if (t == 0) {
+      const std::int32_t oc[kMaxTileModes] = {kConsumers * qb + wg, 0, h, b};
+      device::store_tile(p.o, &p.o_map, obuf, oc);
+      device::commit_group();
+    }
+    if (t % 4 == 0) {
+      float* lse = p.lse + (static_cast<std::int64_t>(b) * p.heads + h) * p.seqlen;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const std::int32_t row = row0 + 8 * r;
+        // log(sum exp(s scale)) = (max + log2(sum)) ln 2, the max in units of log2
+        if (row < p.seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
+      }
+    }
+    n0 += blocks;
+    tile = next_tile;
+    have = have_next;
   }
-  if (t == 0) device::wait_group<0>();  // the store has completed before the CTA's shared memory goes
+  if (t == 0) device::wait_group<0>();  // the stores have completed before the CTA's shared memory goes
 }
 
-template <DataType T, int D, bool Causal, PSource Path>
+template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
 __global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_constant__ KernelParams p) {
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);
   SharedStorage<D>& s = *reinterpret_cast<SharedStorage<D>*>(dyn + ((1024 - base % 1024) % 1024));
-  // The longest causal rows first: query blocks in reverse order.
-  const std::int32_t qb = p.q_blocks - 1 - static_cast<std::int32_t>(blockIdx.x);
-  const std::int32_t h = static_cast<std::int32_t>(blockIdx.y), b = static_cast<std::int32_t>(blockIdx.z);
   if (threadIdx.x == 0) {
     device::init(s.q_full, 1);
+    device::init(s.q_empty, 4 * kConsumers);
+    device::watchdog::expect_note(s.q_empty, "8 consumer warps: both consumers' last S of the tile has completed");
     for (int i = 0; i < kKStages<D>; ++i) {
       device::init(s.k_full[i], 1);
       device::init(s.k_empty[i], 4 * kConsumers);
+      device::watchdog::expect_note(s.k_empty[i], "8 consumer warps: S computed from this K stage");
     }
     for (int i = 0; i < kVStages<D>; ++i) {
       device::init(s.v_full[i], 1);
       device::init(s.v_empty[i], 4 * kConsumers);
+      device::watchdog::expect_note(s.v_empty[i], "8 consumer warps: P V computed from this V stage");
     }
   }
   __syncthreads();
@@ -521,10 +651,10 @@ __global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_con
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
     device::ptx_raw::setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce<D, Causal>(p, s, qb, h, b);
+    if (threadIdx.x == 0) produce<D, Causal, Persistent>(p, s);
   } else {
     device::ptx_raw::setmaxnreg_inc<232>();
-    consume<T, D, Causal, Path>(p, s, wg - 1, qb, h, b);
+    consume<T, D, Causal, Path, Persistent>(p, s, wg - 1);
   }
 }
 

@@ -12,6 +12,10 @@
 // (1 + |ref|). O is filled with NaN and LSE with -1 before the launch: every element must be written.
 // Random inputs in [-1, 1) (multiples of 2^-7: exact in bf16 and f16).
 //
+// Every case runs in both grid forms against the one reference: one CTA per tile, and persistent
+// (AttentionArgs::persistent; head dims 64, 96 and 128, 256 being refused), the latter also with a grid
+// forced small (max_ctas) so that each CTA computes many tiles and its rings and turns run across them.
+//
 // AttentionSmall.* are small enough to run under compute-sanitizer (scripts/gpu_suite.sh);
 // AttentionLarge.* are not. AttentionArgs.* check refusals and need no GPU. The kernels need
 // compute capability 9.0; the GPU tests skip otherwise.
@@ -20,6 +24,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -113,28 +118,41 @@ struct Case {
   int launches = 1;  // > 1: one Attention launched this many times
   DataType dtype = DataType::bfloat16;
   std::int64_t heads_kv = 0;  // 0: heads
+  // The persistent form's CTA limit (0: as many as are resident at once); > 0 runs the persistent form
+  // alone, with that limit.
+  int max_ctas = 0;
 };
+
+// The grid forms a case runs in: one CTA per tile and persistent, or (max_ctas > 0) persistent alone
+// with that limit; head dim 256 has no persistent form.
+struct Form {
+  bool persistent;
+  int max_ctas;
+};
+std::vector<Form> forms_of(const Case& c) {
+  if (c.max_ctas > 0) return {{true, c.max_ctas}};
+  if (c.head_dim == 256) return {{false, 0}};
+  return {{false, 0}, {true, 0}};
+}
 
 std::string describe(const Case& c) {
   return "batch " + std::to_string(c.batch) + " seqlen " + std::to_string(c.seqlen) + " heads " +
          std::to_string(c.heads) + " head_dim " + std::to_string(c.head_dim) + (c.causal ? " causal" : " non-causal") +
          (c.source == PSource::smem ? " P through shared memory" : " P in registers") +
          (c.scale > 0.0f ? " scale " + std::to_string(c.scale) : "") + (c.dtype == DataType::float16 ? " f16" : " bf16") +
-         (c.heads_kv > 0 ? " heads_kv " + std::to_string(c.heads_kv) : "");
+         (c.heads_kv > 0 ? " heads_kv " + std::to_string(c.heads_kv) : "") +
+         (c.launches > 1 ? " launched " + std::to_string(c.launches) + " times" : "");
 }
 
-void run_case(const Case& c) {
-  SCOPED_TRACE(describe(c));
-  const std::int64_t heads_kv = c.heads_kv > 0 ? c.heads_kv : c.heads;
+// Launches the kernel in one grid form into o / lse (filled with NaN / -1 first) and compares with the
+// reference.
+void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const DeviceBuffer& k, const DeviceBuffer& v,
+                const DeviceBuffer& o, const DeviceBuffer& lse, const std::vector<float>& want,
+                const std::vector<float>& want_abs, const std::vector<float>& want_lse) {
+  SCOPED_TRACE(f.persistent ? "persistent" + (f.max_ctas > 0 ? ", at most " + std::to_string(f.max_ctas) + " CTAs" : std::string())
+                            : std::string("one CTA per tile"));
   const int half = c.dtype == DataType::float16 ? 1 : 0;
-  const std::size_t n = static_cast<std::size_t>(c.batch * c.seqlen * c.heads * c.head_dim);
-  const std::size_t n_kv = static_cast<std::size_t>(c.batch * c.seqlen * heads_kv * c.head_dim);
-  const std::size_t rows = static_cast<std::size_t>(c.batch * c.heads * c.seqlen);
-  DeviceBuffer q(n * 2), k(n_kv * 2), v(n_kv * 2), o(n * 2), lse(rows * 4);
-  DeviceBuffer ref(n * 4), ref_abs(n * 4), ref_lse(rows * 4);
-  fill_16<<<1024, 256>>>(q.as<std::uint16_t>(), n, 1, half);
-  fill_16<<<1024, 256>>>(k.as<std::uint16_t>(), n_kv, 2, half);
-  fill_16<<<1024, 256>>>(v.as<std::uint16_t>(), n_kv, 3, half);
+  const std::size_t n = want.size(), rows = want_lse.size();
   TMAKIT_CUDA_OK(cudaMemset(o.p, 0xff, n * 2));  // NaN: every element must be written
   std::vector<float> minus_one(rows, -1.0f);
   TMAKIT_CUDA_OK(cudaMemcpy(lse.p, minus_one.data(), rows * 4, cudaMemcpyHostToDevice));
@@ -155,6 +173,8 @@ void run_case(const Case& c) {
   a.causal = c.causal;
   a.scale = c.scale;
   a.p_source = c.source;
+  a.persistent = f.persistent;
+  a.max_ctas = f.max_ctas;
   AttentionStatus s;
   if (c.launches > 1) {
     const tmakit::attention_sm90::Attention prepared(a);
@@ -167,28 +187,26 @@ void run_case(const Case& c) {
   for (const auto& e : s.errors) why += e + "\n";
   ASSERT_TRUE(s.ok) << why;
   EXPECT_EQ(s.config.p_source, c.source);
-  EXPECT_EQ(s.config.ctas, (c.seqlen + 127) / 128 * c.heads * c.batch);
-  TMAKIT_CUDA_OK(cudaDeviceSynchronize());
-
-  const float scale = c.scale > 0.0f ? c.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
-  const std::size_t sh = sizeof(float) * static_cast<std::size_t>(c.head_dim + c.seqlen);
-  if (sh > 48 * 1024)
-    TMAKIT_CUDA_OK(cudaFuncSetAttribute(reference_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sh)));
-  reference_attention<<<dim3(static_cast<unsigned>(c.seqlen), static_cast<unsigned>(c.heads), static_cast<unsigned>(c.batch)),
-                        128, sh>>>(q.as<std::uint16_t>(), k.as<std::uint16_t>(), v.as<std::uint16_t>(), ref.as<float>(),
-                                   ref_abs.as<float>(), ref_lse.as<float>(), static_cast<int>(c.seqlen),
-                                   static_cast<int>(c.heads), static_cast<int>(heads_kv), static_cast<int>(c.head_dim),
-                                   scale, c.causal ? 1 : 0, half);
-  TMAKIT_CUDA_OK(cudaGetLastError());
+  EXPECT_EQ(s.config.persistent, f.persistent);
+  const std::int64_t tiles = (c.seqlen + 127) / 128 * c.heads * c.batch;
+  EXPECT_EQ(s.config.tiles, tiles);
+  if (!f.persistent) {
+    EXPECT_EQ(s.config.ctas, tiles);
+  } else {
+    int sms = 0;
+    TMAKIT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const std::int64_t limit = f.max_ctas > 0 ? std::min<std::int64_t>(f.max_ctas, sms) : sms;  // one CTA per SM fits
+    // Causal tiles are dealt in pairs (query blocks q - 1 - k and k) when there are more than CTAs.
+    const std::int64_t q_blocks = (c.seqlen + 127) / 128;
+    const std::int64_t units = c.causal && tiles > limit ? (q_blocks + 1) / 2 * c.heads * c.batch : tiles;
+    EXPECT_EQ(s.config.ctas, std::min<std::int64_t>(units, limit));
+  }
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
 
   std::vector<std::uint16_t> got(n);
-  std::vector<float> want(n), want_abs(n), got_lse(rows), want_lse(rows);
+  std::vector<float> got_lse(rows);
   TMAKIT_CUDA_OK(cudaMemcpy(got.data(), o.p, n * 2, cudaMemcpyDeviceToHost));
-  TMAKIT_CUDA_OK(cudaMemcpy(want.data(), ref.p, n * 4, cudaMemcpyDeviceToHost));
-  TMAKIT_CUDA_OK(cudaMemcpy(want_abs.data(), ref_abs.p, n * 4, cudaMemcpyDeviceToHost));
   TMAKIT_CUDA_OK(cudaMemcpy(got_lse.data(), lse.p, rows * 4, cudaMemcpyDeviceToHost));
-  TMAKIT_CUDA_OK(cudaMemcpy(want_lse.data(), ref_lse.p, rows * 4, cudaMemcpyDeviceToHost));
 
   std::size_t bad = 0;
   std::string first;
@@ -220,6 +238,39 @@ void run_case(const Case& c) {
     }
   }
   EXPECT_EQ(bad_lse, 0u) << bad_lse << " of " << rows << " LSE values outside the bound; " << first_lse;
+}
+
+void run_case(const Case& c) {
+  SCOPED_TRACE(describe(c));
+  const std::int64_t heads_kv = c.heads_kv > 0 ? c.heads_kv : c.heads;
+  const int half = c.dtype == DataType::float16 ? 1 : 0;
+  const std::size_t n = static_cast<std::size_t>(c.batch * c.seqlen * c.heads * c.head_dim);
+  const std::size_t n_kv = static_cast<std::size_t>(c.batch * c.seqlen * heads_kv * c.head_dim);
+  const std::size_t rows = static_cast<std::size_t>(c.batch * c.heads * c.seqlen);
+  DeviceBuffer q(n * 2), k(n_kv * 2), v(n_kv * 2), o(n * 2), lse(rows * 4);
+  DeviceBuffer ref(n * 4), ref_abs(n * 4), ref_lse(rows * 4);
+  fill_16<<<1024, 256>>>(q.as<std::uint16_t>(), n, 1, half);
+  fill_16<<<1024, 256>>>(k.as<std::uint16_t>(), n_kv, 2, half);
+  fill_16<<<1024, 256>>>(v.as<std::uint16_t>(), n_kv, 3, half);
+  TMAKIT_CUDA_OK(cudaGetLastError());
+
+  const float scale = c.scale > 0.0f ? c.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
+  const std::size_t sh = sizeof(float) * static_cast<std::size_t>(c.head_dim + c.seqlen);
+  if (sh > 48 * 1024)
+    TMAKIT_CUDA_OK(cudaFuncSetAttribute(reference_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sh)));
+  reference_attention<<<dim3(static_cast<unsigned>(c.seqlen), static_cast<unsigned>(c.heads), static_cast<unsigned>(c.batch)),
+                        128, sh>>>(q.as<std::uint16_t>(), k.as<std::uint16_t>(), v.as<std::uint16_t>(), ref.as<float>(),
+                                   ref_abs.as<float>(), ref_lse.as<float>(), static_cast<int>(c.seqlen),
+                                   static_cast<int>(c.heads), static_cast<int>(heads_kv), static_cast<int>(c.head_dim),
+                                   scale, c.causal ? 1 : 0, half);
+  TMAKIT_CUDA_OK(cudaGetLastError());
+  TMAKIT_CUDA_OK(cudaDeviceSynchronize());
+  std::vector<float> want(n), want_abs(n), want_lse(rows);
+  TMAKIT_CUDA_OK(cudaMemcpy(want.data(), ref.p, n * 4, cudaMemcpyDeviceToHost));
+  TMAKIT_CUDA_OK(cudaMemcpy(want_abs.data(), ref_abs.p, n * 4, cudaMemcpyDeviceToHost));
+  TMAKIT_CUDA_OK(cudaMemcpy(want_lse.data(), ref_lse.p, rows * 4, cudaMemcpyDeviceToHost));
+
+  for (const Form& f : forms_of(c)) check_form(c, f, q, k, v, o, lse, want, want_abs, want_lse);
 }
 
 // Every head dim, mask and P path on a few shapes.
@@ -297,6 +348,29 @@ TEST(AttentionSmall, RepeatedLaunches) {
   run_case(c);
 }
 
+// The persistent form with a grid forced small: each CTA computes many tiles (the rings' rounds, Q's
+// phases and the turns run on across tiles; the last round of units is partly filled; causal tiles
+// dealt in pairs, with an unpaired middle one where the query blocks are odd), launched again and again
+// on the same handle.
+TEST(AttentionSmall, PersistentManyTilesPerCta) {
+  TMAKIT_REQUIRE_GPU();
+  for (std::int64_t d : {64, 96, 128})
+    for (bool causal : {false, true})
+      for (PSource source : {PSource::smem, PSource::registers}) {
+        Case c{2, 1000, 3, d, causal, source};  // 48 tiles
+        c.max_ctas = 5;                         // 9 or 10 tiles per CTA (causal: 24 pairs, 4 or 5 per CTA)
+        c.launches = 3;
+        run_case(c);
+      }
+  Case one{1, 600, 2, 128, true, PSource::smem};  // 10 tiles in 6 units (pairs and an odd middle), one CTA
+  one.max_ctas = 1;
+  run_case(one);
+  Case gqa{1, 300, 6, 64, false, PSource::registers};  // grouped-query heads, 18 tiles over 7 CTAs
+  gqa.heads_kv = 2;
+  gqa.max_ctas = 7;
+  run_case(gqa);
+}
+
 TEST(AttentionLarge, LongSequenceManyHeads) {
   TMAKIT_REQUIRE_GPU();
   every_form(1, 4096, 16);
@@ -343,6 +417,21 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   const std::string e3 = errors(a);
   EXPECT_NE(e3.find("Q: error [gmem."), std::string::npos) << e3;
   EXPECT_EQ(e3.find("K: "), std::string::npos) << e3;
+
+  // The persistent form: not built for head dim 256; max_ctas only with it, never negative.
+  a.q = a.k;
+  a.head_dim = 256;
+  a.persistent = true;
+  a.max_ctas = -1;
+  const std::string e4 = errors(a);
+  EXPECT_NE(e4.find("attention.persistent"), std::string::npos) << e4;
+  EXPECT_NE(e4.find("attention.max_ctas"), std::string::npos) << e4;
+  a.head_dim = 128;
+  a.persistent = false;
+  a.max_ctas = 4;
+  const std::string e5 = errors(a);
+  EXPECT_EQ(e5.find("attention.persistent"), std::string::npos) << e5;
+  EXPECT_NE(e5.find("attention.max_ctas"), std::string::npos) << e5;
 }
 
 }  // namespace
