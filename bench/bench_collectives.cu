@@ -1,16 +1,16 @@
 // tmakit's all-gather and reduce-scatter against NCCL's, side by side on the same buffers (NCCL
 // symmetric windows, bf16, rows of 4096 elements), one process per GPU:
-//   build/kernels/collectives_sm90/tmakit_ranks N build/bench/bench_collectives out.csv [sizes|sweep|all] [samples]
+//   build/kernels/collectives_sm90/tmakit_ranks N build/bench/bench_collectives out.csv [sizes|sweep|tune|all|probe] [samples]
 // sizes: 1 MiB .. 1 GiB (the gathered tensor: all-gather's output, reduce-scatter's input), NCCL
 //        and tmakit at 16 blocks (SMs) alternating sample by sample;
 // sweep: tmakit at 1 .. 132 blocks at 64 MiB and 256 MiB;
 // tune:  tmakit at 16 blocks, 64 MiB .. 1 GiB, with other pipeline shapes (tile rows, stages, lag,
 //        push or pull);
 // all:   sizes, sweep and tune.
-// probe: why the all-gather stops near 300 GB/s on 4 GPUs (collectives_probe.cuh): the copy
+// probe: where the all-gather loses bandwidth on 4 GPUs (collectives_probe.cuh): the copy
 //        engines to one peer at a time and to all at once, tmakit's all-gather under each store
 //        order (GatherSchedule), NCCL's, with every form's output compared with NCCL's and the
-//        NVLink data counters per link around each (probe.csv next to `out.csv`: see there).
+//        NVLink data counters per link around each; its own columns in out.csv (see there).
 // A sample is `iters` calls back to back between CUDA events (iters: 64 MiB / size, 1 to 64); its
 // time is the slowest rank's (an NCCL max all-reduce of the host values); the median of `samples`
 // (default 20) is reported as bus bandwidth = size / time x (N - 1) / N (nccl-tests' definition),
