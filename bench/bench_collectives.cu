@@ -1,12 +1,16 @@
 // tmakit's all-gather and reduce-scatter against NCCL's, side by side on the same buffers (NCCL
 // symmetric windows, bf16, rows of 4096 elements), one process per GPU:
-//   build/kernels/collectives_sm90/tmakit_ranks N build/bench/bench_collectives out.csv [sizes|sweep|all] [samples]
+//   build/kernels/collectives_sm90/tmakit_ranks N build/bench/bench_collectives out.csv [sizes|sweep|tune|all|probe] [samples]
 // sizes: 1 MiB .. 1 GiB (the gathered tensor: all-gather's output, reduce-scatter's input), NCCL
 //        and tmakit at 16 blocks (SMs) alternating sample by sample;
 // sweep: tmakit at 1 .. 132 blocks at 64 MiB and 256 MiB;
 // tune:  tmakit at 16 blocks, 64 MiB .. 1 GiB, with other pipeline shapes (tile rows, stages, lag,
 //        push or pull);
 // all:   sizes, sweep and tune.
+// probe: where the all-gather loses bandwidth on 4 GPUs (collectives_probe.cuh): the copy
+//        engines to one peer at a time and to all at once, tmakit's all-gather under each store
+//        order (GatherSchedule), NCCL's, with every form's output compared with NCCL's and the
+//        NVLink data counters per link around each; its own columns in out.csv (see there).
 // A sample is `iters` calls back to back between CUDA events (iters: 64 MiB / size, 1 to 64); its
 // time is the slowest rank's (an NCCL max all-reduce of the host values); the median of `samples`
 // (default 20) is reported as bus bandwidth = size / time x (N - 1) / N (nccl-tests' definition),
@@ -132,6 +136,8 @@ void measure(Bench& b, const char* series, CollectiveKind k, std::uint64_t size,
 
 }  // namespace
 
+#include "collectives_probe.cuh"
+
 int main(int argc, char** argv) {
   const std::string csv = argc > 1 ? argv[1] : "bench_collectives.csv";
   const std::string mode = argc > 2 ? argv[2] : "all";
@@ -176,7 +182,8 @@ int main(int argc, char** argv) {
       for (std::uint64_t size : {64 * kMiB, 256 * kMiB, 1024 * kMiB})
         for (const Pipe& p : pipes) measure(b, "tune", k, size, 16, p, false, rows, nvml);
   }
-  if (rank == 0) {
+  if (mode == "probe") run_probe(b, csv, nvml);
+  if (rank == 0 && mode != "probe") {
     FILE* f = std::fopen(csv.c_str(), "w");
     if (f) {
       std::fprintf(f, "series,collective,impl,gpus,size_bytes,blocks,tile_rows,tile_cols,stages,lag,pull,median_us,min_us,max_us,busbw_gbs,sm_mhz_before,sm_mhz_after,samples\n");

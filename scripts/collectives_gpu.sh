@@ -6,8 +6,11 @@
 # BIN holds tmakit_ranks, tmakit_gpu_test_collectives and bench_collectives (copied from a build:
 # build/kernels/collectives_sm90/tmakit_ranks, build/tests/tmakit_gpu_test_collectives,
 # build/bench/bench_collectives); STEPS (default "tests sanitizer bench") any of
-# tests, sanitizer, bench, sweep, tune (bench = sizes, SM sweep and pipeline shapes; sweep, tune =
-# the SM sweep / the pipeline shapes only).
+# tests, sanitizer, bench, sweep, tune, probe (bench = sizes, SM sweep and pipeline shapes; sweep,
+# tune = the SM sweep / the pipeline shapes only; probe = bench_collectives' probe mode: copy
+# engines, NCCL and tmakit's store orders at 256 MiB and 1 GiB with NVLink counters per link, CSV
+# probe_N.csv, and nvidia-smi's NVLink status and data counters before and after it in
+# probe_N_nvlink.txt).
 # The all-gather fused into the GEMM (kernels/allgather_gemm_sm90) has steps of its own, for a BIN
 # that also holds build/tests/tmakit_gpu_test_allgather_gemm and build/bench/bench_allgather_gemm:
 # fused_tests (against NCCL all-gather + the GEMM on 2 GPUs, and on 4 where there are 4; the
@@ -80,6 +83,10 @@ for s in $STEPS; do
       step "bench_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/bench_$N.csv" all "${SAMPLES:-20}" ;;
     tune)
       step "tune_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/tune_$N.csv" tune "${SAMPLES:-20}" ;;
+    probe)
+      { echo "before:"; nvidia-smi nvlink -s; nvidia-smi nvlink -gt d; } >"$OUT/probe_${N}_nvlink.txt" 2>&1
+      step "probe_$N" 150 "$BIN/tmakit_ranks" --timeout 140 "$N" "$BIN/bench_collectives" "$OUT/probe_$N.csv" probe "${SAMPLES:-20}"
+      { echo "after:"; nvidia-smi nvlink -gt d; } >>"$OUT/probe_${N}_nvlink.txt" 2>&1 ;;
     sweep)
       step "sweep_$N" 300 "$BIN/tmakit_ranks" --timeout 290 "$N" "$BIN/bench_collectives" "$OUT/sweep_$N.csv" sweep "${SAMPLES:-20}" ;;
     fused_tests)

@@ -212,6 +212,7 @@ bool prepare(const Communicator& comm, const CollectiveShape& shape, const Windo
   a.stages = static_cast<std::uint32_t>(shape.stages);
   a.lag = static_cast<std::uint32_t>(shape.lag);
   a.pull = shape.pull ? 1u : 0u;
+  a.schedule = static_cast<std::uint32_t>(shape.schedule);
   return true;
 }
 

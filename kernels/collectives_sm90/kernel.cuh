@@ -38,6 +38,7 @@
 #include "tmakit/device/store_tile.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/peer/collective_plan.hpp"
+#include "tmakit/peer/gather_schedule.hpp"
 #include "tmakit/peer/signals.hpp"
 
 namespace tmakit::collectives {
@@ -59,6 +60,7 @@ struct CollectiveArgs {
   std::uint32_t stages = 0;
   std::uint32_t lag = 1;          // 1 to 3 (run_pipeline)
   std::uint32_t pull = 0;         // 0: push (write the peers' memory), 1: pull (read it)
+  std::uint32_t schedule = 0;     // pushed all-gather: the order of its stores (GatherSchedule)
   std::uint64_t call = 0;         // 1, 2, ... on this communicator
 };
 
@@ -110,8 +112,11 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
   const std::int32_t rank = a.signals.rank, world = a.signals.world;
   for (std::uint32_t s = 0; s < a.stages; ++s) device::init(full[s], 1);
   const std::uint32_t blocks = gridDim.x;
-  const auto n = static_cast<std::uint32_t>(a.tiles / blocks + (block < a.tiles % blocks ? 1 : 0));
-  auto tile = [&](std::uint32_t i) { return static_cast<std::int64_t>(block) + static_cast<std::int64_t>(i) * blocks; };
+  const auto schedule = static_cast<GatherSchedule>(a.schedule);
+  const auto b32 = static_cast<std::int32_t>(block);
+  const TileWalk walk = gather_walk(schedule, b32, static_cast<std::int32_t>(blocks), a.tiles, world);
+  const auto n = static_cast<std::uint32_t>(walk.count);
+  auto tile = [&](std::uint32_t i) { return walk.first + static_cast<std::int64_t>(i) * walk.step; };
   auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * a.stage_bytes; };
   std::uint32_t k = 0;
 
@@ -131,14 +136,29 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
 
   const auto w = static_cast<std::uint32_t>(world);
   if constexpr (Kind == CollectiveKind::all_gather) {
-    if (!a.pull) {  // one load, a store into every rank's output
+    auto to = [&](std::int32_t d) { return &a.out[(rank + d) % world]; };
+    auto load_own = [&](std::uint32_t j, std::uint32_t s) {
+      device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, 0).v);
+    };
+    if (!a.pull && schedule == GatherSchedule::peers_in_turn) {  // all tiles to distance 1, then 2, ..., then 0
       detail::run_pipeline<Lag>(
-          n, a.stages, full, k,
-          [&](std::uint32_t j, std::uint32_t s) { device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, 0).v); },
+          n * w, a.stages, full, k, [&](std::uint32_t j, std::uint32_t s) { load_own(j % n, s); },
           [&](std::uint32_t j, std::uint32_t s) {
-            const detail::Coord c = at(j, rank);
-            for (std::uint32_t d = 0; d < w; ++d) device::store_tile(a.push, &a.out[(rank + d) % w], stage(s), c.v);
+            const auto turn = static_cast<std::int32_t>(j / n);
+            device::store_tile(a.push, to(gather_turn_distance(world, turn)), stage(s), at(j % n, rank).v);
           });
+    } else if (!a.pull && schedule == GatherSchedule::peer_groups) {  // one peer per group of blocks
+      detail::run_pipeline<Lag>(n, a.stages, full, k, load_own, [&](std::uint32_t j, std::uint32_t s) {
+        const detail::Coord c = at(j, rank);
+        device::store_tile(a.push, to(gather_group_distance(b32, world)), stage(s), c.v);
+        if (gather_group_stores_own(b32, tile(j), world)) device::store_tile(a.push, to(0), stage(s), c.v);
+      });
+    } else if (!a.pull) {  // one load, a store into every rank's output (every_peer, rotated)
+      detail::run_pipeline<Lag>(n, a.stages, full, k, load_own, [&](std::uint32_t j, std::uint32_t s) {
+        const detail::Coord c = at(j, rank);
+        for (std::int32_t d = 0; d < world; ++d)
+          device::store_tile(a.push, to(gather_store_distance(schedule, world, b32, j, d)), stage(s), c.v);
+      });
     } else {  // per source rank q: a load from q's input, a store into slice q of this rank's output
       detail::run_pipeline<Lag>(
           n * w, a.stages, full, k,
@@ -175,9 +195,15 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
 
   // push: the bytes this block wrote into each peer; pull: the bytes it read from each peer (the
   // peer may reuse its input once they are counted). The same count either way.
-  const std::uint64_t bytes = static_cast<std::uint64_t>(n) * a.tile_bytes;
-  auto same = [bytes](std::int32_t) { return bytes; };
-  device::exchange_bytes_all(a.signals, block, same, same);
+  // Under a schedule (pushed all-gather), the counts per peer follow from it (gather_tiles_to).
+  auto count = [&](std::int32_t d) {
+    return static_cast<std::uint64_t>(gather_tiles_to(schedule, b32, static_cast<std::int32_t>(blocks), a.tiles, world,
+                                                      d)) *
+           a.tile_bytes;
+  };
+  auto sent = [&](std::int32_t p) { return count((p - rank + world) % world); };
+  auto expected = [&](std::int32_t p) { return count((rank - p + world) % world); };
+  device::exchange_bytes_all(a.signals, block, sent, expected);
 }
 
 template <CollectiveKind Kind>

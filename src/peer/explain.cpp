@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "tmakit/peer/gather_schedule.hpp"
+
 namespace tmakit {
 
 namespace {
@@ -30,6 +32,10 @@ std::string what(const PeerIssue& i) {
     case PeerRule::gather_rows:
       return num(i.a) + " gathered rows, not a multiple of " + num(i.b) + " (world x block rows)";
     case PeerRule::gather_pullers: return num(i.a) + " pullers, at most " + num(i.b) + " allowed here";
+    case PeerRule::gather_schedule:
+      return std::string("store order ") +
+             (i.a < kGatherSchedules ? gather_schedule_name(static_cast<GatherSchedule>(i.a)) : num(i.a).c_str()) +
+             " applies to a pushed all-gather of 2 or more ranks with at least " + num(i.b) + " block(s)";
   }
   return rule_text(i.rule);
 }

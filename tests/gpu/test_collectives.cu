@@ -2,7 +2,8 @@
 // more GPUs of one host, one process per GPU: every byte of tmakit's result is compared with
 // NCCL's on the same input buffers (bf16 and f32; the sums use small integers, exact in any order,
 // so the comparison is byte for byte whatever order the reduce-adds land in). Shapes with one
-// block, uneven tiles per block, up to 132 blocks, pipeline lags 1 to 3, push and pull, and two
+// block, uneven tiles per block, up to 132 blocks, pipeline lags 1 to 3, push and pull, the pushed
+// all-gather's store orders (GatherSchedule: rotated, peer_groups, peers_in_turn), and two
 // calls in a row per shape (counters reset, call numbers advance). Planted faults: a peer that never calls the collective, and a
 // peer whose plan moves fewer bytes; each must end in the watchdog's named diagnosis (peer rank,
 // bytes missing) within the bound.
@@ -78,6 +79,7 @@ struct Case {
   std::int32_t tile_rows, tile_cols, blocks, stages, lag;
   bool pull;
   bool small;
+  tmakit::GatherSchedule schedule = tmakit::GatherSchedule::every_peer;  // all-gather only (others skip it)
 };
 
 const std::vector<Case>& cases() {
@@ -91,6 +93,12 @@ const std::vector<Case>& cases() {
       {DataType::float32, 768, 2048, 16, 128, 7, 8, 3, false, false},     // small tiles, many stages
       {DataType::bfloat16, 256, 4096, 4, 4096, 16, 6, 1, false, false},  // whole rows: a row cut into 16 x 256
       {DataType::bfloat16, 256, 4096, 8, 4096, 13, 3, 1, true, false},   // the same, 8 rows, pulled
+      // The store orders of the pushed all-gather (gather_schedule.hpp)
+      {DataType::float32, 512, 1024, 32, 256, 3, 4, 2, false, true, tmakit::GatherSchedule::peer_groups},
+      {DataType::float32, 512, 1024, 32, 256, 3, 4, 2, false, true, tmakit::GatherSchedule::peers_in_turn},
+      {DataType::bfloat16, 1024, 4096, 64, 256, 16, 6, 1, false, false, tmakit::GatherSchedule::rotated},
+      {DataType::bfloat16, 1024, 4096, 64, 256, 16, 6, 1, false, false, tmakit::GatherSchedule::peer_groups},
+      {DataType::bfloat16, 1024, 4096, 64, 256, 24, 6, 3, false, false, tmakit::GatherSchedule::peers_in_turn},
   };
   static std::vector<Case> small;
   if (small.empty())
@@ -145,6 +153,7 @@ CollectiveShape shape_of(CollectiveKind k, const Case& c) {
   s.stages = c.stages;
   s.lag = c.lag;
   s.pull = c.pull;
+  s.schedule = c.schedule;
   return s;
 }
 
@@ -172,6 +181,7 @@ void run_against_nccl(CollectiveKind kind) {
   int sms = 0;
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, comm->local_device()));
   for (const Case& c : cases()) {
+    if (!ag && c.schedule != tmakit::GatherSchedule::every_peer) continue;
     CollectiveShape s = shape_of(kind, c);
     s.blocks = std::min(s.blocks, sms);  // every block resident: at most one per SM
     tc::CollectiveOp op;
@@ -197,8 +207,8 @@ void run_against_nccl(CollectiveKind kind) {
           if (!differ) first = i;
           ++differ;
         }
-      std::printf("rank %d %s %s %s %lldx%lld tile %dx%d blocks %d stages %d lag %d call %d: compared %zu bytes, %zu differ\n",
-                  rank, tmakit::collective_name(kind), c.pull ? "pull" : "push", c.dtype == DataType::float32 ? "f32" : "bf16",
+      std::printf("rank %d %s %s %s %s %lldx%lld tile %dx%d blocks %d stages %d lag %d call %d: compared %zu bytes, %zu differ\n",
+                  rank, tmakit::collective_name(kind), c.pull ? "pull" : "push", tmakit::gather_schedule_name(c.schedule), c.dtype == DataType::float32 ? "f32" : "bf16",
                   static_cast<long long>(c.rows), static_cast<long long>(c.cols), c.tile_rows, c.tile_cols, s.blocks,
                   c.stages, c.lag, call, result_bytes, differ);
       EXPECT_EQ(differ, 0u) << "first difference at byte " << first << ": " << int(got[first]) << " vs NCCL's "

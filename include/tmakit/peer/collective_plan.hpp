@@ -24,6 +24,7 @@
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/core/reduce_op.hpp"
+#include "tmakit/peer/gather_schedule.hpp"
 #include "tmakit/peer/peer_plan.hpp"
 
 namespace tmakit {
@@ -49,6 +50,9 @@ struct CollectiveShape {
   std::int32_t stages = 6;      // shared-memory tiles per block
   std::int32_t lag = 1;         // groups still reading shared memory when a stage is refilled (1 to 3)
   bool pull = false;            // read the peers' memory (TMA loads) instead of writing it (stores)
+  // Pushed all-gather only: the order of the stores (gather_schedule.hpp); the default is the
+  // only one the others (pull, reduce-scatter) take.
+  GatherSchedule schedule = GatherSchedule::every_peer;
   std::uint64_t in_offset = 0;  // the tensors' offsets in their windows
   std::uint64_t out_offset = 0;
 };
@@ -71,9 +75,15 @@ struct CollectivePlan {
     const std::int64_t n = shape.blocks;
     return tiles / n + (b < tiles % n ? 1 : 0);
   }
-  // Bytes block b of every rank sends to each peer, and expects from each peer.
+  // Bytes block b of every rank sends to each peer, and expects from each peer (every_peer).
   TMAKIT_HD constexpr std::uint64_t bytes_per_peer(std::int32_t b) const {
     return static_cast<std::uint64_t>(tiles_of_block(b)) * tile_bytes;
+  }
+  // Under the shape's schedule: bytes block b of every rank sends to the rank at distance d
+  // (1 .. world - 1) after it, and expects from the rank at distance d before it.
+  TMAKIT_HD constexpr std::uint64_t bytes_to(std::int32_t b, std::int32_t d) const {
+    return static_cast<std::uint64_t>(gather_tiles_to(shape.schedule, b, shape.blocks, tiles, input.world, d)) *
+           tile_bytes;
   }
 };
 
@@ -110,6 +120,11 @@ TMAKIT_HD constexpr CollectivePlan plan_collective(const CollectiveShape& s, con
   c.tiles = c.row_tiles * c.col_tiles;
   const bool blocks_ok = s.blocks >= 1 && s.blocks <= c.tiles;
   if (!blocks_ok) c.issues.add(PeerRule::blocks_range, -1, s.blocks, c.tiles);
+  const auto sched = static_cast<std::uint32_t>(s.schedule);
+  const bool sched_ok = sched < static_cast<std::uint32_t>(kGatherSchedules) &&
+                        (s.schedule == GatherSchedule::every_peer ||
+                         (ag && !s.pull && in.world >= 2 && s.blocks >= gather_min_blocks(s.schedule, in.world)));
+  if (!sched_ok) c.issues.add(PeerRule::gather_schedule, -1, sched, gather_min_blocks(s.schedule, in.world));
 
   const std::int64_t world = in.world;
   SwizzledLayout smem{};
@@ -136,7 +151,7 @@ TMAKIT_HD constexpr CollectivePlan plan_collective(const CollectiveShape& s, con
     c.own = plan_peer_tile(out, gout, smem, flat, os);
     take(c.issues, c.own, c.plan_issues);
   }
-  if (!c.issues.empty() && !(c.issues.count == 1 && !blocks_ok)) return c;
+  if (!c.issues.empty() && c.issues.count > (blocks_ok ? 0 : 1) + (sched_ok ? 0 : 1)) return c;
 
   c.tile_bytes = c.output.plan.instructions * c.output.plan.tx_bytes_per_instruction;
   const std::uint64_t align = c.input.plan.smem_alignment;

@@ -37,11 +37,12 @@ enum class PeerRule : std::uint32_t {
   stages_smem,     // collective.stages: the stages do not fit in shared memory (or a lag outside 1 .. min(3, stages - 1))
   gather_rows,     // gather.rows_divide: the gathered rows are not a multiple of world x the row block's rows
   gather_pullers,  // gather.pullers: a puller count below 1, or above what the launch leaves for it
+  gather_schedule, // collective.schedule: a store order other than every_peer where it does not apply
 };
 
 // `text` says what the input does wrong in one line; `part` names the input; `fix` a remedy that
 // needs no numbers.
-TMAKIT_HD constexpr RuleTable<PeerRule, 15> rule_table(PeerRule) {
+TMAKIT_HD constexpr RuleTable<PeerRule, 16> rule_table(PeerRule) {
   return {{
       {PeerRule::world_size, "peer.world_size", "communicator", "a world of fewer than 1 or more than kMaxPeers ranks",
        Severity::error, "run 1 to kMaxPeers (8) ranks, one per GPU of one NVLink domain"},
@@ -82,10 +83,14 @@ TMAKIT_HD constexpr RuleTable<PeerRule, 15> rule_table(PeerRule) {
       {PeerRule::gather_pullers, "gather.pullers", "launch",
        "a puller count below 1, or above what the launch leaves for it (the SMs less one, and the signal blocks)",
        Severity::error, "use at least one puller and leave SMs for the GEMM (the benchmark sweeps 4, 8 and 16)"},
+      {PeerRule::gather_schedule, "collective.schedule", "launch",
+       "a store order other than every_peer on something but a pushed all-gather of 2 or more ranks, an unknown "
+       "order, or peer_groups with fewer blocks than peers",
+       Severity::error, "use every_peer, or push an all-gather with at least world - 1 blocks"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PeerRule{})));
-static_assert(rule_count<PeerRule> == static_cast<int>(PeerRule::gather_pullers) + 1);
+static_assert(rule_count<PeerRule> == static_cast<int>(PeerRule::gather_schedule) + 1);
 
 // One finding: the rule, the peer rank it concerns (-1: none), and two numbers (what each rule's
 // explanation says: e.g. peer.window_bounds: a = the tensor's end offset, b = the window's bytes).
