@@ -4,7 +4,7 @@
 //
 //   h = tmakit_attention_create(q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source,
 //                               scale, err, err_len)     // plans and encodes once; NULL + err if refused
-//   h = tmakit_attention_create_grid(..., scale, persistent, max_ctas, err, err_len)   // the grid form chosen
+//   h = tmakit_attention_create_grid(..., scale, grid, max_ctas, err, err_len)   // the grid form chosen
 //   tmakit_attention_grid(h, out)                         // out[0..2] = persistent, CTAs launched, tiles
 //   tmakit_attention_launch(h, stream, count)             // count launches on stream; a cudaError_t
 //   tmakit_attention_destroy(h)
@@ -32,6 +32,7 @@ namespace {
 
 using tmakit::attention_sm90::Attention;
 using tmakit::attention_sm90::AttentionArgs;
+using tmakit::attention_sm90::GridForm;
 using tmakit::attention_sm90::PSource;
 
 void put_error(char* err, int err_len, const std::string& text) {
@@ -43,17 +44,18 @@ void put_error(char* err, int err_len, const std::string& text) {
 // A planned attention problem, or nullptr with every reason in err (one line each).
 // p_source: 0 = P through shared memory (PSource::smem), 1 = P in registers (PSource::registers).
 // scale: the softmax scale, 0 for 1 / sqrt(head_dim).
-// persistent: 0 = one CTA per tile, 1 = the persistent form (AttentionArgs::persistent); max_ctas: its
-// CTA limit, 0 for as many as are resident at once.
+// grid: 0 = one CTA per tile, 1 = the persistent form, 2 = the launcher's choice (AttentionArgs::grid:
+// GridForm::per_tile, persistent, automatic); max_ctas: the persistent form's CTA limit, 0 for as many
+// as are resident at once.
 TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, const void* v, void* o, float* lse,
                                                std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
                                                std::int64_t head_dim, int causal, int p_source, float scale,
-                                               int persistent, int max_ctas, char* err, int err_len) {
+                                               int grid, int max_ctas, char* err, int err_len) {
   put_error(err, err_len, "");
   std::string bad;
   if (p_source != 0 && p_source != 1) bad += "p_source: 0 (shared memory) or 1 (registers), got " + std::to_string(p_source) + "\n";
-  if (persistent != 0 && persistent != 1)
-    bad += "persistent: 0 (one CTA per tile) or 1 (persistent), got " + std::to_string(persistent) + "\n";
+  if (grid < 0 || grid > 2)
+    bad += "grid: 0 (one CTA per tile), 1 (persistent) or 2 (automatic), got " + std::to_string(grid) + "\n";
   if (!bad.empty()) {
     put_error(err, err_len, bad);
     return nullptr;
@@ -71,7 +73,7 @@ TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, con
   a.causal = causal != 0;
   a.scale = scale;
   a.p_source = p_source == 0 ? PSource::smem : PSource::registers;
-  a.persistent = persistent == 1;
+  a.grid = grid == 0 ? GridForm::per_tile : grid == 1 ? GridForm::persistent : GridForm::automatic;
   a.max_ctas = max_ctas;
   try {
     auto* h = new Attention(a);
@@ -86,7 +88,7 @@ TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, con
   return nullptr;
 }
 
-// The one-CTA-per-tile form (tmakit_attention_create_grid with persistent = 0).
+// The one-CTA-per-tile form (tmakit_attention_create_grid with grid = 0).
 TMAKIT_CAPI void* tmakit_attention_create(const void* q, const void* k, const void* v, void* o, float* lse,
                                           std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
                                           std::int64_t head_dim, int causal, int p_source, float scale, char* err,

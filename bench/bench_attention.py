@@ -16,7 +16,9 @@ inputs (max |O - O_sdpa| / max |O_sdpa|, the Frobenius ||O - O_sdpa|| / ||O_sdpa
 a float32 logsumexp on the first rows of the first batch and the last rows of the last); a path whose
 output is off does not count in the ratio, so a fast wrong kernel cannot pass. "ratio" is the best
 one-CTA-per-tile path over the fastest SDPA backend (as in earlier runs), "ratio_persistent" the best
-persistent path's, "persistent_gain" the best persistent path over the best one-CTA-per-tile path. The SM clock
+persistent path's, "persistent_gain" the best persistent path over the best one-CTA-per-tile path,
+"ratio_automatic" that of the form the launcher picks by default (GridForm::automatic; "automatic_grid"
+names it: per_tile or persistent). The SM clock
 is read (NVML, else nvidia-smi) before, during (while bursts run) and after each configuration.
 
 Prints one table row per configuration and then a CSV block (header line starting "seqlen,");
@@ -55,7 +57,7 @@ CSV_FIELDS = [
     "tmakit_smem_pers_tflops", "tmakit_reg_pers_tflops", "best_tmakit_persistent", "ratio_persistent", "persistent_gain",
     "rel_diff_smem_pers", "rel_diff_reg_pers", "rms_diff_smem_pers", "rms_diff_reg_pers", "lse_err_smem_pers",
     "lse_err_reg_pers", "check_smem_pers", "check_reg_pers", "tmakit_smem_pers_ms", "tmakit_reg_pers_ms",
-    "persistent_ctas", "tiles",
+    "persistent_ctas", "tiles", "automatic_grid", "ratio_automatic",
     "tmakit_events_vs_host", "sm_mhz_before", "sm_mhz_during_min", "sm_mhz_during_max", "sm_mhz_after", "note",
 ]
 IMPLS = [("cudnn", "SDPA cuDNN"), ("flash", "SDPA flash"), ("tmakit_smem", "tmakit smem-P"),
@@ -163,11 +165,12 @@ class TmakitLib:
         L.tmakit_attention_runtime_version.restype = ctypes.c_int
 
     def create(self, q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source, scale=0.0,
-               persistent=False, max_ctas=0):
-        """A handle, or raises RuntimeError with every reason the launcher gave."""
+               grid=0, max_ctas=0):
+        """A handle, or raises RuntimeError with every reason the launcher gave. grid: 0 one CTA per tile,
+        1 persistent, 2 the launcher's choice."""
         err = ctypes.create_string_buffer(4096)
         h = self.lib.tmakit_attention_create_grid(q, k, v, o, lse, batch, seqlen, heads, head_dim, int(causal),
-                                                  p_source, scale, int(persistent), max_ctas, err, len(err))
+                                                  p_source, scale, int(grid), max_ctas, err, len(err))
         if not h:
             raise RuntimeError(err.value.decode(errors="replace").strip() or "refused (no reason given)")
         return h
@@ -202,8 +205,8 @@ def abi_check(a):
         ("seqlen 0", dict(head_dim=64, p_source=1, seqlen=0), "attention.extent"),
         ("p_source 7", dict(head_dim=64, p_source=7), "p_source"),
         ("null LSE", dict(head_dim=128, p_source=0, lse=None), "attention.null"),
-        ("persistent at head dim 256", dict(head_dim=256, p_source=1, persistent=True), "attention.persistent"),
-        ("persistent 2", dict(head_dim=64, p_source=1, persistent=2), "persistent: 0"),
+        ("persistent at head dim 256", dict(head_dim=256, p_source=1, grid=1), "attention.persistent"),
+        ("grid 3", dict(head_dim=64, p_source=1, grid=3), "grid: 0"),
         ("max_ctas without persistent", dict(head_dim=64, p_source=1, max_ctas=4), "attention.max_ctas"),
     ]
     for name, kw, want in cases:
@@ -445,7 +448,7 @@ class Bench:
             h = None
             try:
                 h = lib.create(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(), batch, seqlen, H,
-                               head_dim, causal, p_source, persistent=persistent)
+                               head_dim, causal, p_source, grid=1 if persistent else 0)
                 grid = lib.grid(h)
                 row["tiles"] = grid["tiles"]
                 if persistent:
@@ -502,6 +505,16 @@ class Bench:
             row["ratio_persistent"] = row["best_tmakit_persistent"] / row["best_sdpa"]
         if row["best_tmakit"] and row["best_tmakit_persistent"]:
             row["persistent_gain"] = row["best_tmakit_persistent"] / row["best_tmakit"]
+        # The form GridForm::automatic picks (the C ABI's grid = 2): asked of the launcher, not timed again.
+        try:
+            h = lib.create(q.data_ptr(), k.data_ptr(), v.data_ptr(), q.data_ptr(), q.data_ptr(), batch, seqlen, H,
+                           head_dim, causal, 1, grid=2)
+            chose_persistent = bool(lib.grid(h)["persistent"])
+            lib.destroy(h)
+            row["automatic_grid"] = "persistent" if chose_persistent else "per_tile"
+            row["ratio_automatic"] = row["ratio_persistent"] if chose_persistent else row["ratio"]
+        except RuntimeError as e:
+            notes.append(f"automatic grid: {e}")
         row["launches_per_burst"] = ";".join(f"{k}:{bursts[k]}" for k, _ in IMPLS if k in bursts)
         if not checks_ok:
             row["check"] = "n/a"  # no tmakit path for this configuration (--grids persistent at head dim 256)
@@ -520,7 +533,7 @@ class Bench:
 
 def table_header():
     return (f"{'seqlen':>6} {'B':>3} {'hd':>3} {'causal':>6} | {'cuDNN':>6} {'flash':>6} {'smem-P':>6} {'reg-P':>6} "
-            f"| {'ratio':>5} | {'pers smem':>9} {'pers reg':>8} {'ratio':>5} {'gain':>5} "
+            f"| {'ratio':>5} | {'pers smem':>9} {'pers reg':>8} {'ratio':>5} {'gain':>5} | {'auto':>5} "
             f"| {'diff smem':>9} {'diff reg':>9} {'check':>5} | SM MHz before/during/after")
 
 
@@ -529,6 +542,7 @@ def table_row(r):
             f"{fmt(r['cudnn_tflops']):>6} {fmt(r['flash_tflops']):>6} {fmt(r['tmakit_smem_tflops']):>6} "
             f"{fmt(r['tmakit_reg_tflops']):>6} | {fmt(r['ratio'], '.2f'):>5} | {fmt(r['tmakit_smem_pers_tflops']):>9} "
             f"{fmt(r['tmakit_reg_pers_tflops']):>8} {fmt(r['ratio_persistent'], '.2f'):>5} {fmt(r['persistent_gain'], '.2f'):>5} | "
+            f"{fmt(r['ratio_automatic'], '.2f'):>4}{'p' if r['automatic_grid'] == 'persistent' else ' '} | "
             f"{fmt(r['rel_diff_smem'], '.2e'):>9} "
             f"{fmt(r['rel_diff_reg'], '.2e'):>9} {r['check']:>5} | {fmt(r['sm_mhz_before'], 'd')}/"
             f"{fmt(r['sm_mhz_during_min'], 'd')}-{fmt(r['sm_mhz_during_max'], 'd')}/{fmt(r['sm_mhz_after'], 'd')}")

@@ -141,12 +141,17 @@ Attention::Attention(const AttentionArgs& a) {
   if (!a.q || !a.k || !a.v || !a.o || !a.lse) errors.push_back("attention.null: Q, K, V, O and LSE need a device pointer");
   if (!(a.scale >= 0.0f) || std::isinf(a.scale))
     errors.push_back("attention.scale: a finite scale > 0, or 0 for 1 / sqrt(head_dim)");
-  if (a.persistent && a.head_dim == 256)
+  if (a.grid != GridForm::automatic && a.grid != GridForm::per_tile && a.grid != GridForm::persistent)
+    errors.push_back("attention.grid_form: grid is GridForm::automatic, per_tile or persistent (got " +
+                     std::to_string(static_cast<int>(a.grid)) + ")");
+  if (a.grid == GridForm::persistent && a.head_dim == 256)
     errors.push_back("attention.persistent: the persistent form is built for head dims 64, 96 and 128 (head dim 256 "
-                     "stages O in the K stages, which the next tile's loads would overwrite); fix: persistent = false");
-  if (a.max_ctas < 0 || (a.max_ctas > 0 && !a.persistent))
-    errors.push_back("attention.max_ctas: a limit on the persistent form's CTAs, >= 1 with persistent = true, or 0 (as "
-                     "many as fit at once); got " + std::to_string(a.max_ctas) + (a.persistent ? "" : " without persistent"));
+                     "stages O in the K stages, which the next tile's loads would overwrite); fix: grid = "
+                     "GridForm::per_tile or automatic");
+  if (a.max_ctas < 0 || (a.max_ctas > 0 && a.grid != GridForm::persistent))
+    errors.push_back("attention.max_ctas: a limit on the persistent form's CTAs, >= 1 with grid = GridForm::persistent, "
+                     "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
+                     (a.grid == GridForm::persistent ? "" : " without the persistent form"));
   if (!errors.empty()) return;
   const std::int64_t q_blocks = (a.seqlen + kBlockM - 1) / kBlockM;
   if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
@@ -170,9 +175,11 @@ Attention::Attention(const AttentionArgs& a) {
   const double scale = a.scale > 0.0f ? a.scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 
+  const bool persistent = a.grid == GridForm::persistent ||
+                          (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal));
   with_head_dim(a.head_dim, [&](auto d) {
     constexpr int D = decltype(d)::value;
-    prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, a.persistent);
+    prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, persistent);
     prep->smem = sizeof(SharedStorage<D>) + 1024;  // + the alignment the kernel rounds its base up to
     st.config.block_n = kBlockN<D>;
     st.config.stages = kKStages<D>;
@@ -186,7 +193,7 @@ Attention::Attention(const AttentionArgs& a) {
     return;
   }
   std::int64_t ctas = tiles;
-  if (a.persistent) {
+  if (persistent) {
     // As many CTAs as are resident at once on the current device (SMs x CTAs per SM for this kernel's
     // threads and shared memory: 1), at most one per tile, at most max_ctas.
     int device = 0, sms = 0, per_sm = 0;
@@ -215,7 +222,7 @@ Attention::Attention(const AttentionArgs& a) {
   }
   st.config.tiles = static_cast<int>(tiles);
   st.config.ctas = static_cast<int>(ctas);
-  st.config.persistent = a.persistent;
+  st.config.persistent = persistent;
   st.config.smem_bytes = prep->smem;
   st.config.p_source = a.p_source;
   st.ok = true;

@@ -35,6 +35,25 @@ namespace tmakit::attention_sm90 {
 // shared memory), or in registers (WGMMA with A from registers).
 enum class PSource { smem, registers };
 
+// The grid: one CTA per tile (128 query rows of one head of one batch), or persistent: as many CTAs as
+// are resident at once (at most one per tile), each computing tiles in turn, one tile's epilogue under
+// the next tile's loads (head dims 64, 96 and 128; 256 is refused: attention.persistent). automatic
+// picks persistent_grid_chosen's answer.
+enum class GridForm { automatic, per_tile, persistent };
+
+// automatic's choice: persistent where it measured faster on an H200 (docs/attention.md), i.e. for
+// short tiles, whose fixed costs (Q's load, the first S, the epilogue) the persistent form hides under
+// the next tile's work: when a tile visits at most 16.5 KV blocks of 128 rows on average (seqlen up to
+// 2048 non-causal, up to 4096 causal), and the head dim has the form. Longer tiles ran up to 10 %
+// slower persistent: ptxas spends more instructions per KV block there (its walk over tiles holds
+// registers that the one-CTA-per-tile form does not need).
+inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal) {
+  if (head_dim == 256 || seqlen < 1) return false;
+  const std::int64_t blocks = (seqlen + 127) / 128;  // KV blocks of the longest tile
+  // mean over the query blocks: all of them, or (causal) 1, 2, ..., blocks: (blocks + 1) / 2
+  return causal ? blocks + 1 <= 33 : 2 * blocks <= 33;
+}
+
 struct AttentionArgs {
   DataType dtype = DataType::bfloat16;  // of Q, K, V and O: bfloat16 or float16
   std::int64_t batch = 1, seqlen = 0, heads = 1, head_dim = 0;  // head_dim: 64, 96, 128 or 256
@@ -48,10 +67,7 @@ struct AttentionArgs {
   bool causal = false;
   float scale = 0.0f;  // the softmax scale; 0: 1 / sqrt(head_dim)
   PSource p_source = PSource::registers;
-  // The grid: false, one CTA per tile (128 query rows of one head of one batch); true, persistent: as
-  // many CTAs as are resident at once (at most one per tile), each computing tiles in turn, one tile's
-  // epilogue under the next tile's loads (head dims 64, 96 and 128; 256 is refused: attention.persistent).
-  bool persistent = false;
+  GridForm grid = GridForm::automatic;
   // Persistent form only: at most this many CTAs (0: as many as are resident at once). For tests that
   // give each CTA many tiles.
   int max_ctas = 0;
@@ -64,7 +80,7 @@ struct AttentionConfig {
   int v_stages = 0;                   // V stages
   int tiles = 0;                      // query blocks x heads x batch
   int ctas = 0;                       // CTAs launched: tiles, or (persistent) at most the resident CTAs
-  bool persistent = false;
+  bool persistent = false;            // the grid form launched (GridForm::automatic: the one it chose)
   std::size_t smem_bytes = 0;
   PSource p_source = PSource::registers;
 };

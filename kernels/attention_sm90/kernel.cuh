@@ -1,5 +1,5 @@
 // The attention forward kernel: a tile is 128 query rows of one (batch, head), warp-specialized.
-// Two forms (the template parameter Persistent, AttentionArgs::persistent):
+// Two forms (the template parameter Persistent, AttentionArgs::grid):
 //   one CTA per tile   grid (query blocks, heads, batch), the present form;
 //   persistent         grid = min(CTAs that fit at once, tiles), each CTA walking tiles; the producer's
 //                      K / V rings and the consumers' turns run on across tiles (head dims 64-128).
@@ -215,6 +215,21 @@ __device__ __forceinline__ std::uint32_t ring_parity(std::int32_t j) {
   return static_cast<std::uint32_t>(j / Stages) & 1u;
 }
 
+// A consumer's place in a ring of Stages: the stage of its current round and the parity that round's
+// full barrier completes with, advanced one round at a time. Counters rather than n % Stages and
+// n / Stages of a round number n, which take a division wherever Stages is not a power of two.
+template <int Stages>
+struct RingPosition {
+  std::int32_t stage = 0;
+  std::uint32_t parity = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == Stages) {
+      stage = 0;
+      parity ^= 1u;
+    }
+  }
+};
+
 // A tile: query block qb (128 rows) of head h of batch b.
 struct Tile {
   std::int32_t qb = 0, h = 0, b = 0;
@@ -351,7 +366,8 @@ __device__ __forceinline__ void overlap_fence(float x) {
 // commit groups), waits for S_j alone, runs the masks and the online softmax of block j while P V still
 // runs, then waits for P V, rescales O and makes P_j the next A operand. The first block's S and the last
 // block's P V stand alone. Across tiles (persistent form) the ring rounds and the turns continue: round
-// n0 + j holds block j of a tile whose predecessors used n0 rounds.
+// n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the rounds
+// with a RingPosition per ring.
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
 __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>& s, int wg) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D>);
@@ -384,7 +400,9 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
 
   // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
   // row0 + 8 r), the rings' rounds before it.
-  std::int32_t qb = 0, row0 = 0, n0 = 0;
+  std::int32_t qb = 0, row0 = 0;
+  RingPosition<kKStages<D>> kr;  // K's next round to read
+  RingPosition<kVStages<D>> vr;  // V's
   float o[kO];
   float m[2];  // running row maxima, in units of log2 (scaled scores)
   float l[2];  // this thread's share of the running row sums
@@ -392,13 +410,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
 
   // K of round n has landed: waited for before a warpgroup takes its turn, so that the turn is not held
   // while a load is still in flight.
-  auto wait_k = [&](std::int32_t n) {
-    device::watchdog::wait_parity(s.k_full[n % kKStages<D>], ring_parity<kKStages<D>>(n), device::watchdog::bound_ns());
-  };
-  // S = Q K^T into sc, K of round n: D / 16 k16 steps, one commit group (K waited for).
-  auto issue_s = [&](float (&sc)[kS], std::int32_t n) {
-    const int st = n % kKStages<D>;
-    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, st * kKVBytes<D>);
+  auto wait_k = [&] { device::watchdog::wait_parity(s.k_full[kr.stage], kr.parity, device::watchdog::bound_ns()); };
+  // S = Q K^T into sc, K of round kr: D / 16 k16 steps, one commit group (K waited for).
+  auto issue_s = [&](float (&sc)[kS]) {
+    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, kr.stage * kKVBytes<D>);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -409,11 +424,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::wgmma::commit_group();
     device::wgmma::fence_operands(sc);
   };
-  // O += P V, V of round n: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
-  auto issue_pv = [&](std::int32_t n) {
-    const int st = n % kVStages<D>;
-    device::watchdog::wait_parity(s.v_full[st], ring_parity<kVStages<D>>(n), device::watchdog::bound_ns());
-    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, st * kKVBytes<D>);
+  // O += P V, V of round vr: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
+  auto issue_pv = [&] {
+    device::watchdog::wait_parity(s.v_full[vr.stage], vr.parity, device::watchdog::bound_ns());
+    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, vr.stage * kKVBytes<D>);
     device::wgmma::fence();
     device::wgmma::fence_operands(o);
     if constexpr (Path == PSource::smem) {
@@ -528,13 +542,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       float sc[kS];
       std::uint16_t bits[kS];
       float corr[2];
-      wait_k(n0);
+      wait_k();
       wait_turn(wg);
-      issue_s(sc, n0);
+      issue_s(sc);
       pass_turn(wg);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(sc);
-      release(s.k_empty[n0 % kKStages<D>]);
+      release(s.k_empty[kr.stage]);
+      kr.advance();
       release_q(0, blocks);
       softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
       if constexpr (Persistent && Path == PSource::smem) {
@@ -546,32 +561,34 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       float sc[kS];
       std::uint16_t bits[kS];
       float corr[2];
-      const std::int32_t n = n0 + j;
-      wait_k(n);
+      wait_k();
       wait_turn(wg);
-      issue_s(sc, n);
-      issue_pv(n - 1);
+      issue_s(sc);
+      issue_pv();  // V_{j-1}
       pass_turn(wg);
       device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
       device::wgmma::fence_operands(sc);
-      release(s.k_empty[n % kKStages<D>]);
+      release(s.k_empty[kr.stage]);
+      kr.advance();
       release_q(j, blocks);
       softmax(sc, j, bits, corr);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(o);
-      release(s.v_empty[(n - 1) % kVStages<D>]);
+      release(s.v_empty[vr.stage]);
+      vr.advance();
 #pragma unroll
       for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
       stage_p(bits);
     }
     wait_turn(wg);
-    issue_pv(n0 + blocks - 1);
+    issue_pv();
     // Warpgroup 1's last turn of the CTA is matched by no later wait of warpgroup 0; between tiles it
     // is warpgroup 0's turn for the next tile's first S.
     if (wg == 0 || have_next) pass_turn(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
-    release(s.v_empty[(n0 + blocks - 1) % kVStages<D>]);
+    release(s.v_empty[vr.stage]);
+    vr.advance();
 
     // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
     // (the last P V multiply has completed: no wgmma reads it any more), one TMA store of the
@@ -617,7 +634,6 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
         if (row < p.seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
       }
     }
-    n0 += blocks;
     tile = next_tile;
     have = have_next;
   }

@@ -13,7 +13,7 @@
 // Random inputs in [-1, 1) (multiples of 2^-7: exact in bf16 and f16).
 //
 // Every case runs in both grid forms against the one reference: one CTA per tile, and persistent
-// (AttentionArgs::persistent; head dims 64, 96 and 128, 256 being refused), the latter also with a grid
+// (AttentionArgs::grid; head dims 64, 96 and 128, 256 being refused), the latter also with a grid
 // forced small (max_ctas) so that each CTA computes many tiles and its rings and turns run across them.
 //
 // AttentionSmall.* are small enough to run under compute-sanitizer (scripts/gpu_suite.sh);
@@ -38,6 +38,7 @@ namespace {
 using tmakit::DataType;
 using tmakit::attention_sm90::AttentionArgs;
 using tmakit::attention_sm90::AttentionStatus;
+using tmakit::attention_sm90::GridForm;
 using tmakit::attention_sm90::PSource;
 using tmakit_test::DeviceBuffer;
 
@@ -173,7 +174,7 @@ void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const Devic
   a.causal = c.causal;
   a.scale = c.scale;
   a.p_source = c.source;
-  a.persistent = f.persistent;
+  a.grid = f.persistent ? GridForm::persistent : GridForm::per_tile;
   a.max_ctas = f.max_ctas;
   AttentionStatus s;
   if (c.launches > 1) {
@@ -421,17 +422,41 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   // The persistent form: not built for head dim 256; max_ctas only with it, never negative.
   a.q = a.k;
   a.head_dim = 256;
-  a.persistent = true;
+  a.grid = GridForm::persistent;
   a.max_ctas = -1;
   const std::string e4 = errors(a);
   EXPECT_NE(e4.find("attention.persistent"), std::string::npos) << e4;
   EXPECT_NE(e4.find("attention.max_ctas"), std::string::npos) << e4;
   a.head_dim = 128;
-  a.persistent = false;
+  a.grid = GridForm::per_tile;
   a.max_ctas = 4;
   const std::string e5 = errors(a);
   EXPECT_EQ(e5.find("attention.persistent"), std::string::npos) << e5;
   EXPECT_NE(e5.find("attention.max_ctas"), std::string::npos) << e5;
+  // automatic takes no CTA limit, and head dim 256 is no refusal there (it gets one CTA per tile).
+  a.grid = GridForm::automatic;
+  const std::string e6 = errors(a);
+  EXPECT_NE(e6.find("attention.max_ctas"), std::string::npos) << e6;
+  a.head_dim = 256;
+  a.max_ctas = 0;
+  const std::string e7 = errors(a);
+  EXPECT_EQ(e7.find("attention.persistent"), std::string::npos) << e7;
+  a.grid = static_cast<GridForm>(7);
+  const std::string e8 = errors(a);
+  EXPECT_NE(e8.find("attention.grid_form"), std::string::npos) << e8;
+}
+
+// GridForm::automatic's rule: persistent while a tile visits at most 16.5 KV blocks on average.
+TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
+  using tmakit::attention_sm90::persistent_grid_chosen;
+  EXPECT_TRUE(persistent_grid_chosen(64, 512, false));
+  EXPECT_TRUE(persistent_grid_chosen(128, 2048, false));    // 16 blocks
+  EXPECT_FALSE(persistent_grid_chosen(128, 2049, false));   // 17
+  EXPECT_TRUE(persistent_grid_chosen(96, 4096, true));      // 32 blocks, 16.5 on average
+  EXPECT_FALSE(persistent_grid_chosen(96, 4097, true));     // 33, 17 on average
+  EXPECT_FALSE(persistent_grid_chosen(128, 16384, false));
+  EXPECT_FALSE(persistent_grid_chosen(256, 512, false));    // no persistent form
+  EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
 }
 
 }  // namespace
