@@ -13,7 +13,8 @@
 // time is the slowest rank's; the median of `samples` (default 15) is reported, with TFLOP/s
 // (2 M N K per rank) and the ratio to `gemm` (the goal: fused within 1.10x). The SM clock (NVML) is
 // read before and after each shape. Each fused form's D is checked once against cuBLASLt's (largest
-// difference relative to max |D|). Shapes: M 8192, 16384 x N 2048, 4096, K 8192.
+// difference relative to max |D|). Shapes: M 8192, 16384 x N 2048, 4096, K 8192, and the pull-bound
+// M 8192, 16384 x N 256, K 8192.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -85,7 +86,10 @@ int main(int argc, char** argv) {
   tmakit_bench::Nvml nvml;
   if (rank == 0) tmakit_bench::print_device_line(w, ag::watchdog_compiled_in());
 
-  const std::vector<Shape> shapes = {{8192, 2048, 8192}, {8192, 4096, 8192}, {16384, 2048, 8192}, {16384, 4096, 8192}};
+  // The last two are pull-bound: with N = 256 the GEMM alone is short, so the fused call's time is
+  // about that of its pull of the other ranks' rows of A (filter "x256x" runs them alone).
+  const std::vector<Shape> shapes = {{8192, 2048, 8192}, {8192, 4096, 8192}, {16384, 2048, 8192}, {16384, 4096, 8192},
+                                     {8192, 256, 8192},  {16384, 256, 8192}};
   const int puller_counts[] = {4, 8, 16};
   std::int64_t max_a = 0, max_b = 0, max_d = 0;
   for (const Shape& s : shapes) {
