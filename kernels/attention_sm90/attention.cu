@@ -89,7 +89,7 @@ bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string
   const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
   kernels::PlannedTile q, k, v, o;
   const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
-  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D>.tile, tile(kBlockM, D), rows_first, q, errors);
+  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D>.tile, tile(kBlockM<D>, D), rows_first, q, errors);
   ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D>.tile, tile(kBlockN<D>, D), rows_first, k, errors);
   ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D>.tile, tile(D, kBlockN<D>), dim_first, v, errors);
   PlanOptions store;  // O leaves shared memory through store_tile: a store plan
@@ -121,6 +121,7 @@ struct Attention::Prepared {
   KernelParams params{};
   KernelFn kernel = nullptr;
   dim3 grid{};
+  int threads = 0;  // kThreads of the head dim
   std::size_t smem = 0;
 };
 
@@ -153,11 +154,12 @@ Attention::Attention(const AttentionArgs& a) {
                      "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
                      (a.grid == GridForm::persistent ? "" : " without the persistent form"));
   if (!errors.empty()) return;
-  const std::int64_t q_blocks = (a.seqlen + kBlockM - 1) / kBlockM;
+  const std::int64_t block_m = with_head_dim(a.head_dim, [](auto d) { return kBlockM<decltype(d)::value>; });
+  const std::int64_t q_blocks = (a.seqlen + block_m - 1) / block_m;
   if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
       q_blocks * a.heads * a.batch > 0x7fffffff) {
     errors.push_back("attention.grid: at most 2^31 - 1 query rows, 65535 heads, 65535 batches and 2^31 - 1 tiles "
-                     "(a tile: 128 query rows of one head of one batch)");
+                     "(a tile: " + std::to_string(block_m) + " query rows of one head of one batch)");
     return;
   }
   const std::int64_t tiles = q_blocks * a.heads * a.batch;
@@ -181,6 +183,8 @@ Attention::Attention(const AttentionArgs& a) {
     constexpr int D = decltype(d)::value;
     prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, persistent);
     prep->smem = sizeof(SharedStorage<D>) + 1024;  // + the alignment the kernel rounds its base up to
+    prep->threads = kThreads<D>;
+    st.config.block_m = kBlockM<D>;
     st.config.block_n = kBlockN<D>;
     st.config.stages = kKStages<D>;
     st.config.v_stages = kVStages<D>;
@@ -199,12 +203,12 @@ Attention::Attention(const AttentionArgs& a) {
     int device = 0, sms = 0, per_sm = 0;
     if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
         (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
-        (st.cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, prep->kernel, kThreads, prep->smem)) != cudaSuccess) {
+        (st.cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, prep->kernel, prep->threads, prep->smem)) != cudaSuccess) {
       errors.push_back(std::string("cuda: the persistent form's grid (SM count, occupancy): ") + cudaGetErrorString(st.cuda));
       return;
     }
     if (per_sm < 1) {
-      errors.push_back("attention.occupancy: no CTA of " + std::to_string(kThreads) + " threads and " +
+      errors.push_back("attention.occupancy: no CTA of " + std::to_string(prep->threads) + " threads and " +
                        std::to_string(prep->smem) + " bytes of shared memory fits an SM of this device");
       return;
     }
@@ -232,7 +236,7 @@ Attention::Attention(const AttentionArgs& a) {
 cudaError_t Attention::launch(cudaStream_t stream) const {
   if (!status_.ok || !prepared_) return cudaErrorInvalidValue;
   const Prepared& q = *prepared_;
-  q.kernel<<<q.grid, kThreads, q.smem, stream>>>(q.params);
+  q.kernel<<<q.grid, q.threads, q.smem, stream>>>(q.params);
   return cudaGetLastError();
 }
 

@@ -35,10 +35,10 @@ namespace tmakit::attention_sm90 {
 // shared memory), or in registers (WGMMA with A from registers).
 enum class PSource { smem, registers };
 
-// The grid: one CTA per tile (128 query rows of one head of one batch), or persistent: as many CTAs as
-// are resident at once (at most one per tile), each computing tiles in turn, one tile's epilogue under
-// the next tile's loads (head dims 64, 96 and 128; 256 is refused: attention.persistent). automatic
-// picks persistent_grid_chosen's answer.
+// The grid: one CTA per tile (192 query rows of one head of one batch at head dim 64, else 128), or
+// persistent: as many CTAs as are resident at once (at most one per tile), each computing tiles in
+// turn, one tile's epilogue under the next tile's loads (head dims 64, 96 and 128; 256 is refused:
+// attention.persistent). automatic picks persistent_grid_chosen's answer.
 enum class GridForm { automatic, per_tile, persistent };
 
 // automatic's choice: persistent where it measured faster on an H200 (docs/attention.md), i.e. for
@@ -75,7 +75,7 @@ struct AttentionArgs {
 
 // What the launcher chose (reported for tests, benchmarks and the docs).
 struct AttentionConfig {
-  int block_m = 128, block_n = 128;  // query rows per CTA, KV rows per block (64 for head dim 256)
+  int block_m = 128, block_n = 128;  // query rows per tile (192 for head dim 64), KV rows per block (64 for head dim 256)
   int stages = 0;                     // K stages (the depth of the K ring)
   int v_stages = 0;                   // V stages
   int tiles = 0;                      // query blocks x heads x batch

@@ -1,4 +1,5 @@
-// The attention forward kernel: a tile is 128 query rows of one (batch, head), warp-specialized.
+// The attention forward kernel: a tile is kBlockM query rows of one (batch, head) (192 at head dim 64,
+// else 128), warp-specialized.
 // Two forms (the template parameter Persistent, AttentionArgs::grid):
 //   one CTA per tile   grid (query blocks, heads, batch), the present form;
 //   persistent         grid = min(CTAs that fit at once, tiles), each CTA walking tiles; the producer's
@@ -7,11 +8,12 @@
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
 //                   KV block (128 rows; 64 for head dim 256) into rings of their own (K_j ahead of
 //                   V_{j-1}, the order the consumers need them), each stage freed by its own barrier
-//   warpgroup 1, 2  (consumers) each owns 64 query rows, pipelined by one block: iteration j issues
+//   warpgroup 1 ..  (consumers: 3 at head dim 64, else 2) each owns 64 query rows, pipelined by one
+//                   block: iteration j issues
 //                   S_j = Q K_j^T and O += P_{j-1} V_{j-1} (WGMMA), waits for S_j alone, runs the
 //                   masks (sequence end, causal) and the online softmax of block j in fp32 (exp2)
-//                   while P V runs, then waits for it and rescales O; the two consumers take turns
-//                   issuing their WGMMAs (named barriers), so one's softmax runs under the other's
+//                   while P V runs, then waits for it and rescales O; the consumers take turns
+//                   issuing their WGMMAs (named barriers), so one's softmax runs under another's
 //                   multiplies; at the end O / l through shared memory and a TMA store, and the
 //                   log-sum-exp per row
 //
@@ -57,25 +59,43 @@ namespace tmakit::attention_sm90 {
 // ---- the tiles and their shared-memory layouts (compile time; attention.cu plans against the same objects)
 //
 //   head dim D        64     96     128    256
+//   consumers         3      2      2      2       (warpgroups of 64 query rows: kBlockM = 192 or 128)
 //   KV rows per block 128    128    128    64      (kBlockN: S is 64 x kBlockN per consumer)
-//   K stages          5      3      2      2       (as many as fit beside Q and the scratch buffers in
+//   K stages          4      3      2      2       (as many as fit beside Q and the scratch buffers in
 //   V stages          5      4      3      2        227 KiB; V first: V_j's stage is freed last, by
 //                                                   P_j V_j, so its load has the least time to land)
+//   registers         32 / 160 at D = 64 (512 threads), else 40 / 232 (384): producer / consumers
 //   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
 //                                                   whole atoms of 128)
 //   O leaves through  the consumer's scratch buffer (D <= 128) or a K stage (D = 256: a 64 x 256 tile
 //                     does not fit beside the stages; the stages are free once both consumers are done)
-inline constexpr int kBlockM = 128;  // query rows per CTA
-inline constexpr int kConsumers = 2;  // warpgroups, 64 query rows each
-inline constexpr int kRowsPerConsumer = kBlockM / kConsumers;
-inline constexpr int kThreads = 128 * (1 + kConsumers);
+// Consumer warpgroups, 64 query rows each. Head dim 64 has three: its multiplies per KV block are half
+// those of head dim 128 for the same softmax, so two warpgroups leave the tensor cores idle while they
+// both compute softmaxes (its instruction count per tensor cycle was the highest, docs/attention.md);
+// a third warpgroup's multiplies fill that time.
+template <int D>
+inline constexpr int kConsumers = D == 64 ? 3 : 2;
+inline constexpr int kRowsPerConsumer = 64;
+template <int D>
+inline constexpr int kBlockM = kRowsPerConsumer * kConsumers<D>;  // query rows per CTA (a tile)
+template <int D>
+inline constexpr int kThreads = 128 * (1 + kConsumers<D>);
+// Registers per thread after setmaxnreg: the producer warpgroup gives up what the consumers take, the
+// CTA's total within the SM's 64 Ki (512 threads x 128 at launch with three consumers, 384 x 168 with two).
+template <int D>
+inline constexpr int kProducerRegs = kConsumers<D> == 3 ? 32 : 40;
+template <int D>
+inline constexpr int kConsumerRegs = kConsumers<D> == 3 ? 160 : 232;
+static_assert(128 * kProducerRegs<64> + 3 * 128 * kConsumerRegs<64> <= 65536 &&
+                  128 * kProducerRegs<128> + 2 * 128 * kConsumerRegs<128> <= 65536,
+              "the warpgroups' registers fit the register file");
 inline constexpr int kElemBytes = 2;
 // The head dims there are kernels for (attention.cu refuses the others).
 constexpr bool head_dim_built(long long d) { return d == 64 || d == 96 || d == 128 || d == 256; }
 template <int D>
 inline constexpr int kBlockN = D > 128 ? 64 : 128;  // KV rows per block
 template <int D>
-inline constexpr int kKStages = D == 64 ? 5 : D == 96 ? 3 : 2;                 // depth of the K ring
+inline constexpr int kKStages = D == 64 ? 4 : D == 96 ? 3 : 2;                 // depth of the K ring
 template <int D>
 inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? 4 : D == 128 ? 3 : 2;  // of the V ring
 template <int D>
@@ -84,9 +104,9 @@ inline constexpr Swizzle kSwizzle = D % 64 == 0 ? Swizzle::b128 : Swizzle::b64;
 constexpr StoreDestination k_major_tile(int rows, int cols, Swizzle sw = Swizzle::b128) {
   return gmma_operand(OperandMajor::k, sw, kElemBytes, rows, cols).value;
 }
-// Q: 128 x D (query rows x head dim), the A operand of S = Q K^T, K-major.
+// Q: kBlockM x D (query rows x head dim), the A operand of S = Q K^T, K-major.
 template <int D>
-inline constexpr StoreDestination kQTile = k_major_tile(kBlockM, D, kSwizzle<D>);
+inline constexpr StoreDestination kQTile = k_major_tile(kBlockM<D>, D, kSwizzle<D>);
 // K: kBlockN x D (KV rows x head dim), the B operand of S (N = KV rows, K = head dim), K-major.
 template <int D>
 inline constexpr StoreDestination kKTile = k_major_tile(kBlockN<D>, D, kSwizzle<D>);
@@ -141,6 +161,14 @@ static_assert(o_pieces_tile_o<256>(), "the O tile of head dim 256 is two 64 x 12
 // first row of consumer Wg's 64-row share of Q, and the first column of k16 step Kk.
 template <int D, int Wg, int Kk>
 inline constexpr std::uint32_t kQStart = wgmma_start_offset(kQTile<D>, kRowsPerConsumer * Wg, 16 * Kk);
+// Consumer wg's share of Q (the first k16 step).
+template <int D>
+__device__ __forceinline__ std::uint32_t q_start(int wg) {
+  if constexpr (kConsumers<D> == 3)
+    return wg == 0 ? kQStart<D, 0, 0> : wg == 1 ? kQStart<D, 1, 0> : kQStart<D, 2, 0>;
+  else
+    return wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>;
+}
 template <int D, int Kk>
 inline constexpr std::uint32_t kKStart = wgmma_start_offset(kKTile<D>, 0, 16 * Kk);
 template <int D, int Kk>
@@ -149,7 +177,7 @@ template <int D, int Kk>
 inline constexpr std::uint32_t kPStart = wgmma_start_offset(kPTile<D>, 0, 16 * Kk);
 
 template <int D>
-inline constexpr std::uint32_t kQBytes = kBlockM * D * kElemBytes;
+inline constexpr std::uint32_t kQBytes = kBlockM<D> * D * kElemBytes;
 template <int D>
 inline constexpr std::uint32_t kKVBytes = kBlockN<D> * D * kElemBytes;
 template <int D>
@@ -163,16 +191,16 @@ template <int D>
 inline constexpr std::uint32_t kScratchBytes = kRowsPerConsumer * kBlockN<D> * kElemBytes;
 template <int D>
 inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D> : kScratchBytes<D>;
-static_assert(kKStages<256> >= kConsumers && kKVBytes<256> >= kOBytes<256>, "O of head dim 256 fits a K stage per consumer");
+static_assert(kKStages<256> >= kConsumers<256> && kKVBytes<256> >= kOBytes<256>, "O of head dim 256 fits a K stage per consumer");
 
 template <int D>
 struct alignas(1024) SharedStorage {
   unsigned char q[kQBytes<D>];
   unsigned char k[kKStages<D>][kKVBytes<D>];
   unsigned char v[kVStages<D>][kKVBytes<D>];
-  unsigned char scratch[kConsumers][kScratchBytes<D>];
+  unsigned char scratch[kConsumers<D>][kScratchBytes<D>];
   device::Barrier q_full;
-  // Persistent form: one arrival per consumer warp once both consumers' last S of the tile has completed
+  // Persistent form: one arrival per consumer warp once every consumer's last S of the tile has completed
   // (Q is read no more): the producer may load the next tile's Q.
   device::Barrier q_empty;
   device::Barrier k_full[kKStages<D>], v_full[kVStages<D>];
@@ -205,7 +233,7 @@ struct KernelParams {
 // or left of the tile's last row.
 template <int D, bool Causal>
 __device__ __forceinline__ std::int32_t kv_blocks(const KernelParams& p, std::int32_t qb) {
-  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM) : p.seqlen;
+  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<D>) : p.seqlen;
   return (cols + kBlockN<D> - 1) / kBlockN<D>;
 }
 
@@ -293,7 +321,7 @@ struct TileWalk<true> {
 // runs), then V of the last block. K and V stages are freed separately (k_empty once S is computed,
 // v_empty once P V is). The rings count rounds across tiles (round n: stage n % stages, phase n / stages),
 // so in the persistent form the next tile's K_0 is loaded as soon as a stage frees, while the consumers
-// still finish this tile; its Q only once both consumers' last S of this tile has completed (q_empty).
+// still finish this tile; its Q only once every consumer's last S of this tile has completed (q_empty).
 template <int D, bool Causal, bool Persistent>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>& s) {
   device::prefetch_tensor_map(&p.q_map);
@@ -341,16 +369,21 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>&
   }
 }
 
-// The two consumer warpgroups take turns issuing their WGMMAs (named barriers kSchedulerBarrier + wg,
-// 256 threads: the waiting warpgroup's bar.sync and the other's bar.arrive), so that one warpgroup's
-// softmax runs while the other's multiplies occupy the tensor cores. Warpgroup 0 goes first.
-inline constexpr std::uint32_t kSchedulerBarrier = 1 + kConsumers;  // 1, 2: each warpgroup's own barrier
-inline constexpr std::uint32_t kConsumersBarrier = kSchedulerBarrier + kConsumers;  // both consumers, 256 threads
+// The consumer warpgroups take turns issuing their WGMMAs, in order 0, 1, (2,) 0, ... (named barriers
+// kSchedulerBarrier + wg, 256 threads: the waiting warpgroup's bar.sync and the previous one's
+// bar.arrive), so that a warpgroup's softmax runs while another's multiplies occupy the tensor cores.
+// Warpgroup 0 goes first. Named barriers 1 .. kConsumers are each warpgroup's own (128 threads).
+template <int D>
+inline constexpr std::uint32_t kSchedulerBarrier = 1 + kConsumers<D>;
+template <int D>
+inline constexpr std::uint32_t kConsumersBarrier = kSchedulerBarrier<D> + kConsumers<D>;  // every consumer
+template <int D>
 __device__ __forceinline__ void wait_turn(int wg) {
-  device::ptx_raw::named_barrier_sync(kSchedulerBarrier + wg, 256);
+  device::ptx_raw::named_barrier_sync(kSchedulerBarrier<D> + wg, 256);
 }
+template <int D>
 __device__ __forceinline__ void pass_turn(int wg) {
-  device::ptx_raw::named_barrier_arrive(kSchedulerBarrier + (1 - wg), 256);
+  device::ptx_raw::named_barrier_arrive(kSchedulerBarrier<D> + (wg + 1) % kConsumers<D>, 256);
 }
 
 // Ends the basic block after the value x has been computed: a branch on x around an empty asm. ptxas
@@ -393,7 +426,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   unsigned char* pbuf = s.scratch[wg];
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
   // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
-  const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + (wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>), kQF);
+  const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D>(wg), kQF);
   const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
   const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
@@ -465,7 +498,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   auto softmax = [&](float (&sc)[kS], std::int32_t j, std::uint16_t (&bits)[kS], float (&corr)[2]) {
     const std::int32_t kv0 = j * kN;
     const bool tail = kv0 + kN > p.seqlen;
-    const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM + kRowsPerConsumer * wg;
+    const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM<D> + kRowsPerConsumer * wg;
     if (tail || diagonal) {
 #pragma unroll
       for (int v = 0; v < kS; ++v) {
@@ -522,7 +555,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::ptx_raw::named_barrier_sync(barrier_id, 128);
   };
 
-  if (wg == 1) pass_turn(wg);  // warpgroup 0 takes the first turn
+  if (wg == kConsumers<D> - 1) pass_turn<D>(wg);  // warpgroup 0 takes the first turn
   Tile tile;
   TileWalk<Persistent> walk;
   bool have = walk.next(p, tile);
@@ -531,7 +564,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     const bool have_next = walk.next(p, next_tile);
     const std::int32_t h = tile.h, b = tile.b;
     qb = tile.qb;
-    row0 = qb * kBlockM + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
+    row0 = qb * kBlockM<D> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
 #pragma unroll
     for (int v = 0; v < kO; ++v) o[v] = 0.0f;
     m[0] = m[1] = -INFINITY;
@@ -543,9 +576,9 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       std::uint16_t bits[kS];
       float corr[2];
       wait_k();
-      wait_turn(wg);
+      wait_turn<D>(wg);
       issue_s(sc);
-      pass_turn(wg);
+      pass_turn<D>(wg);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(sc);
       release(s.k_empty[kr.stage]);
@@ -562,10 +595,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       std::uint16_t bits[kS];
       float corr[2];
       wait_k();
-      wait_turn(wg);
+      wait_turn<D>(wg);
       issue_s(sc);
       issue_pv();  // V_{j-1}
-      pass_turn(wg);
+      pass_turn<D>(wg);
       device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
       device::wgmma::fence_operands(sc);
       release(s.k_empty[kr.stage]);
@@ -580,11 +613,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
       stage_p(bits);
     }
-    wait_turn(wg);
+    wait_turn<D>(wg);
     issue_pv();
-    // Warpgroup 1's last turn of the CTA is matched by no later wait of warpgroup 0; between tiles it
-    // is warpgroup 0's turn for the next tile's first S.
-    if (wg == 0 || have_next) pass_turn(wg);
+    // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
+    // tiles it is warpgroup 0's turn for the next tile's first S.
+    if (wg != kConsumers<D> - 1 || have_next) pass_turn<D>(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     release(s.v_empty[vr.stage]);
@@ -608,7 +641,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     if constexpr (kOInKStages<D>) {
       // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
       // and every load the producer issued has landed and been read.
-      device::ptx_raw::named_barrier_sync(kConsumersBarrier, 128 * kConsumers);
+      device::ptx_raw::named_barrier_sync(kConsumersBarrier<D>, 128 * kConsumers<D>);
       obuf = s.k[wg];
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
@@ -621,7 +654,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::fence_smem_writes_for_async();
     device::ptx_raw::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
-      const std::int32_t oc[kMaxTileModes] = {kConsumers * qb + wg, 0, h, b};
+      const std::int32_t oc[kMaxTileModes] = {kConsumers<D> * qb + wg, 0, h, b};
       device::store_tile(p.o, &p.o_map, obuf, oc);
       device::commit_group();
     }
@@ -641,23 +674,23 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
 }
 
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
-__global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_constant__ KernelParams p) {
+__global__ void __launch_bounds__(kThreads<D>, 1) attention_kernel(const __grid_constant__ KernelParams p) {
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);
   SharedStorage<D>& s = *reinterpret_cast<SharedStorage<D>*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0) {
     device::init(s.q_full, 1);
-    device::init(s.q_empty, 4 * kConsumers);
-    device::watchdog::expect_note(s.q_empty, "8 consumer warps: both consumers' last S of the tile has completed");
+    device::init(s.q_empty, 4 * kConsumers<D>);
+    device::watchdog::expect_note(s.q_empty, "every consumer warp: each consumer's last S of the tile has completed");
     for (int i = 0; i < kKStages<D>; ++i) {
       device::init(s.k_full[i], 1);
-      device::init(s.k_empty[i], 4 * kConsumers);
-      device::watchdog::expect_note(s.k_empty[i], "8 consumer warps: S computed from this K stage");
+      device::init(s.k_empty[i], 4 * kConsumers<D>);
+      device::watchdog::expect_note(s.k_empty[i], "every consumer warp: S computed from this K stage");
     }
     for (int i = 0; i < kVStages<D>; ++i) {
       device::init(s.v_full[i], 1);
-      device::init(s.v_empty[i], 4 * kConsumers);
-      device::watchdog::expect_note(s.v_empty[i], "8 consumer warps: P V computed from this V stage");
+      device::init(s.v_empty[i], 4 * kConsumers<D>);
+      device::watchdog::expect_note(s.v_empty[i], "every consumer warp: P V computed from this V stage");
     }
   }
   __syncthreads();
@@ -666,10 +699,10 @@ __global__ void __launch_bounds__(kThreads, 1) attention_kernel(const __grid_con
   // (what depends on it, the WGMMA descriptors among them, can live in uniform registers).
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
-    device::ptx_raw::setmaxnreg_dec<40>();
+    device::ptx_raw::setmaxnreg_dec<kProducerRegs<D>>();
     if (threadIdx.x == 0) produce<D, Causal, Persistent>(p, s);
   } else {
-    device::ptx_raw::setmaxnreg_inc<232>();
+    device::ptx_raw::setmaxnreg_inc<kConsumerRegs<D>>();
     consume<T, D, Causal, Path, Persistent>(p, s, wg - 1);
   }
 }

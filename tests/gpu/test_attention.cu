@@ -189,7 +189,10 @@ void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const Devic
   ASSERT_TRUE(s.ok) << why;
   EXPECT_EQ(s.config.p_source, c.source);
   EXPECT_EQ(s.config.persistent, f.persistent);
-  const std::int64_t tiles = (c.seqlen + 127) / 128 * c.heads * c.batch;
+  const std::int64_t block_m = c.head_dim == 64 ? 192 : 128;  // three consumer warpgroups at head dim 64
+  EXPECT_EQ(s.config.block_m, block_m);
+  const std::int64_t q_blocks = (c.seqlen + block_m - 1) / block_m;
+  const std::int64_t tiles = q_blocks * c.heads * c.batch;
   EXPECT_EQ(s.config.tiles, tiles);
   if (!f.persistent) {
     EXPECT_EQ(s.config.ctas, tiles);
@@ -198,7 +201,6 @@ void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const Devic
     TMAKIT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const std::int64_t limit = f.max_ctas > 0 ? std::min<std::int64_t>(f.max_ctas, sms) : sms;  // one CTA per SM fits
     // Causal tiles are dealt in pairs (query blocks q - 1 - k and k) when there are more than CTAs.
-    const std::int64_t q_blocks = (c.seqlen + 127) / 128;
     const std::int64_t units = c.causal && tiles > limit ? (q_blocks + 1) / 2 * c.heads * c.batch : tiles;
     EXPECT_EQ(s.config.ctas, std::min<std::int64_t>(units, limit));
   }
@@ -358,15 +360,15 @@ TEST(AttentionSmall, PersistentManyTilesPerCta) {
   for (std::int64_t d : {64, 96, 128})
     for (bool causal : {false, true})
       for (PSource source : {PSource::smem, PSource::registers}) {
-        Case c{2, 1000, 3, d, causal, source};  // 48 tiles
-        c.max_ctas = 5;                         // 9 or 10 tiles per CTA (causal: 24 pairs, 4 or 5 per CTA)
+        Case c{2, 1000, 3, d, causal, source};  // 48 tiles (36 at head dim 64: 192 rows a tile)
+        c.max_ctas = 5;                         // 7 to 10 tiles per CTA (causal: 18 or 24 pairs)
         c.launches = 3;
         run_case(c);
       }
   Case one{1, 600, 2, 128, true, PSource::smem};  // 10 tiles in 6 units (pairs and an odd middle), one CTA
   one.max_ctas = 1;
   run_case(one);
-  Case gqa{1, 300, 6, 64, false, PSource::registers};  // grouped-query heads, 18 tiles over 7 CTAs
+  Case gqa{1, 300, 6, 64, false, PSource::registers};  // grouped-query heads, 12 tiles over 7 CTAs
   gqa.heads_kv = 2;
   gqa.max_ctas = 7;
   run_case(gqa);
