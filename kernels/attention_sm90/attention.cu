@@ -82,14 +82,29 @@ auto with_head_dim(std::int64_t d, F&& f) {
   }
 }
 
+// Calls f(std::integral_constant<int, D>{}, std::integral_constant<int, C>{}) for the built head dim d
+// and the consumer count its kernel has with P from `source` (kConsumersFor).
+template <typename F>
+auto with_shape(std::int64_t d, PSource source, F&& f) {
+  return with_head_dim(d, [&](auto dd) {
+    constexpr int D = decltype(dd)::value;
+    using Smem = std::integral_constant<int, kConsumersFor<D, PSource::smem>>;
+    using Registers = std::integral_constant<int, kConsumersFor<D, PSource::registers>>;
+    if constexpr (Smem::value == Registers::value)
+      return f(dd, Smem{});
+    else
+      return source == PSource::smem ? f(dd, Smem{}) : f(dd, Registers{});
+  });
+}
+
 // The planned tiles of head dim D and the kernel's shared-memory size.
-template <int D>
+template <int D, int C>
 bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
   const std::vector<std::string> rows_first = {"seqlen", "head_dim", "heads", "batch"};
   const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
   kernels::PlannedTile q, k, v, o;
   const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
-  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D>.tile, tile(kBlockM<D>, D), rows_first, q, errors);
+  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D, C>.tile, tile(kBlockM<C>, D), rows_first, q, errors);
   ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D>.tile, tile(kBlockN<D>, D), rows_first, k, errors);
   ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D>.tile, tile(D, kBlockN<D>), dim_first, v, errors);
   PlanOptions store;  // O leaves shared memory through store_tile: a store plan
@@ -99,7 +114,7 @@ bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string
   if (!ok) return false;
   // One source of truth: the kernel's stage buffers are sized for these tiles; a plan that needs
   // more would be a defect here, not a user error.
-  if (q.plan.expect_tx_bytes != kQBytes<D> || k.plan.expect_tx_bytes != kKVBytes<D> ||
+  if (q.plan.expect_tx_bytes != kQBytes<D, C> || k.plan.expect_tx_bytes != kKVBytes<D> ||
       v.plan.expect_tx_bytes != kKVBytes<D> || o.plan.smem_bytes > kOBufferBytes<D>) {
     errors.push_back("attention.internal: a tile plan does not match the kernel's shared buffers");
     return false;
@@ -121,7 +136,7 @@ struct Attention::Prepared {
   KernelParams params{};
   KernelFn kernel = nullptr;
   dim3 grid{};
-  int threads = 0;  // kThreads of the head dim
+  int threads = 0;  // kThreads of the kernel's consumer count
   std::size_t smem = 0;
 };
 
@@ -154,7 +169,7 @@ Attention::Attention(const AttentionArgs& a) {
                      "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
                      (a.grid == GridForm::persistent ? "" : " without the persistent form"));
   if (!errors.empty()) return;
-  const std::int64_t block_m = with_head_dim(a.head_dim, [](auto d) { return kBlockM<decltype(d)::value>; });
+  const std::int64_t block_m = with_shape(a.head_dim, a.p_source, [](auto, auto c) { return kBlockM<decltype(c)::value>; });
   const std::int64_t q_blocks = (a.seqlen + block_m - 1) / block_m;
   if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
       q_blocks * a.heads * a.batch > 0x7fffffff) {
@@ -166,7 +181,9 @@ Attention::Attention(const AttentionArgs& a) {
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
-  const bool ok = with_head_dim(a.head_dim, [&](auto d) { return plan_tiles<decltype(d)::value>(a, p, errors); });
+  const bool ok = with_shape(a.head_dim, a.p_source, [&](auto d, auto c) {
+    return plan_tiles<decltype(d)::value, decltype(c)::value>(a, p, errors);
+  });
   if (!ok) return;
   p.group = static_cast<std::int32_t>(a.heads_kv > 0 ? a.heads / a.heads_kv : 1);
   p.lse = a.lse;
@@ -179,15 +196,15 @@ Attention::Attention(const AttentionArgs& a) {
 
   const bool persistent = a.grid == GridForm::persistent ||
                           (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal));
-  with_head_dim(a.head_dim, [&](auto d) {
-    constexpr int D = decltype(d)::value;
+  with_shape(a.head_dim, a.p_source, [&](auto d, auto c) {
+    constexpr int D = decltype(d)::value, C = decltype(c)::value;
     prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, persistent);
-    prep->smem = sizeof(SharedStorage<D>) + 1024;  // + the alignment the kernel rounds its base up to
-    prep->threads = kThreads<D>;
-    st.config.block_m = kBlockM<D>;
+    prep->smem = sizeof(SharedStorage<D, C>) + 1024;  // + the alignment the kernel rounds its base up to
+    prep->threads = kThreads<C>;
+    st.config.block_m = kBlockM<C>;
     st.config.block_n = kBlockN<D>;
-    st.config.stages = kKStages<D>;
-    st.config.v_stages = kVStages<D>;
+    st.config.stages = kKStages<D, C>;
+    st.config.v_stages = kVStages<D, C>;
     return 0;
   });
   if ((st.cuda = cudaFuncSetAttribute(prep->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

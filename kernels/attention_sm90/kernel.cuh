@@ -59,45 +59,47 @@ namespace tmakit::attention_sm90 {
 // ---- the tiles and their shared-memory layouts (compile time; attention.cu plans against the same objects)
 //
 //   head dim D        64     96     128    256
-//   consumers         3      2      2      2       (warpgroups of 64 query rows: kBlockM = 192 or 128)
+//   consumers C       3      3 / 2  3 / 2  2       (warpgroups of 64 query rows, kBlockM = 64 C; P
+//                                                   through shared memory / in registers: kConsumersFor)
 //   KV rows per block 128    128    128    64      (kBlockN: S is 64 x kBlockN per consumer)
-//   K stages          4      3      2      2       (as many as fit beside Q and the scratch buffers in
-//   V stages          5      4      3      2        227 KiB; V first: V_j's stage is freed last, by
+//   K stages          4      2 / 3  2 / 2  2       (as many as fit beside Q and the scratch buffers in
+//   V stages          5      3 / 4  2 / 3  2        227 KiB; V first: V_j's stage is freed last, by
 //                                                   P_j V_j, so its load has the least time to land)
-//   registers         32 / 160 at D = 64 (512 threads), else 40 / 232 (384): producer / consumers
+//   registers         32 / 160 with three consumers (512 threads), else 40 / 232 (384): producer / consumers
 //   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
 //                                                   whole atoms of 128)
 //   O leaves through  the consumer's scratch buffer (D <= 128) or a K stage (D = 256: a 64 x 256 tile
 //                     does not fit beside the stages; the stages are free once both consumers are done)
-// Consumer warpgroups, 64 query rows each. Head dim 64 has three: its multiplies per KV block are half
-// those of head dim 128 for the same softmax, so two warpgroups leave the tensor cores idle while they
-// both compute softmaxes (its instruction count per tensor cycle was the highest, docs/attention.md);
-// a third warpgroup's multiplies fill that time.
-template <int D>
-inline constexpr int kConsumers = D == 64 ? 3 : 2;
+// Consumer warpgroups C, 64 query rows each: three where their registers allow, else two. A third
+// warpgroup's multiplies fill the time two spend in softmaxes (head dim 64's multiplies per KV block are
+// half head dim 128's for the same softmax), but three leave each consumer 160 registers: enough for O,
+// S and the bookkeeping, and at head dims 96 and 128 not for P's register fragments beside them (P in
+// registers spilled there, docs/lab/attention.md), so P in registers keeps two consumers above head dim 64.
+template <int D, PSource Path>
+inline constexpr int kConsumersFor = D == 64 || (Path == PSource::smem && D <= 128) ? 3 : 2;
 inline constexpr int kRowsPerConsumer = 64;
-template <int D>
-inline constexpr int kBlockM = kRowsPerConsumer * kConsumers<D>;  // query rows per CTA (a tile)
-template <int D>
-inline constexpr int kThreads = 128 * (1 + kConsumers<D>);
+template <int C>
+inline constexpr int kBlockM = kRowsPerConsumer * C;  // query rows per CTA (a tile)
+template <int C>
+inline constexpr int kThreads = 128 * (1 + C);
 // Registers per thread after setmaxnreg: the producer warpgroup gives up what the consumers take, the
 // CTA's total within the SM's 64 Ki (512 threads x 128 at launch with three consumers, 384 x 168 with two).
-template <int D>
-inline constexpr int kProducerRegs = kConsumers<D> == 3 ? 32 : 40;
-template <int D>
-inline constexpr int kConsumerRegs = kConsumers<D> == 3 ? 160 : 232;
-static_assert(128 * kProducerRegs<64> + 3 * 128 * kConsumerRegs<64> <= 65536 &&
-                  128 * kProducerRegs<128> + 2 * 128 * kConsumerRegs<128> <= 65536,
+template <int C>
+inline constexpr int kProducerRegs = C == 3 ? 32 : 40;
+template <int C>
+inline constexpr int kConsumerRegs = C == 3 ? 160 : 232;
+static_assert(128 * kProducerRegs<3> + 3 * 128 * kConsumerRegs<3> <= 65536 &&
+                  128 * kProducerRegs<2> + 2 * 128 * kConsumerRegs<2> <= 65536,
               "the warpgroups' registers fit the register file");
 inline constexpr int kElemBytes = 2;
 // The head dims there are kernels for (attention.cu refuses the others).
 constexpr bool head_dim_built(long long d) { return d == 64 || d == 96 || d == 128 || d == 256; }
 template <int D>
 inline constexpr int kBlockN = D > 128 ? 64 : 128;  // KV rows per block
-template <int D>
-inline constexpr int kKStages = D == 64 ? 4 : D == 96 ? 3 : 2;                 // depth of the K ring
-template <int D>
-inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? 4 : D == 128 ? 3 : 2;  // of the V ring
+template <int D, int C>
+inline constexpr int kKStages = D == 64 ? 4 : D == 96 && C == 2 ? 3 : 2;                        // depth of the K ring
+template <int D, int C>
+inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? (C == 3 ? 3 : 4) : D == 128 && C == 2 ? 3 : 2;  // of the V ring
 template <int D>
 inline constexpr Swizzle kSwizzle = D % 64 == 0 ? Swizzle::b128 : Swizzle::b64;
 
@@ -105,8 +107,8 @@ constexpr StoreDestination k_major_tile(int rows, int cols, Swizzle sw = Swizzle
   return gmma_operand(OperandMajor::k, sw, kElemBytes, rows, cols).value;
 }
 // Q: kBlockM x D (query rows x head dim), the A operand of S = Q K^T, K-major.
-template <int D>
-inline constexpr StoreDestination kQTile = k_major_tile(kBlockM<D>, D, kSwizzle<D>);
+template <int D, int C>
+inline constexpr StoreDestination kQTile = k_major_tile(kBlockM<C>, D, kSwizzle<D>);
 // K: kBlockN x D (KV rows x head dim), the B operand of S (N = KV rows, K = head dim), K-major.
 template <int D>
 inline constexpr StoreDestination kKTile = k_major_tile(kBlockN<D>, D, kSwizzle<D>);
@@ -159,15 +161,15 @@ static_assert(o_pieces_tile_o<256>(), "the O tile of head dim 256 is two 64 x 12
 
 // Where the WGMMA operands start inside their buffers, before the swizzle (scalar constants): the
 // first row of consumer Wg's 64-row share of Q, and the first column of k16 step Kk.
-template <int D, int Wg, int Kk>
-inline constexpr std::uint32_t kQStart = wgmma_start_offset(kQTile<D>, kRowsPerConsumer * Wg, 16 * Kk);
+template <int D, int C, int Wg, int Kk>
+inline constexpr std::uint32_t kQStart = wgmma_start_offset(kQTile<D, C>, kRowsPerConsumer * Wg, 16 * Kk);
 // Consumer wg's share of Q (the first k16 step).
-template <int D>
+template <int D, int C>
 __device__ __forceinline__ std::uint32_t q_start(int wg) {
-  if constexpr (kConsumers<D> == 3)
-    return wg == 0 ? kQStart<D, 0, 0> : wg == 1 ? kQStart<D, 1, 0> : kQStart<D, 2, 0>;
+  if constexpr (C == 3)
+    return wg == 0 ? kQStart<D, C, 0, 0> : wg == 1 ? kQStart<D, C, 1, 0> : kQStart<D, C, 2, 0>;
   else
-    return wg == 0 ? kQStart<D, 0, 0> : kQStart<D, 1, 0>;
+    return wg == 0 ? kQStart<D, C, 0, 0> : kQStart<D, C, 1, 0>;
 }
 template <int D, int Kk>
 inline constexpr std::uint32_t kKStart = wgmma_start_offset(kKTile<D>, 0, 16 * Kk);
@@ -176,8 +178,8 @@ inline constexpr std::uint32_t kVStart = wgmma_start_offset(kVTile<D>, 0, 16 * K
 template <int D, int Kk>
 inline constexpr std::uint32_t kPStart = wgmma_start_offset(kPTile<D>, 0, 16 * Kk);
 
-template <int D>
-inline constexpr std::uint32_t kQBytes = kBlockM<D> * D * kElemBytes;
+template <int D, int C>
+inline constexpr std::uint32_t kQBytes = kBlockM<C> * D * kElemBytes;
 template <int D>
 inline constexpr std::uint32_t kKVBytes = kBlockN<D> * D * kElemBytes;
 template <int D>
@@ -191,27 +193,28 @@ template <int D>
 inline constexpr std::uint32_t kScratchBytes = kRowsPerConsumer * kBlockN<D> * kElemBytes;
 template <int D>
 inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D> : kScratchBytes<D>;
-static_assert(kKStages<256> >= kConsumers<256> && kKVBytes<256> >= kOBytes<256>, "O of head dim 256 fits a K stage per consumer");
+static_assert(kKStages<256, 2> >= 2 && kKVBytes<256> >= kOBytes<256>, "O of head dim 256 fits a K stage per consumer");
 
-template <int D>
+template <int D, int C>
 struct alignas(1024) SharedStorage {
-  unsigned char q[kQBytes<D>];
-  unsigned char k[kKStages<D>][kKVBytes<D>];
-  unsigned char v[kVStages<D>][kKVBytes<D>];
-  unsigned char scratch[kConsumers<D>][kScratchBytes<D>];
+  unsigned char q[kQBytes<D, C>];
+  unsigned char k[kKStages<D, C>][kKVBytes<D>];
+  unsigned char v[kVStages<D, C>][kKVBytes<D>];
+  unsigned char scratch[C][kScratchBytes<D>];
   device::Barrier q_full;
   // Persistent form: one arrival per consumer warp once every consumer's last S of the tile has completed
   // (Q is read no more): the producer may load the next tile's Q.
   device::Barrier q_empty;
-  device::Barrier k_full[kKStages<D>], v_full[kVStages<D>];
+  device::Barrier k_full[kKStages<D, C>], v_full[kVStages<D, C>];
   // One arrival per consumer warp: the stage's K has been read (S computed), its V has been read (P V).
-  device::Barrier k_empty[kKStages<D>], v_empty[kVStages<D>];
+  device::Barrier k_empty[kKStages<D, C>], v_empty[kVStages<D, C>];
 };
 
 // Each fits the 227 KiB a CTA may have, with the 1 KiB the kernel may skip to align its base.
 inline constexpr std::size_t kMaxDynamicSmem = 227 * 1024;
-static_assert(sizeof(SharedStorage<64>) + 1024 <= kMaxDynamicSmem && sizeof(SharedStorage<96>) + 1024 <= kMaxDynamicSmem &&
-                  sizeof(SharedStorage<128>) + 1024 <= kMaxDynamicSmem && sizeof(SharedStorage<256>) + 1024 <= kMaxDynamicSmem,
+template <int D, int C>
+inline constexpr bool kFits = sizeof(SharedStorage<D, C>) + 1024 <= kMaxDynamicSmem;
+static_assert(kFits<64, 3> && kFits<96, 3> && kFits<96, 2> && kFits<128, 3> && kFits<128, 2> && kFits<256, 2>,
               "the stages, Q and the scratch buffers fit in shared memory");
 
 // Everything the kernel reads from the host, as one __grid_constant__ parameter.
@@ -231,9 +234,9 @@ struct KernelParams {
 
 // The KV blocks the CTA of query block qb visits: every block, or (causal) those with a column at
 // or left of the tile's last row.
-template <int D, bool Causal>
+template <int D, int C, bool Causal>
 __device__ __forceinline__ std::int32_t kv_blocks(const KernelParams& p, std::int32_t qb) {
-  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<D>) : p.seqlen;
+  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<C>) : p.seqlen;
   return (cols + kBlockN<D> - 1) / kBlockN<D>;
 }
 
@@ -322,8 +325,8 @@ struct TileWalk<true> {
 // v_empty once P V is). The rings count rounds across tiles (round n: stage n % stages, phase n / stages),
 // so in the persistent form the next tile's K_0 is loaded as soon as a stage frees, while the consumers
 // still finish this tile; its Q only once every consumer's last S of this tile has completed (q_empty).
-template <int D, bool Causal, bool Persistent>
-__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>& s) {
+template <int D, int C, bool Causal, bool Persistent>
+__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, C>& s) {
   device::prefetch_tensor_map(&p.q_map);
   device::prefetch_tensor_map(&p.k_map);
   device::prefetch_tensor_map(&p.v_map);
@@ -336,7 +339,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>&
       device::load_tile(p.q, &p.q_map, s.q, s.q_full, qc);
     };
     auto load_k = [&](std::int32_t j) {
-      constexpr int kRing = kKStages<D>;
+      constexpr int kRing = kKStages<D, C>;
       const std::int32_t n = n0 + j;
       const int st = n % kRing;
       if (n >= kRing) device::watchdog::wait_parity(s.k_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
@@ -344,14 +347,14 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>&
       device::load_tile(p.k, &p.k_map, s.k[st], s.k_full[st], kc);
     };
     auto load_v = [&](std::int32_t j) {
-      constexpr int kRing = kVStages<D>;
+      constexpr int kRing = kVStages<D, C>;
       const std::int32_t n = n0 + j;
       const int st = n % kRing;
       if (n >= kRing) device::watchdog::wait_parity(s.v_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
       const std::int32_t vc[kMaxTileModes] = {0, j, t.h / p.group, t.b};  // V: (head dim, KV rows, head, batch)
       device::load_tile(p.v, &p.v_map, s.v[st], s.v_full[st], vc);
     };
-    const std::int32_t blocks = kv_blocks<D, Causal>(p, t.qb);
+    const std::int32_t blocks = kv_blocks<D, C, Causal>(p, t.qb);
     if (i == 0) {
       load_q();
       load_k(0);
@@ -372,18 +375,18 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D>&
 // The consumer warpgroups take turns issuing their WGMMAs, in order 0, 1, (2,) 0, ... (named barriers
 // kSchedulerBarrier + wg, 256 threads: the waiting warpgroup's bar.sync and the previous one's
 // bar.arrive), so that a warpgroup's softmax runs while another's multiplies occupy the tensor cores.
-// Warpgroup 0 goes first. Named barriers 1 .. kConsumers are each warpgroup's own (128 threads).
-template <int D>
-inline constexpr std::uint32_t kSchedulerBarrier = 1 + kConsumers<D>;
-template <int D>
-inline constexpr std::uint32_t kConsumersBarrier = kSchedulerBarrier<D> + kConsumers<D>;  // every consumer
-template <int D>
+// Warpgroup 0 goes first. Named barriers 1 .. C are each warpgroup's own (128 threads).
+template <int C>
+inline constexpr std::uint32_t kSchedulerBarrier = 1 + C;
+template <int C>
+inline constexpr std::uint32_t kConsumersBarrier = kSchedulerBarrier<C> + C;  // every consumer
+template <int C>
 __device__ __forceinline__ void wait_turn(int wg) {
-  device::ptx_raw::named_barrier_sync(kSchedulerBarrier<D> + wg, 256);
+  device::ptx_raw::named_barrier_sync(kSchedulerBarrier<C> + wg, 256);
 }
-template <int D>
+template <int C>
 __device__ __forceinline__ void pass_turn(int wg) {
-  device::ptx_raw::named_barrier_arrive(kSchedulerBarrier<D> + (wg + 1) % kConsumers<D>, 256);
+  device::ptx_raw::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1) % C, 256);
 }
 
 // Ends the basic block after the value x has been computed: a branch on x around an empty asm. ptxas
@@ -401,9 +404,9 @@ __device__ __forceinline__ void overlap_fence(float x) {
 // block's P V stand alone. Across tiles (persistent form) the ring rounds and the turns continue: round
 // n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the rounds
 // with a RingPosition per ring.
-template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
-__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>& s, int wg) {
-  constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D>);
+template <DataType T, int D, bool Causal, PSource Path, bool Persistent, int C = kConsumersFor<D, Path>>
+__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, C>& s, int wg) {
+  constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D, C>);
   constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<D>);
   constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<D>);
   constexpr WgmmaDescriptorFields kPF = wgmma_descriptor_fields(kPTile<D>);
@@ -426,7 +429,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   unsigned char* pbuf = s.scratch[wg];
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
   // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
-  const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D>(wg), kQF);
+  const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D, C>(wg), kQF);
   const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
   const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
@@ -434,8 +437,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
   // row0 + 8 r), the rings' rounds before it.
   std::int32_t qb = 0, row0 = 0;
-  RingPosition<kKStages<D>> kr;  // K's next round to read
-  RingPosition<kVStages<D>> vr;  // V's
+  RingPosition<kKStages<D, C>> kr;  // K's next round to read
+  RingPosition<kVStages<D, C>> vr;  // V's
   float o[kO];
   float m[2];  // running row maxima, in units of log2 (scaled scores)
   float l[2];  // this thread's share of the running row sums
@@ -450,7 +453,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-      ((device::wgmma::mma<T, kN, 0, 0>(sc, wgmma_descriptor_advance(q_desc, kQStart<D, 0, Kk>),
+      ((device::wgmma::mma<T, kN, 0, 0>(sc, wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>),
                                         wgmma_descriptor_advance(k_st, kKStart<D, Kk>), Kk > 0)),
        ...);
     }(std::make_integer_sequence<int, D / 16>{});
@@ -498,7 +501,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
   auto softmax = [&](float (&sc)[kS], std::int32_t j, std::uint16_t (&bits)[kS], float (&corr)[2]) {
     const std::int32_t kv0 = j * kN;
     const bool tail = kv0 + kN > p.seqlen;
-    const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM<D> + kRowsPerConsumer * wg;
+    const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM<C> + kRowsPerConsumer * wg;
     if (tail || diagonal) {
 #pragma unroll
       for (int v = 0; v < kS; ++v) {
@@ -555,7 +558,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::ptx_raw::named_barrier_sync(barrier_id, 128);
   };
 
-  if (wg == kConsumers<D> - 1) pass_turn<D>(wg);  // warpgroup 0 takes the first turn
+  if (wg == C - 1) pass_turn<C>(wg);  // warpgroup 0 takes the first turn
   Tile tile;
   TileWalk<Persistent> walk;
   bool have = walk.next(p, tile);
@@ -564,21 +567,21 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     const bool have_next = walk.next(p, next_tile);
     const std::int32_t h = tile.h, b = tile.b;
     qb = tile.qb;
-    row0 = qb * kBlockM<D> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
+    row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
 #pragma unroll
     for (int v = 0; v < kO; ++v) o[v] = 0.0f;
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
     device::watchdog::wait_parity(s.q_full, static_cast<std::uint32_t>(i) & 1u, device::watchdog::bound_ns());
-    const std::int32_t blocks = kv_blocks<D, Causal>(p, qb);
+    const std::int32_t blocks = kv_blocks<D, C, Causal>(p, qb);
     {
       float sc[kS];
       std::uint16_t bits[kS];
       float corr[2];
       wait_k();
-      wait_turn<D>(wg);
+      wait_turn<C>(wg);
       issue_s(sc);
-      pass_turn<D>(wg);
+      pass_turn<C>(wg);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(sc);
       release(s.k_empty[kr.stage]);
@@ -595,10 +598,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       std::uint16_t bits[kS];
       float corr[2];
       wait_k();
-      wait_turn<D>(wg);
+      wait_turn<C>(wg);
       issue_s(sc);
       issue_pv();  // V_{j-1}
-      pass_turn<D>(wg);
+      pass_turn<C>(wg);
       device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
       device::wgmma::fence_operands(sc);
       release(s.k_empty[kr.stage]);
@@ -613,11 +616,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
       for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
       stage_p(bits);
     }
-    wait_turn<D>(wg);
+    wait_turn<C>(wg);
     issue_pv();
     // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
     // tiles it is warpgroup 0's turn for the next tile's first S.
-    if (wg != kConsumers<D> - 1 || have_next) pass_turn<D>(wg);
+    if (wg != C - 1 || have_next) pass_turn<C>(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     release(s.v_empty[vr.stage]);
@@ -641,7 +644,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     if constexpr (kOInKStages<D>) {
       // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
       // and every load the producer issued has landed and been read.
-      device::ptx_raw::named_barrier_sync(kConsumersBarrier<D>, 128 * kConsumers<D>);
+      device::ptx_raw::named_barrier_sync(kConsumersBarrier<D>, 128 * C);
       obuf = s.k[wg];
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
@@ -654,7 +657,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
     device::fence_smem_writes_for_async();
     device::ptx_raw::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
-      const std::int32_t oc[kMaxTileModes] = {kConsumers<D> * qb + wg, 0, h, b};
+      const std::int32_t oc[kMaxTileModes] = {C * qb + wg, 0, h, b};
       device::store_tile(p.o, &p.o_map, obuf, oc);
       device::commit_group();
     }
@@ -674,22 +677,23 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D>&
 }
 
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
-__global__ void __launch_bounds__(kThreads<D>, 1) attention_kernel(const __grid_constant__ KernelParams p) {
+__global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention_kernel(const __grid_constant__ KernelParams p) {
+  constexpr int C = kConsumersFor<D, Path>;
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);
-  SharedStorage<D>& s = *reinterpret_cast<SharedStorage<D>*>(dyn + ((1024 - base % 1024) % 1024));
+  SharedStorage<D, C>& s = *reinterpret_cast<SharedStorage<D, C>*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0) {
     device::init(s.q_full, 1);
-    device::init(s.q_empty, 4 * kConsumers<D>);
+    device::init(s.q_empty, 4 * C);
     device::watchdog::expect_note(s.q_empty, "every consumer warp: each consumer's last S of the tile has completed");
-    for (int i = 0; i < kKStages<D>; ++i) {
+    for (int i = 0; i < kKStages<D, C>; ++i) {
       device::init(s.k_full[i], 1);
-      device::init(s.k_empty[i], 4 * kConsumers<D>);
+      device::init(s.k_empty[i], 4 * C);
       device::watchdog::expect_note(s.k_empty[i], "every consumer warp: S computed from this K stage");
     }
-    for (int i = 0; i < kVStages<D>; ++i) {
+    for (int i = 0; i < kVStages<D, C>; ++i) {
       device::init(s.v_full[i], 1);
-      device::init(s.v_empty[i], 4 * kConsumers<D>);
+      device::init(s.v_empty[i], 4 * C);
       device::watchdog::expect_note(s.v_empty[i], "every consumer warp: P V computed from this V stage");
     }
   }
@@ -699,10 +703,10 @@ __global__ void __launch_bounds__(kThreads<D>, 1) attention_kernel(const __grid_
   // (what depends on it, the WGMMA descriptors among them, can live in uniform registers).
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
-    device::ptx_raw::setmaxnreg_dec<kProducerRegs<D>>();
-    if (threadIdx.x == 0) produce<D, Causal, Persistent>(p, s);
+    device::ptx_raw::setmaxnreg_dec<kProducerRegs<C>>();
+    if (threadIdx.x == 0) produce<D, C, Causal, Persistent>(p, s);
   } else {
-    device::ptx_raw::setmaxnreg_inc<kConsumerRegs<D>>();
+    device::ptx_raw::setmaxnreg_inc<kConsumerRegs<C>>();
     consume<T, D, Causal, Path, Persistent>(p, s, wg - 1);
   }
 }
