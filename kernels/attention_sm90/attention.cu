@@ -195,7 +195,7 @@ Attention::Attention(const AttentionArgs& a) {
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 
   const bool persistent = a.grid == GridForm::persistent ||
-                          (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal));
+                          (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal, a.p_source));
   with_shape(a.head_dim, a.p_source, [&](auto d, auto c) {
     constexpr int D = decltype(d)::value, C = decltype(c)::value;
     prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, persistent);

@@ -1,5 +1,5 @@
-// The attention forward kernel: a tile is kBlockM query rows of one (batch, head) (192 at head dim 64,
-// else 128), warp-specialized.
+// The attention forward kernel: a tile is kBlockM query rows of one (batch, head) (64 per consumer
+// warpgroup: 192 with three, 128 with two; kConsumersFor), warp-specialized.
 // Two forms (the template parameter Persistent, AttentionArgs::grid):
 //   one CTA per tile   grid (query blocks, heads, batch), the present form;
 //   persistent         grid = min(CTAs that fit at once, tiles), each CTA walking tiles; the producer's
@@ -8,7 +8,7 @@
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
 //                   KV block (128 rows; 64 for head dim 256) into rings of their own (K_j ahead of
 //                   V_{j-1}, the order the consumers need them), each stage freed by its own barrier
-//   warpgroup 1 ..  (consumers: 3 at head dim 64, else 2) each owns 64 query rows, pipelined by one
+//   warpgroup 1 ..  (consumers: 3 or 2, kConsumersFor) each owns 64 query rows, pipelined by one
 //                   block: iteration j issues
 //                   S_j = Q K_j^T and O += P_{j-1} V_{j-1} (WGMMA), waits for S_j alone, runs the
 //                   masks (sequence end, causal) and the online softmax of block j in fp32 (exp2)

@@ -451,7 +451,8 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   EXPECT_NE(e8.find("attention.grid_form"), std::string::npos) << e8;
 }
 
-// GridForm::automatic's rule: persistent while a tile visits at most 16.5 KV blocks on average.
+// GridForm::automatic's rule: persistent while a tile visits at most 16.5 KV blocks on average, and at
+// head dim 128 with P through shared memory.
 TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   using tmakit::attention_sm90::persistent_grid_chosen;
   EXPECT_TRUE(persistent_grid_chosen(64, 512, false));
@@ -462,6 +463,13 @@ TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   EXPECT_FALSE(persistent_grid_chosen(128, 16384, false));
   EXPECT_FALSE(persistent_grid_chosen(256, 512, false));    // no persistent form
   EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
+  // Head dim 128 with P through shared memory: persistent at every length; not so with P in registers
+  // or at another head dim.
+  EXPECT_TRUE(persistent_grid_chosen(128, 16384, false, PSource::smem));
+  EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::smem));
+  EXPECT_FALSE(persistent_grid_chosen(128, 16384, false, PSource::registers));
+  EXPECT_FALSE(persistent_grid_chosen(96, 16384, false, PSource::smem));
+  EXPECT_FALSE(persistent_grid_chosen(128, 0, false, PSource::smem));
 }
 
 }  // namespace
