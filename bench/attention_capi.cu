@@ -42,7 +42,8 @@ void put_error(char* err, int err_len, const std::string& text) {
 }  // namespace
 
 // A planned attention problem, or nullptr with every reason in err (one line each).
-// p_source: 0 = P through shared memory (PSource::smem), 1 = P in registers (PSource::registers).
+// p_source: 0 = P through shared memory (PSource::smem), 1 = P in registers (PSource::registers),
+// 2 = the launcher's choice (PSource::automatic).
 // scale: the softmax scale, 0 for 1 / sqrt(head_dim).
 // grid: 0 = one CTA per tile, 1 = the persistent form, 2 = the launcher's choice (AttentionArgs::grid:
 // GridForm::per_tile, persistent, automatic); max_ctas: the persistent form's CTA limit, 0 for as many
@@ -53,7 +54,8 @@ TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, con
                                                int grid, int max_ctas, char* err, int err_len) {
   put_error(err, err_len, "");
   std::string bad;
-  if (p_source != 0 && p_source != 1) bad += "p_source: 0 (shared memory) or 1 (registers), got " + std::to_string(p_source) + "\n";
+  if (p_source < 0 || p_source > 2)
+    bad += "p_source: 0 (shared memory), 1 (registers) or 2 (automatic), got " + std::to_string(p_source) + "\n";
   if (grid < 0 || grid > 2)
     bad += "grid: 0 (one CTA per tile), 1 (persistent) or 2 (automatic), got " + std::to_string(grid) + "\n";
   if (!bad.empty()) {
@@ -72,7 +74,7 @@ TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, con
   a.lse = lse;
   a.causal = causal != 0;
   a.scale = scale;
-  a.p_source = p_source == 0 ? PSource::smem : PSource::registers;
+  a.p_source = p_source == 0 ? PSource::smem : p_source == 1 ? PSource::registers : PSource::automatic;
   a.grid = grid == 0 ? GridForm::per_tile : grid == 1 ? GridForm::persistent : GridForm::automatic;
   a.max_ctas = max_ctas;
   try {
@@ -109,7 +111,8 @@ TMAKIT_CAPI int tmakit_attention_launch(const void* handle, void* stream, int co
   return static_cast<int>(cudaSuccess);
 }
 
-// What the launcher chose: out[0..5] = block_m, block_n, stages, CTAs launched, smem_bytes, p_source (0/1).
+// What the launcher chose: out[0..5] = block_m, block_n, stages, CTAs launched, smem_bytes, p_source (0/1: the
+// path launched, automatic resolved).
 TMAKIT_CAPI int tmakit_attention_config(const void* handle, std::int64_t* out) {
   if (!handle || !out) return static_cast<int>(cudaErrorInvalidValue);
   const auto& c = static_cast<const Attention*>(handle)->status().config;

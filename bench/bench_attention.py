@@ -17,8 +17,9 @@ a float32 logsumexp on the first rows of the first batch and the last rows of th
 output is off does not count in the ratio, so a fast wrong kernel cannot pass. "ratio" is the best
 one-CTA-per-tile path over the fastest SDPA backend (as in earlier runs), "ratio_persistent" the best
 persistent path's, "persistent_gain" the best persistent path over the best one-CTA-per-tile path,
-"ratio_automatic" that of the form the launcher picks by default (GridForm::automatic; "automatic_grid"
-names it: per_tile or persistent). The SM clock
+"ratio_automatic" that of the path and form the launcher picks by default (PSource::automatic and
+GridForm::automatic; "automatic_p_source" names the path, smem or registers, "automatic_grid" the
+form, per_tile or persistent; the table marks them s / r and p). The SM clock
 is read (NVML, else nvidia-smi) before, during (while bursts run) and after each configuration.
 
 Prints one table row per configuration and then a CSV block (header line starting "seqlen,");
@@ -57,7 +58,7 @@ CSV_FIELDS = [
     "tmakit_smem_pers_tflops", "tmakit_reg_pers_tflops", "best_tmakit_persistent", "ratio_persistent", "persistent_gain",
     "rel_diff_smem_pers", "rel_diff_reg_pers", "rms_diff_smem_pers", "rms_diff_reg_pers", "lse_err_smem_pers",
     "lse_err_reg_pers", "check_smem_pers", "check_reg_pers", "tmakit_smem_pers_ms", "tmakit_reg_pers_ms",
-    "persistent_ctas", "tiles", "automatic_grid", "ratio_automatic",
+    "persistent_ctas", "tiles", "automatic_p_source", "automatic_grid", "ratio_automatic",
     "tmakit_events_vs_host", "sm_mhz_before", "sm_mhz_during_min", "sm_mhz_during_max", "sm_mhz_after", "note",
 ]
 IMPLS = [("cudnn", "SDPA cuDNN"), ("flash", "SDPA flash"), ("tmakit_smem", "tmakit smem-P"),
@@ -505,16 +506,21 @@ class Bench:
             row["ratio_persistent"] = row["best_tmakit_persistent"] / row["best_sdpa"]
         if row["best_tmakit"] and row["best_tmakit_persistent"]:
             row["persistent_gain"] = row["best_tmakit_persistent"] / row["best_tmakit"]
-        # The form GridForm::automatic picks (the C ABI's grid = 2): asked of the launcher, not timed again.
+        # The path and form the launcher picks by default (the C ABI's p_source = 2, grid = 2): asked of the
+        # launcher, not timed again; the ratio is that path's and form's as timed above.
         try:
             h = lib.create(q.data_ptr(), k.data_ptr(), v.data_ptr(), q.data_ptr(), q.data_ptr(), batch, seqlen, H,
-                           head_dim, causal, 1, grid=2)
+                           head_dim, causal, 2, grid=2)
             chose_persistent = bool(lib.grid(h)["persistent"])
+            chose_smem = lib.config(h)["p_source"] == 0
             lib.destroy(h)
+            row["automatic_p_source"] = "smem" if chose_smem else "registers"
             row["automatic_grid"] = "persistent" if chose_persistent else "per_tile"
-            row["ratio_automatic"] = row["ratio_persistent"] if chose_persistent else row["ratio"]
+            key = ("smem" if chose_smem else "reg") + ("_pers" if chose_persistent else "")
+            if checks_ok.get(key) and row[f"tmakit_{key}_tflops"] and row["best_sdpa"]:
+                row["ratio_automatic"] = row[f"tmakit_{key}_tflops"] / row["best_sdpa"]
         except RuntimeError as e:
-            notes.append(f"automatic grid: {e}")
+            notes.append(f"automatic choice: {e}")
         row["launches_per_burst"] = ";".join(f"{k}:{bursts[k]}" for k, _ in IMPLS if k in bursts)
         if not checks_ok:
             row["check"] = "n/a"  # no tmakit path for this configuration (--grids persistent at head dim 256)
@@ -533,7 +539,7 @@ class Bench:
 
 def table_header():
     return (f"{'seqlen':>6} {'B':>3} {'hd':>3} {'causal':>6} | {'cuDNN':>6} {'flash':>6} {'smem-P':>6} {'reg-P':>6} "
-            f"| {'ratio':>5} | {'pers smem':>9} {'pers reg':>8} {'ratio':>5} {'gain':>5} | {'auto':>5} "
+            f"| {'ratio':>5} | {'pers smem':>9} {'pers reg':>8} {'ratio':>5} {'gain':>5} | {'auto':>6} "
             f"| {'diff smem':>9} {'diff reg':>9} {'check':>5} | SM MHz before/during/after")
 
 
@@ -542,7 +548,8 @@ def table_row(r):
             f"{fmt(r['cudnn_tflops']):>6} {fmt(r['flash_tflops']):>6} {fmt(r['tmakit_smem_tflops']):>6} "
             f"{fmt(r['tmakit_reg_tflops']):>6} | {fmt(r['ratio'], '.2f'):>5} | {fmt(r['tmakit_smem_pers_tflops']):>9} "
             f"{fmt(r['tmakit_reg_pers_tflops']):>8} {fmt(r['ratio_persistent'], '.2f'):>5} {fmt(r['persistent_gain'], '.2f'):>5} | "
-            f"{fmt(r['ratio_automatic'], '.2f'):>4}{'p' if r['automatic_grid'] == 'persistent' else ' '} | "
+            f"{fmt(r['ratio_automatic'], '.2f'):>4}{'p' if r['automatic_grid'] == 'persistent' else ' '}"
+            f"{'s' if r['automatic_p_source'] == 'smem' else 'r' if r['automatic_p_source'] else ' '} | "
             f"{fmt(r['rel_diff_smem'], '.2e'):>9} "
             f"{fmt(r['rel_diff_reg'], '.2e'):>9} {r['check']:>5} | {fmt(r['sm_mhz_before'], 'd')}/"
             f"{fmt(r['sm_mhz_during_min'], 'd')}-{fmt(r['sm_mhz_during_max'], 'd')}/{fmt(r['sm_mhz_after'], 'd')}")

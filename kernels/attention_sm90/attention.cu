@@ -157,6 +157,9 @@ Attention::Attention(const AttentionArgs& a) {
   if (!a.q || !a.k || !a.v || !a.o || !a.lse) errors.push_back("attention.null: Q, K, V, O and LSE need a device pointer");
   if (!(a.scale >= 0.0f) || std::isinf(a.scale))
     errors.push_back("attention.scale: a finite scale > 0, or 0 for 1 / sqrt(head_dim)");
+  if (a.p_source != PSource::automatic && a.p_source != PSource::smem && a.p_source != PSource::registers)
+    errors.push_back("attention.p_source: p_source is PSource::automatic, smem or registers (got " +
+                     std::to_string(static_cast<int>(a.p_source)) + ")");
   if (a.grid != GridForm::automatic && a.grid != GridForm::per_tile && a.grid != GridForm::persistent)
     errors.push_back("attention.grid_form: grid is GridForm::automatic, per_tile or persistent (got " +
                      std::to_string(static_cast<int>(a.grid)) + ")");
@@ -169,7 +172,9 @@ Attention::Attention(const AttentionArgs& a) {
                      "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
                      (a.grid == GridForm::persistent ? "" : " without the persistent form"));
   if (!errors.empty()) return;
-  const std::int64_t block_m = with_shape(a.head_dim, a.p_source, [](auto, auto c) { return kBlockM<decltype(c)::value>; });
+  // The P path that runs: PSource::automatic resolved.
+  const PSource source = a.p_source == PSource::automatic ? p_source_chosen(a.head_dim, a.seqlen, a.causal) : a.p_source;
+  const std::int64_t block_m = with_shape(a.head_dim, source, [](auto, auto c) { return kBlockM<decltype(c)::value>; });
   const std::int64_t q_blocks = (a.seqlen + block_m - 1) / block_m;
   if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
       q_blocks * a.heads * a.batch > 0x7fffffff) {
@@ -181,7 +186,7 @@ Attention::Attention(const AttentionArgs& a) {
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
-  const bool ok = with_shape(a.head_dim, a.p_source, [&](auto d, auto c) {
+  const bool ok = with_shape(a.head_dim, source, [&](auto d, auto c) {
     return plan_tiles<decltype(d)::value, decltype(c)::value>(a, p, errors);
   });
   if (!ok) return;
@@ -195,10 +200,10 @@ Attention::Attention(const AttentionArgs& a) {
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 
   const bool persistent = a.grid == GridForm::persistent ||
-                          (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal, a.p_source));
-  with_shape(a.head_dim, a.p_source, [&](auto d, auto c) {
+                          (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal, source));
+  with_shape(a.head_dim, source, [&](auto d, auto c) {
     constexpr int D = decltype(d)::value, C = decltype(c)::value;
-    prep->kernel = kernel_for<D>(a.dtype, a.causal, a.p_source, persistent);
+    prep->kernel = kernel_for<D>(a.dtype, a.causal, source, persistent);
     prep->smem = sizeof(SharedStorage<D, C>) + 1024;  // + the alignment the kernel rounds its base up to
     prep->threads = kThreads<C>;
     st.config.block_m = kBlockM<C>;
@@ -245,7 +250,7 @@ Attention::Attention(const AttentionArgs& a) {
   st.config.ctas = static_cast<int>(ctas);
   st.config.persistent = persistent;
   st.config.smem_bytes = prep->smem;
-  st.config.p_source = a.p_source;
+  st.config.p_source = source;
   st.ok = true;
   prepared_ = std::move(prep);
 }

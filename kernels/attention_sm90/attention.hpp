@@ -32,8 +32,19 @@ namespace tmakit::attention_sm90 {
 
 // How P (the softmax probabilities) reaches the P V multiply: through shared memory by the
 // smem-store plan (stmatrix into the K-major operand layout, then WGMMA with both operands in
-// shared memory), or in registers (WGMMA with A from registers).
-enum class PSource { smem, registers };
+// shared memory), or in registers (WGMMA with A from registers); automatic picks p_source_chosen's
+// answer (the kernels are built for smem and registers).
+enum class PSource { smem, registers, automatic };
+
+// automatic's choice, from the paths measured side by side on an H200 (docs/attention.md): P through
+// shared memory at head dims 96 and 128 (its kernels have three consumer warpgroups there: 1.09-1.17x
+// of P in registers non-causal from seqlen 2k), except causal below seqlen 4096, where the 192-row
+// tiles leave more of each tile masked and P in registers measured faster (by up to 25 % at 512); P
+// in registers at head dims 64 and 256.
+inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal) {
+  if (head_dim != 96 && head_dim != 128) return PSource::registers;
+  return causal && seqlen < 4096 ? PSource::registers : PSource::smem;
+}
 
 // The grid: one CTA per tile (192 query rows of one head of one batch at head dim 64, else 128), or
 // persistent: as many CTAs as are resident at once (at most one per tile), each computing tiles in
@@ -48,7 +59,8 @@ enum class GridForm { automatic, per_tile, persistent };
 // slower persistent: ptxas spends more instructions per KV block there (its walk over tiles holds
 // registers that the one-CTA-per-tile form does not need). Except at head dim 128 with P through
 // shared memory (three consumers), where the persistent form measured 1.01-1.15x of the other from
-// seqlen 2k to 16k, causal or not: persistent at every length.
+// seqlen 2k to 16k, causal or not: persistent at every length. p_source: the path that runs (smem or
+// registers, automatic resolved).
 inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
                                    PSource p_source = PSource::registers) {
   if (head_dim == 256 || seqlen < 1) return false;
@@ -70,7 +82,7 @@ struct AttentionArgs {
   float* lse = nullptr;  // [batch, heads, seqlen] fp32
   bool causal = false;
   float scale = 0.0f;  // the softmax scale; 0: 1 / sqrt(head_dim)
-  PSource p_source = PSource::registers;
+  PSource p_source = PSource::automatic;
   GridForm grid = GridForm::automatic;
   // Persistent form only: at most this many CTAs (0: as many as are resident at once). For tests that
   // give each CTA many tiles.
@@ -86,7 +98,7 @@ struct AttentionConfig {
   int ctas = 0;                       // CTAs launched: tiles, or (persistent) at most the resident CTAs
   bool persistent = false;            // the grid form launched (GridForm::automatic: the one it chose)
   std::size_t smem_bytes = 0;
-  PSource p_source = PSource::registers;
+  PSource p_source = PSource::registers;  // the path launched (PSource::automatic: the one it chose)
 };
 
 struct AttentionStatus {

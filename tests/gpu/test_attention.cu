@@ -139,7 +139,9 @@ std::vector<Form> forms_of(const Case& c) {
 std::string describe(const Case& c) {
   return "batch " + std::to_string(c.batch) + " seqlen " + std::to_string(c.seqlen) + " heads " +
          std::to_string(c.heads) + " head_dim " + std::to_string(c.head_dim) + (c.causal ? " causal" : " non-causal") +
-         (c.source == PSource::smem ? " P through shared memory" : " P in registers") +
+         (c.source == PSource::smem        ? " P through shared memory"
+          : c.source == PSource::registers ? " P in registers"
+                                           : " P path automatic") +
          (c.scale > 0.0f ? " scale " + std::to_string(c.scale) : "") + (c.dtype == DataType::float16 ? " f16" : " bf16") +
          (c.heads_kv > 0 ? " heads_kv " + std::to_string(c.heads_kv) : "") +
          (c.launches > 1 ? " launched " + std::to_string(c.launches) + " times" : "");
@@ -187,11 +189,14 @@ void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const Devic
   std::string why;
   for (const auto& e : s.errors) why += e + "\n";
   ASSERT_TRUE(s.ok) << why;
-  EXPECT_EQ(s.config.p_source, c.source);
+  // The path that ran: the case's, or PSource::automatic's choice.
+  const PSource ran =
+      c.source == PSource::automatic ? tmakit::attention_sm90::p_source_chosen(c.head_dim, c.seqlen, c.causal) : c.source;
+  EXPECT_EQ(s.config.p_source, ran);
   EXPECT_EQ(s.config.persistent, f.persistent);
   // Three consumer warpgroups (192 query rows) at head dim 64, and at 96 and 128 with P through shared
   // memory; two (128 rows) otherwise.
-  const bool three = c.head_dim == 64 || (c.source == PSource::smem && c.head_dim <= 128);
+  const bool three = c.head_dim == 64 || (ran == PSource::smem && c.head_dim <= 128);
   const std::int64_t block_m = three ? 192 : 128;
   EXPECT_EQ(s.config.block_m, block_m);
   const std::int64_t q_blocks = (c.seqlen + block_m - 1) / block_m;
@@ -289,6 +294,14 @@ void every_form(std::int64_t batch, std::int64_t seqlen, std::int64_t heads) {
 TEST(AttentionSmall, OneTile) {
   TMAKIT_REQUIRE_GPU();
   every_form(1, 128, 2);
+}
+
+// PSource::automatic at every head dim, causal (P in registers at this length) and not (P through
+// shared memory at head dims 96 and 128), in both grid forms.
+TEST(AttentionSmall, AutomaticPSource) {
+  TMAKIT_REQUIRE_GPU();
+  for (std::int64_t d : {64, 96, 128, 256})
+    for (bool causal : {false, true}) run_case({2, 300, 2, d, causal, PSource::automatic});
 }
 
 TEST(AttentionSmall, TwoTilesBatchesAndHeads) {
@@ -449,6 +462,24 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   a.grid = static_cast<GridForm>(7);
   const std::string e8 = errors(a);
   EXPECT_NE(e8.find("attention.grid_form"), std::string::npos) << e8;
+  a.grid = GridForm::automatic;
+  a.p_source = static_cast<PSource>(7);
+  const std::string e9 = errors(a);
+  EXPECT_NE(e9.find("attention.p_source"), std::string::npos) << e9;
+}
+
+// PSource::automatic's rule: P through shared memory at head dims 96 and 128 (three consumers there),
+// except causal below seqlen 4096; P in registers at 64 and 256.
+TEST(AttentionArgs, AutomaticPSourceFollowsTheMeasuredPaths) {
+  using tmakit::attention_sm90::p_source_chosen;
+  EXPECT_EQ(p_source_chosen(96, 2048, false), PSource::smem);
+  EXPECT_EQ(p_source_chosen(128, 512, false), PSource::smem);
+  EXPECT_EQ(p_source_chosen(128, 16384, true), PSource::smem);
+  EXPECT_EQ(p_source_chosen(96, 4096, true), PSource::smem);
+  EXPECT_EQ(p_source_chosen(96, 4095, true), PSource::registers);
+  EXPECT_EQ(p_source_chosen(128, 1024, true), PSource::registers);
+  EXPECT_EQ(p_source_chosen(64, 16384, false), PSource::registers);
+  EXPECT_EQ(p_source_chosen(256, 16384, false), PSource::registers);
 }
 
 // GridForm::automatic's rule: persistent while a tile visits at most 16.5 KV blocks on average, and at
