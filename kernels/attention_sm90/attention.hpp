@@ -37,10 +37,10 @@ namespace tmakit::attention_sm90 {
 enum class PSource { smem, registers, automatic };
 
 // automatic's choice, from the paths measured side by side on an H200 (docs/attention.md): P through
-// shared memory at head dims 96 and 128 (its kernels have three consumer warpgroups there: 1.09-1.17x
-// of P in registers non-causal from seqlen 2k), except causal below seqlen 4096, where the 192-row
-// tiles leave more of each tile masked and P in registers measured faster (by up to 25 % at 512); P
-// in registers at head dims 64 and 256.
+// shared memory at head dims 96 and 128 (its kernels have three consumer warpgroups there: 1.07-1.18x
+// of P in registers non-causal from seqlen 2k, the better grid form of each), except causal below
+// seqlen 4096, where the 192-row tiles leave more of each tile masked and P in registers measured
+// faster (up to 1.6x at 512); P in registers at head dims 64 and 256.
 inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal) {
   if (head_dim != 96 && head_dim != 128) return PSource::registers;
   return causal && seqlen < 4096 ? PSource::registers : PSource::smem;
