@@ -343,8 +343,12 @@ void run_probe(Bench& b, const std::string& csv, tmakit_bench::Nvml& nvml) {
   int why = 0;
   const bool readable = p.read_links(tx, rx, &why);
   p.counters = p.b.timer.max_over_ranks(readable ? 0 : 1) == 0;
-  p.say("probe: %d GPUs, %u NVLinks on rank 0, NVLink data counters %s (NVML return %d on rank 0)\n", p.world(),
-        p.links, p.counters ? "read per link" : "NOT readable: no link counts", why);
+  if (p.counters)
+    p.say("probe: %d GPUs, %u NVLinks on rank 0, NVLink data counters read per link\n", p.world(), p.links);
+  else
+    p.say("probe: %d GPUs, %u NVLinks on rank 0, NVLink data counters NOT readable: no link counts (NVML return %d "
+          "on rank 0)\n",
+          p.world(), p.links, why);
   p.try_ce();
   p.csv = csv;
   p.csv_header();
