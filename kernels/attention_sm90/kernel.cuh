@@ -433,6 +433,29 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
   const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
+  // With P in registers, Q's descriptor at each k16 step is computed once and made opaque to the
+  // compiler (fence_operands: an empty asm that may change them), so that it keeps them in registers
+  // rather than rebuilding them at every KV block, which it did in the persistent form (its mainloop's
+  // SASS: 8 adds, 8 moves and 8 masks per block at head dim 128; 14 to 28 instructions fewer per block
+  // with them held). With P through shared memory (three consumers at 160 registers, or spilling) the
+  // held words cost more than they save: there they are rebuilt, as before.
+  constexpr int kQSteps = D / 16;
+  constexpr bool kHoldQ = Path == PSource::registers;
+  const std::uint32_t q_hi = static_cast<std::uint32_t>(q_desc >> 32);
+  std::uint32_t q_lo[kQSteps];
+  if constexpr (kHoldQ) {
+    [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+      ((q_lo[Kk] = static_cast<std::uint32_t>(wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>))), ...);
+    }(std::make_integer_sequence<int, kQSteps>{});
+    device::wgmma::fence_operands(q_lo);
+  }
+  // Q's descriptor at k16 step Kk.
+  auto q_step = [&]<int Kk>() -> std::uint64_t {
+    if constexpr (kHoldQ)
+      return (static_cast<std::uint64_t>(q_hi) << 32) | q_lo[Kk];
+    else
+      return wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>);
+  };
 
   // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
   // row0 + 8 r), the rings' rounds before it.
@@ -453,7 +476,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-      ((device::wgmma::mma<T, kN, 0, 0>(sc, wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>),
+      ((device::wgmma::mma<T, kN, 0, 0>(sc, q_step.template operator()<Kk>(),
                                         wgmma_descriptor_advance(k_st, kKStart<D, Kk>), Kk > 0)),
        ...);
     }(std::make_integer_sequence<int, D / 16>{});
