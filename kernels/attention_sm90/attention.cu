@@ -82,31 +82,29 @@ auto with_head_dim(std::int64_t d, F&& f) {
   }
 }
 
-// Calls f(std::integral_constant<int, D>{}, std::integral_constant<int, C>{}) for the built head dim d
-// and the consumer count its kernel has with P from `source` (kConsumersFor).
+// Calls f(std::integral_constant<int, D>{}, std::integral_constant<PSource, Path>{}) for the built head
+// dim d and the P path `source` (smem or registers): the kernel's shape (consumers, KV rows per block,
+// stages) follows from the two.
 template <typename F>
 auto with_shape(std::int64_t d, PSource source, F&& f) {
   return with_head_dim(d, [&](auto dd) {
-    constexpr int D = decltype(dd)::value;
-    using Smem = std::integral_constant<int, kConsumersFor<D, PSource::smem>>;
-    using Registers = std::integral_constant<int, kConsumersFor<D, PSource::registers>>;
-    if constexpr (Smem::value == Registers::value)
-      return f(dd, Smem{});
-    else
-      return source == PSource::smem ? f(dd, Smem{}) : f(dd, Registers{});
+    return source == PSource::smem ? f(dd, std::integral_constant<PSource, PSource::smem>{})
+                                   : f(dd, std::integral_constant<PSource, PSource::registers>{});
   });
 }
 
-// The planned tiles of head dim D and the kernel's shared-memory size.
-template <int D, int C>
+// The planned tiles of head dim D with P from Path.
+template <int D, PSource Path>
 bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
+  constexpr int C = kConsumersFor<D, Path>;
+  constexpr int N = kBlockN<D, Path>;
   const std::vector<std::string> rows_first = {"seqlen", "head_dim", "heads", "batch"};
   const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
   kernels::PlannedTile q, k, v, o;
   const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
   bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D, C>.tile, tile(kBlockM<C>, D), rows_first, q, errors);
-  ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D>.tile, tile(kBlockN<D>, D), rows_first, k, errors);
-  ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D>.tile, tile(D, kBlockN<D>), dim_first, v, errors);
+  ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D, Path>.tile, tile(N, D), rows_first, k, errors);
+  ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D, Path>.tile, tile(D, N), dim_first, v, errors);
   PlanOptions store;  // O leaves shared memory through store_tile: a store plan
   store.direction = PlanDirection::store;
   ok &= kernels::plan_and_encode("O", bshd_tensor(a, a.o, a.heads, false), kOTile<D>.tile, tile(kRowsPerConsumer, D), rows_first,
@@ -114,8 +112,8 @@ bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string
   if (!ok) return false;
   // One source of truth: the kernel's stage buffers are sized for these tiles; a plan that needs
   // more would be a defect here, not a user error.
-  if (q.plan.expect_tx_bytes != kQBytes<D, C> || k.plan.expect_tx_bytes != kKVBytes<D> ||
-      v.plan.expect_tx_bytes != kKVBytes<D> || o.plan.smem_bytes > kOBufferBytes<D>) {
+  if (q.plan.expect_tx_bytes != kQBytes<D, C> || k.plan.expect_tx_bytes != kKVBytes<D, Path> ||
+      v.plan.expect_tx_bytes != kKVBytes<D, Path> || o.plan.smem_bytes > kOBufferBytes<D, Path>) {
     errors.push_back("attention.internal: a tile plan does not match the kernel's shared buffers");
     return false;
   }
@@ -174,7 +172,9 @@ Attention::Attention(const AttentionArgs& a) {
   if (!errors.empty()) return;
   // The P path that runs: PSource::automatic resolved.
   const PSource source = a.p_source == PSource::automatic ? p_source_chosen(a.head_dim, a.seqlen, a.causal) : a.p_source;
-  const std::int64_t block_m = with_shape(a.head_dim, source, [](auto, auto c) { return kBlockM<decltype(c)::value>; });
+  const std::int64_t block_m = with_shape(a.head_dim, source, [](auto d, auto path) {
+    return kBlockM<kConsumersFor<decltype(d)::value, decltype(path)::value>>;
+  });
   const std::int64_t q_blocks = (a.seqlen + block_m - 1) / block_m;
   if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
       q_blocks * a.heads * a.batch > 0x7fffffff) {
@@ -186,8 +186,8 @@ Attention::Attention(const AttentionArgs& a) {
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
-  const bool ok = with_shape(a.head_dim, source, [&](auto d, auto c) {
-    return plan_tiles<decltype(d)::value, decltype(c)::value>(a, p, errors);
+  const bool ok = with_shape(a.head_dim, source, [&](auto d, auto path) {
+    return plan_tiles<decltype(d)::value, decltype(path)::value>(a, p, errors);
   });
   if (!ok) return;
   p.group = static_cast<std::int32_t>(a.heads_kv > 0 ? a.heads / a.heads_kv : 1);
@@ -201,15 +201,17 @@ Attention::Attention(const AttentionArgs& a) {
 
   const bool persistent = a.grid == GridForm::persistent ||
                           (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal, source));
-  with_shape(a.head_dim, source, [&](auto d, auto c) {
-    constexpr int D = decltype(d)::value, C = decltype(c)::value;
+  with_shape(a.head_dim, source, [&](auto d, auto path) {
+    constexpr int D = decltype(d)::value;
+    constexpr PSource Path = decltype(path)::value;
+    constexpr int C = kConsumersFor<D, Path>;
     prep->kernel = kernel_for<D>(a.dtype, a.causal, source, persistent);
-    prep->smem = sizeof(SharedStorage<D, C>) + 1024;  // + the alignment the kernel rounds its base up to
+    prep->smem = sizeof(SharedStorage<D, Path>) + 1024;  // + the alignment the kernel rounds its base up to
     prep->threads = kThreads<C>;
     st.config.block_m = kBlockM<C>;
-    st.config.block_n = kBlockN<D>;
-    st.config.stages = kKStages<D, C>;
-    st.config.v_stages = kVStages<D, C>;
+    st.config.block_n = kBlockN<D, Path>;
+    st.config.stages = kKStages<D, Path>;
+    st.config.v_stages = kVStages<D, Path>;
     return 0;
   });
   if ((st.cuda = cudaFuncSetAttribute(prep->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

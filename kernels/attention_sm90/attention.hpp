@@ -36,14 +36,16 @@ namespace tmakit::attention_sm90 {
 // answer (the kernels are built for smem and registers).
 enum class PSource { smem, registers, automatic };
 
-// automatic's choice, from the paths measured side by side on an H200 (docs/attention.md): P through
-// shared memory at head dims 96 and 128 (its kernels have three consumer warpgroups there: 1.07-1.18x
-// of P in registers non-causal from seqlen 2k, the better grid form of each), except causal below
-// seqlen 4096, where the 192-row tiles leave more of each tile masked and P in registers measured
-// faster (up to 1.6x at 512); P in registers at head dims 64 and 256.
+// automatic's choice, from the paths measured side by side on an H200 (docs/attention.md), the better
+// grid form of each: non-causal, P through shared memory at head dims 96 and 128 (three consumer
+// warpgroups there; at 128 1-4 % faster than P in registers up to seqlen 8k, 2-4 % slower at 16k).
+// Causal, P in registers at head dim 128 (160 KV rows per block: 1.05-1.11x of P through shared memory
+// from 2k, about 1.4x at 512, where the 192-row tiles leave more of each tile masked) and at 96 below
+// seqlen 4096. P in registers at head dims 64 and 256.
 inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal) {
   if (head_dim != 96 && head_dim != 128) return PSource::registers;
-  return causal && seqlen < 4096 ? PSource::registers : PSource::smem;
+  if (!causal) return PSource::smem;
+  return head_dim == 128 || seqlen < 4096 ? PSource::registers : PSource::smem;
 }
 
 // The grid: one CTA per tile (192 query rows of one head of one batch at head dim 64, else 128), or

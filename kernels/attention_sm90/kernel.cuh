@@ -58,13 +58,14 @@ namespace tmakit::attention_sm90 {
 
 // ---- the tiles and their shared-memory layouts (compile time; attention.cu plans against the same objects)
 //
-//   head dim D        64     96     128    256
-//   consumers C       3      3 / 2  3 / 2  2       (warpgroups of 64 query rows, kBlockM = 64 C; P
-//                                                   through shared memory / in registers: kConsumersFor)
-//   KV rows per block 128    128    128    64      (kBlockN: S is 64 x kBlockN per consumer)
-//   K stages          4      2 / 3  2 / 2  2       (as many as fit beside Q and the scratch buffers in
-//   V stages          5      3 / 4  2 / 3  2        227 KiB; V first: V_j's stage is freed last, by
-//                                                   P_j V_j, so its load has the least time to land)
+//   head dim D        64     96     128        256
+//   consumers C       3      3 / 2  3 / 2      2        (warpgroups of 64 query rows, kBlockM = 64 C;
+//                                                        P through shared memory / in registers)
+//   KV rows per block 128    128    128 / 160  64 / 80  (kBlockN: S is 64 x kBlockN per consumer; P
+//                                                        through shared memory / in registers)
+//   K stages          4      2 / 3  2          2        (as many as fit beside Q and the scratch buffers
+//   V stages          5      3 / 4  2          2         in 227 KiB; V first: V_j's stage is freed last,
+//                                                        by P_j V_j, so its load has the least time)
 //   registers         32 / 160 with three consumers (512 threads), else 40 / 232 (384): producer / consumers
 //   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
 //                                                   whole atoms of 128)
@@ -83,23 +84,34 @@ inline constexpr int kBlockM = kRowsPerConsumer * C;  // query rows per CTA (a t
 template <int C>
 inline constexpr int kThreads = 128 * (1 + C);
 // Registers per thread after setmaxnreg: the producer warpgroup gives up what the consumers take, the
-// CTA's total within the SM's 64 Ki (512 threads x 128 at launch with three consumers, 384 x 168 with two).
+// CTA's total within what it was launched with (512 threads x 128 with three consumers, 384 x 168 with
+// two: __launch_bounds__(threads, 1) gives each thread 64 Ki / threads rounded down to a multiple of 8).
+// A setmaxnreg.inc beyond that total waits for registers that never come: the kernel hangs (measured
+// with 32 / 240 at 384 threads, 65,536 > 64,512).
 template <int C>
 inline constexpr int kProducerRegs = C == 3 ? 32 : 40;
 template <int C>
 inline constexpr int kConsumerRegs = C == 3 ? 160 : 232;
-static_assert(128 * kProducerRegs<3> + 3 * 128 * kConsumerRegs<3> <= 65536 &&
-                  128 * kProducerRegs<2> + 2 * 128 * kConsumerRegs<2> <= 65536,
-              "the warpgroups' registers fit the register file");
+template <int C>
+inline constexpr int kLaunchRegs = 65536 / (128 * (1 + C)) / 8 * 8;
+template <int C>
+inline constexpr bool kRegistersFit = 128 * kProducerRegs<C> + C * 128 * kConsumerRegs<C> <= 128 * (1 + C) * kLaunchRegs<C>;
+static_assert(kRegistersFit<3> && kRegistersFit<2>, "the warpgroups' registers fit what the CTA is launched with");
 inline constexpr int kElemBytes = 2;
 // The head dims there are kernels for (attention.cu refuses the others).
 constexpr bool head_dim_built(long long d) { return d == 64 || d == 96 || d == 128 || d == 256; }
-template <int D>
-inline constexpr int kBlockN = D > 128 ? 64 : 128;  // KV rows per block
-template <int D, int C>
-inline constexpr int kKStages = D == 64 ? 4 : D == 96 && C == 2 ? 3 : 2;                        // depth of the K ring
-template <int D, int C>
-inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? (C == 3 ? 3 : 4) : D == 128 && C == 2 ? 3 : 2;  // of the V ring
+// KV rows per block. With P in registers at head dims 128 and 256 a block is wider (160, 80): the
+// fixed costs of a block (waits, the turn, O's rescale) are paid over more multiplies. P through shared
+// memory keeps whole 64-element rows of the 128B swizzle (128, 64).
+template <int D, PSource Path>
+inline constexpr int kBlockN = Path == PSource::registers && D == 128 ? 160
+                               : Path == PSource::registers && D == 256 ? 80
+                               : D > 128                                 ? 64
+                                                                         : 128;
+template <int D, PSource Path>
+inline constexpr int kKStages = D == 64 ? 4 : D == 96 && kConsumersFor<D, Path> == 2 ? 3 : 2;  // depth of the K ring
+template <int D, PSource Path>
+inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? (kConsumersFor<D, Path> == 3 ? 3 : 4) : 2;  // of the V ring
 template <int D>
 inline constexpr Swizzle kSwizzle = D % 64 == 0 ? Swizzle::b128 : Swizzle::b64;
 
@@ -110,25 +122,26 @@ constexpr StoreDestination k_major_tile(int rows, int cols, Swizzle sw = Swizzle
 template <int D, int C>
 inline constexpr StoreDestination kQTile = k_major_tile(kBlockM<C>, D, kSwizzle<D>);
 // K: kBlockN x D (KV rows x head dim), the B operand of S (N = KV rows, K = head dim), K-major.
-template <int D>
-inline constexpr StoreDestination kKTile = k_major_tile(kBlockN<D>, D, kSwizzle<D>);
+template <int D, PSource Path>
+inline constexpr StoreDestination kKTile = k_major_tile(kBlockN<D, Path>, D, kSwizzle<D>);
 // V: the B operand of O = P V (N = head dim, K = KV rows); V's head dim is contiguous, so it is
 // MN-major: gmma_operand(mn, ...) of D x kBlockN (rows = head dim, cols = KV rows).
-template <int D>
+template <int D, PSource Path>
 inline constexpr StoreDestination kVTile =
-    gmma_operand(OperandMajor::mn, kSwizzle<D>, kElemBytes, D, kBlockN<D>).value;
-// P: a consumer's 64 x kBlockN probabilities, the A operand of O = P V, K-major.
+    gmma_operand(OperandMajor::mn, kSwizzle<D>, kElemBytes, D, kBlockN<D, Path>).value;
+// P through shared memory (PSource::smem): a consumer's 64 x kBlockN probabilities, the A operand of
+// O = P V, K-major.
 template <int D>
-inline constexpr StoreDestination kPTile = k_major_tile(kRowsPerConsumer, kBlockN<D>);
+inline constexpr StoreDestination kPTile = k_major_tile(kRowsPerConsumer, kBlockN<D, PSource::smem>);
 // O: a consumer's 64 x D output rows, written by the store plan and read by the O plan's TMA store.
 template <int D>
 inline constexpr StoreDestination kOTile = k_major_tile(kRowsPerConsumer, D, kSwizzle<D>);
 
 // The register -> shared stores: S's accumulator as P, O's accumulator as O.
+template <int D, PSource Path>
+inline constexpr StoreSource kSSrc = wgmma_accumulator(kBlockN<D, Path>);
 template <int D>
-inline constexpr StoreSource kSSrc = wgmma_accumulator(kBlockN<D>);
-template <int D>
-inline constexpr SmemStorePlan kPStore = plan_smem_store(kSSrc<D>, kPTile<D>);
+inline constexpr SmemStorePlan kPStore = plan_smem_store(kSSrc<D, PSource::smem>, kPTile<D>);
 // O is stored in pieces of at most 128 columns: a piece of the m64nD accumulator (its slots
 // 64 i .. 64 i + 63 for columns [128 i, 128 i + 128)) is an m64n128 accumulator of its own, and the piece
 // of the O tile is a 64 x 128 K-major tile at the tile's offset of column 128 i. A piece small enough is
@@ -171,50 +184,58 @@ __device__ __forceinline__ std::uint32_t q_start(int wg) {
   else
     return wg == 0 ? kQStart<D, C, 0, 0> : kQStart<D, C, 1, 0>;
 }
-template <int D, int Kk>
-inline constexpr std::uint32_t kKStart = wgmma_start_offset(kKTile<D>, 0, 16 * Kk);
-template <int D, int Kk>
-inline constexpr std::uint32_t kVStart = wgmma_start_offset(kVTile<D>, 0, 16 * Kk);
+template <int D, PSource Path, int Kk>
+inline constexpr std::uint32_t kKStart = wgmma_start_offset(kKTile<D, Path>, 0, 16 * Kk);
+template <int D, PSource Path, int Kk>
+inline constexpr std::uint32_t kVStart = wgmma_start_offset(kVTile<D, Path>, 0, 16 * Kk);
 template <int D, int Kk>
 inline constexpr std::uint32_t kPStart = wgmma_start_offset(kPTile<D>, 0, 16 * Kk);
 
 template <int D, int C>
 inline constexpr std::uint32_t kQBytes = kBlockM<C> * D * kElemBytes;
-template <int D>
-inline constexpr std::uint32_t kKVBytes = kBlockN<D> * D * kElemBytes;
+template <int D, PSource Path>
+inline constexpr std::uint32_t kKVBytes = kBlockN<D, Path> * D * kElemBytes;
 template <int D>
 inline constexpr std::uint32_t kOBytes = kRowsPerConsumer * D * kElemBytes;
-// O is staged in the K stages (one per consumer) where it does not fit the scratch buffer.
+// O is staged in the K stages (one per consumer) at head dim 256: a 64 x 256 tile does not fit beside them.
 template <int D>
-inline constexpr bool kOInKStages = D > kBlockN<D>;
+inline constexpr bool kOInKStages = D > 128;
 // A consumer's scratch buffer: P (PSource::smem) during the KV loop, and O in the epilogue unless
-// kOInKStages.
-template <int D>
-inline constexpr std::uint32_t kScratchBytes = kRowsPerConsumer * kBlockN<D> * kElemBytes;
-template <int D>
-inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D> : kScratchBytes<D>;
-static_assert(kKStages<256, 2> >= 2 && kKVBytes<256> >= kOBytes<256>, "O of head dim 256 fits a K stage per consumer");
+// kOInKStages (then, with P in registers, a token 16 bytes).
+template <int D, PSource Path>
+inline constexpr std::uint32_t kScratchBytes =
+    Path == PSource::smem ? kRowsPerConsumer * kBlockN<D, Path> * kElemBytes : kOInKStages<D> ? 16 : kOBytes<D>;
+template <int D, PSource Path>
+inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D, Path> : kScratchBytes<D, Path>;
+static_assert(kKStages<256, PSource::smem> >= 2 && kKVBytes<256, PSource::smem> >= kOBytes<256> &&
+                  kKStages<256, PSource::registers> >= 2 && kKVBytes<256, PSource::registers> >= kOBytes<256>,
+              "O of head dim 256 fits a K stage per consumer");
+static_assert(kScratchBytes<64, PSource::smem> >= kOBytes<64> && kScratchBytes<96, PSource::smem> >= kOBytes<96> &&
+                  kScratchBytes<128, PSource::smem> >= kOBytes<128>,
+              "P's scratch buffer holds O in the epilogue");
 
-template <int D, int C>
+template <int D, PSource Path, int C = kConsumersFor<D, Path>>
 struct alignas(1024) SharedStorage {
   unsigned char q[kQBytes<D, C>];
-  unsigned char k[kKStages<D, C>][kKVBytes<D>];
-  unsigned char v[kVStages<D, C>][kKVBytes<D>];
-  unsigned char scratch[C][kScratchBytes<D>];
+  unsigned char k[kKStages<D, Path>][kKVBytes<D, Path>];
+  unsigned char v[kVStages<D, Path>][kKVBytes<D, Path>];
+  unsigned char scratch[C][kScratchBytes<D, Path>];
   device::Barrier q_full;
   // Persistent form: one arrival per consumer warp once every consumer's last S of the tile has completed
   // (Q is read no more): the producer may load the next tile's Q.
   device::Barrier q_empty;
-  device::Barrier k_full[kKStages<D, C>], v_full[kVStages<D, C>];
+  device::Barrier k_full[kKStages<D, Path>], v_full[kVStages<D, Path>];
   // One arrival per consumer warp: the stage's K has been read (S computed), its V has been read (P V).
-  device::Barrier k_empty[kKStages<D, C>], v_empty[kVStages<D, C>];
+  device::Barrier k_empty[kKStages<D, Path>], v_empty[kVStages<D, Path>];
 };
 
 // Each fits the 227 KiB a CTA may have, with the 1 KiB the kernel may skip to align its base.
 inline constexpr std::size_t kMaxDynamicSmem = 227 * 1024;
-template <int D, int C>
-inline constexpr bool kFits = sizeof(SharedStorage<D, C>) + 1024 <= kMaxDynamicSmem;
-static_assert(kFits<64, 3> && kFits<96, 3> && kFits<96, 2> && kFits<128, 3> && kFits<128, 2> && kFits<256, 2>,
+template <int D, PSource Path>
+inline constexpr bool kFits = sizeof(SharedStorage<D, Path>) + 1024 <= kMaxDynamicSmem;
+template <int D>
+inline constexpr bool kFitsBoth = kFits<D, PSource::smem> && kFits<D, PSource::registers>;
+static_assert(kFitsBoth<64> && kFitsBoth<96> && kFitsBoth<128> && kFitsBoth<256>,
               "the stages, Q and the scratch buffers fit in shared memory");
 
 // Everything the kernel reads from the host, as one __grid_constant__ parameter.
@@ -234,10 +255,11 @@ struct KernelParams {
 
 // The KV blocks the CTA of query block qb visits: every block, or (causal) those with a column at
 // or left of the tile's last row.
-template <int D, int C, bool Causal>
+template <int D, PSource Path, bool Causal>
 __device__ __forceinline__ std::int32_t kv_blocks(const KernelParams& p, std::int32_t qb) {
-  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<C>) : p.seqlen;
-  return (cols + kBlockN<D> - 1) / kBlockN<D>;
+  constexpr int kN = kBlockN<D, Path>;
+  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<kConsumersFor<D, Path>>) : p.seqlen;
+  return (cols + kN - 1) / kN;
 }
 
 // Round j of a ring of Stages uses stage j % Stages; its barriers complete phase j / Stages.
@@ -325,8 +347,8 @@ struct TileWalk<true> {
 // v_empty once P V is). The rings count rounds across tiles (round n: stage n % stages, phase n / stages),
 // so in the persistent form the next tile's K_0 is loaded as soon as a stage frees, while the consumers
 // still finish this tile; its Q only once every consumer's last S of this tile has completed (q_empty).
-template <int D, int C, bool Causal, bool Persistent>
-__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, C>& s) {
+template <int D, PSource Path, bool Causal, bool Persistent>
+__device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, Path>& s) {
   device::prefetch_tensor_map(&p.q_map);
   device::prefetch_tensor_map(&p.k_map);
   device::prefetch_tensor_map(&p.v_map);
@@ -339,7 +361,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
       device::load_tile(p.q, &p.q_map, s.q, s.q_full, qc);
     };
     auto load_k = [&](std::int32_t j) {
-      constexpr int kRing = kKStages<D, C>;
+      constexpr int kRing = kKStages<D, Path>;
       const std::int32_t n = n0 + j;
       const int st = n % kRing;
       if (n >= kRing) device::watchdog::wait_parity(s.k_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
@@ -347,14 +369,14 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
       device::load_tile(p.k, &p.k_map, s.k[st], s.k_full[st], kc);
     };
     auto load_v = [&](std::int32_t j) {
-      constexpr int kRing = kVStages<D, C>;
+      constexpr int kRing = kVStages<D, Path>;
       const std::int32_t n = n0 + j;
       const int st = n % kRing;
       if (n >= kRing) device::watchdog::wait_parity(s.v_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
       const std::int32_t vc[kMaxTileModes] = {0, j, t.h / p.group, t.b};  // V: (head dim, KV rows, head, batch)
       device::load_tile(p.v, &p.v_map, s.v[st], s.v_full[st], vc);
     };
-    const std::int32_t blocks = kv_blocks<D, C, Causal>(p, t.qb);
+    const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, t.qb);
     if (i == 0) {
       load_q();
       load_k(0);
@@ -405,18 +427,18 @@ __device__ __forceinline__ void overlap_fence(float x) {
 // n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the rounds
 // with a RingPosition per ring.
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent, int C = kConsumersFor<D, Path>>
-__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, C>& s, int wg) {
+__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, Path>& s, int wg) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D, C>);
-  constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<D>);
-  constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<D>);
+  constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<D, Path>);
+  constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<D, Path>);
   constexpr WgmmaDescriptorFields kPF = wgmma_descriptor_fields(kPTile<D>);
-  constexpr int kN = kBlockN<D>;
+  constexpr int kN = kBlockN<D, Path>;
   static_assert(kQF.ok && kKF.ok && kVF.ok && kPF.ok, "the operand tiles must be canonical WGMMA layouts");
   static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
   // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
   // atoms per row) the store evaluates its layout per address, once per tile in the epilogue.
   static_assert(kPStore<D>.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
-  static_assert(device::smem_store_impl::XorAddressMap<kSSrc<D>, kPTile<D>>::kLinear,
+  static_assert(device::smem_store_impl::XorAddressMap<kSSrc<D, PSource::smem>, kPTile<D>>::kLinear,
                 "P's addresses are XOR-linear: no layout is evaluated on the GPU");
   // The persistent form stages O in the scratch buffer only: O in the K stages (head dim 256) would need
   // the producer to hold the next tile's K loads until the O stores have read them.
@@ -460,8 +482,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
   // row0 + 8 r), the rings' rounds before it.
   std::int32_t qb = 0, row0 = 0;
-  RingPosition<kKStages<D, C>> kr;  // K's next round to read
-  RingPosition<kVStages<D, C>> vr;  // V's
+  RingPosition<kKStages<D, Path>> kr;  // K's next round to read
+  RingPosition<kVStages<D, Path>> vr;  // V's
   float o[kO];
   float m[2];  // running row maxima, in units of log2 (scaled scores)
   float l[2];  // this thread's share of the running row sums
@@ -472,12 +494,12 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   auto wait_k = [&] { device::watchdog::wait_parity(s.k_full[kr.stage], kr.parity, device::watchdog::bound_ns()); };
   // S = Q K^T into sc, K of round kr: D / 16 k16 steps, one commit group (K waited for).
   auto issue_s = [&](float (&sc)[kS]) {
-    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, kr.stage * kKVBytes<D>);
+    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, kr.stage * kKVBytes<D, Path>);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
       ((device::wgmma::mma<T, kN, 0, 0>(sc, q_step.template operator()<Kk>(),
-                                        wgmma_descriptor_advance(k_st, kKStart<D, Kk>), Kk > 0)),
+                                        wgmma_descriptor_advance(k_st, kKStart<D, Path, Kk>), Kk > 0)),
        ...);
     }(std::make_integer_sequence<int, D / 16>{});
     device::wgmma::commit_group();
@@ -486,19 +508,19 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // O += P V, V of round vr: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
   auto issue_pv = [&] {
     device::watchdog::wait_parity(s.v_full[vr.stage], vr.parity, device::watchdog::bound_ns());
-    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, vr.stage * kKVBytes<D>);
+    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, vr.stage * kKVBytes<D, Path>);
     device::wgmma::fence();
     device::wgmma::fence_operands(o);
     if constexpr (Path == PSource::smem) {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         ((device::wgmma::mma<T, D, 0, 1>(o, wgmma_descriptor_advance(p_desc, kPStart<D, Kk>),
-                                         wgmma_descriptor_advance(v_st, kVStart<D, Kk>), true)),
+                                         wgmma_descriptor_advance(v_st, kVStart<D, Path, Kk>), true)),
          ...);
       }(std::make_integer_sequence<int, kN / 16>{});
     } else {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         ((device::wgmma::fence_operands(a[Kk]),
-          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor_advance(v_st, kVStart<D, Kk>), true)),
+          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor_advance(v_st, kVStart<D, Path, Kk>), true)),
          ...);
       }(std::make_integer_sequence<int, kN / 16>{});
     }
@@ -565,7 +587,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // into the RS form's fragments.
   auto stage_p = [&](const std::uint16_t (&bits)[kS]) {
     if constexpr (Path == PSource::smem) {
-      device::store_planned<kPStore<D>, kSSrc<D>, kPTile<D>>(pbuf, t, bits);
+      device::store_planned<kPStore<D>, kSSrc<D, Path>, kPTile<D>>(pbuf, t, bits);
       device::fence_smem_writes_for_async();
       device::ptx_raw::named_barrier_sync(barrier_id, 128);
     } else {
@@ -596,7 +618,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
     device::watchdog::wait_parity(s.q_full, static_cast<std::uint32_t>(i) & 1u, device::watchdog::bound_ns());
-    const std::int32_t blocks = kv_blocks<D, C, Causal>(p, qb);
+    const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, qb);
     {
       float sc[kS];
       std::uint16_t bits[kS];
@@ -667,7 +689,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     if constexpr (kOInKStages<D>) {
       // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
       // and every load the producer issued has landed and been read.
-      device::ptx_raw::named_barrier_sync(kConsumersBarrier<D>, 128 * C);
+      device::ptx_raw::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
       obuf = s.k[wg];
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
@@ -704,17 +726,17 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   constexpr int C = kConsumersFor<D, Path>;
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);
-  SharedStorage<D, C>& s = *reinterpret_cast<SharedStorage<D, C>*>(dyn + ((1024 - base % 1024) % 1024));
+  SharedStorage<D, Path>& s = *reinterpret_cast<SharedStorage<D, Path>*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0) {
     device::init(s.q_full, 1);
     device::init(s.q_empty, 4 * C);
     device::watchdog::expect_note(s.q_empty, "every consumer warp: each consumer's last S of the tile has completed");
-    for (int i = 0; i < kKStages<D, C>; ++i) {
+    for (int i = 0; i < kKStages<D, Path>; ++i) {
       device::init(s.k_full[i], 1);
       device::init(s.k_empty[i], 4 * C);
       device::watchdog::expect_note(s.k_empty[i], "every consumer warp: S computed from this K stage");
     }
-    for (int i = 0; i < kVStages<D, C>; ++i) {
+    for (int i = 0; i < kVStages<D, Path>; ++i) {
       device::init(s.v_full[i], 1);
       device::init(s.v_empty[i], 4 * C);
       device::watchdog::expect_note(s.v_empty[i], "every consumer warp: P V computed from this V stage");
@@ -727,7 +749,7 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
     device::ptx_raw::setmaxnreg_dec<kProducerRegs<C>>();
-    if (threadIdx.x == 0) produce<D, C, Causal, Persistent>(p, s);
+    if (threadIdx.x == 0) produce<D, Path, Causal, Persistent>(p, s);
   } else {
     device::ptx_raw::setmaxnreg_inc<kConsumerRegs<C>>();
     consume<T, D, Causal, Path, Persistent>(p, s, wg - 1);

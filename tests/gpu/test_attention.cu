@@ -468,13 +468,14 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   EXPECT_NE(e9.find("attention.p_source"), std::string::npos) << e9;
 }
 
-// PSource::automatic's rule: P through shared memory at head dims 96 and 128 (three consumers there),
-// except causal below seqlen 4096; P in registers at 64 and 256.
+// PSource::automatic's rule: P through shared memory at head dims 96 and 128 non-causal (three consumers
+// there); causal, P in registers at 128 and at 96 below seqlen 4096; P in registers at 64 and 256.
 TEST(AttentionArgs, AutomaticPSourceFollowsTheMeasuredPaths) {
   using tmakit::attention_sm90::p_source_chosen;
   EXPECT_EQ(p_source_chosen(96, 2048, false), PSource::smem);
   EXPECT_EQ(p_source_chosen(128, 512, false), PSource::smem);
-  EXPECT_EQ(p_source_chosen(128, 16384, true), PSource::smem);
+  EXPECT_EQ(p_source_chosen(128, 16384, true), PSource::registers);
+  EXPECT_EQ(p_source_chosen(128, 16384, false), PSource::smem);
   EXPECT_EQ(p_source_chosen(96, 4096, true), PSource::smem);
   EXPECT_EQ(p_source_chosen(96, 4095, true), PSource::registers);
   EXPECT_EQ(p_source_chosen(128, 1024, true), PSource::registers);

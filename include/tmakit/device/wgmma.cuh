@@ -59,15 +59,20 @@ TMAKIT_HD constexpr bool has_mma(DataType t) { return t == DataType::bfloat16 ||
 template <DataType T, int N, int TransA, int TransB>
 __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
-  static_assert(N == 64 || N == 96 || N == 128 || N == 256, "wgmma here has the n64, n96, n128 and n256 forms");
+  static_assert(N == 64 || N == 80 || N == 96 || N == 128 || N == 160 || N == 256,
+                "wgmma here has the n64, n80, n96, n128, n160 and n256 forms");
   if constexpr (T == DataType::bfloat16) {
     if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 160) ptx_raw::wgmma_m64n160k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 80) ptx_raw::wgmma_m64n80k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else ptx_raw::wgmma_m64n64k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
   } else {
     if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 160) ptx_raw::wgmma_m64n160k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
+    else if constexpr (N == 80) ptx_raw::wgmma_m64n80k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
     else ptx_raw::wgmma_m64n64k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
   }
