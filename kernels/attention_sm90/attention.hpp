@@ -48,7 +48,7 @@ inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool 
   return head_dim == 128 || seqlen < 4096 ? PSource::registers : PSource::smem;
 }
 
-// The grid: one CTA per tile (192 query rows of one head of one batch at head dim 64, else 128), or
+// The grid: one CTA per tile (kBlockM query rows of one head of one batch: AttentionConfig::block_m), or
 // persistent: as many CTAs as are resident at once (at most one per tile), each computing tiles in
 // turn, one tile's epilogue under the next tile's loads (head dims 64, 96 and 128; 256 is refused:
 // attention.persistent). automatic picks persistent_grid_chosen's answer.
@@ -93,7 +93,10 @@ struct AttentionArgs {
 
 // What the launcher chose (reported for tests, benchmarks and the docs).
 struct AttentionConfig {
-  int block_m = 128, block_n = 128;  // query rows per tile (192 for head dim 64), KV rows per block (64 for head dim 256)
+  // Query rows per tile (192 with three consumers: head dim 64, and 96 and 128 with P through shared
+  // memory); KV rows per block (128; with P in registers 160 at head dim 128 and 80 at 256; 64 at 256
+  // with P through shared memory).
+  int block_m = 128, block_n = 128;
   int stages = 0;                     // K stages (the depth of the K ring)
   int v_stages = 0;                   // V stages
   int tiles = 0;                      // query blocks x heads x batch
