@@ -619,6 +619,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     l[0] = l[1] = 0.0f;
     device::watchdog::wait_parity(s.q_full, static_cast<std::uint32_t>(i) & 1u, device::watchdog::bound_ns());
     const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, qb);
+    // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
+    // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
+    // taking their turns and releasing their stages without multiplying (below, after its last P V).
+    std::int32_t mine = blocks;
+    if constexpr (Causal) {
+      const std::int32_t cols = min(p.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
+      mine = min(blocks, (cols + kN - 1) / kN);
+    }
     {
       float sc[kS];
       std::uint16_t bits[kS];
@@ -631,14 +639,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       device::wgmma::fence_operands(sc);
       release(s.k_empty[kr.stage]);
       kr.advance();
-      release_q(0, blocks);
+      release_q(0, mine);
       softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
       if constexpr (Persistent && Path == PSource::smem) {
         if (i > 0) scratch_free();  // P goes where the previous tile's O was
       }
       stage_p(bits);
     }
-    for (std::int32_t j = 1; j < blocks; ++j) {
+    for (std::int32_t j = 1; j < mine; ++j) {
       float sc[kS];
       std::uint16_t bits[kS];
       float corr[2];
@@ -651,7 +659,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       device::wgmma::fence_operands(sc);
       release(s.k_empty[kr.stage]);
       kr.advance();
-      release_q(j, blocks);
+      release_q(j, mine);
       softmax(sc, j, bits, corr);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(o);
@@ -664,12 +672,29 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     wait_turn<C>(wg);
     issue_pv();
     // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
-    // tiles it is warpgroup 0's turn for the next tile's first S.
+    // tiles it is warpgroup 0's turn for the next tile's first S. (The last warpgroup skips no block.)
     if (wg != C - 1 || have_next) pass_turn<C>(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     release(s.v_empty[vr.stage]);
     vr.advance();
+    if constexpr (Causal) {
+      // The blocks this warpgroup skips: their turns, passed on at once, and their K and V stages,
+      // released in ring order, each once its load has landed: the full barrier's phase says that the
+      // stage's previous round was released by every consumer, so this arrival counts toward this
+      // round's phase and not (two stages) toward the previous one's. One block at a time, so that no
+      // stage another warpgroup waits for is held back.
+      for (std::int32_t j = mine; j < blocks; ++j) {
+        wait_turn<C>(wg);
+        pass_turn<C>(wg);
+        wait_k();
+        release(s.k_empty[kr.stage]);
+        kr.advance();
+        device::watchdog::wait_parity(s.v_full[vr.stage], vr.parity, device::watchdog::bound_ns());
+        release(s.v_empty[vr.stage]);
+        vr.advance();
+      }
+    }
 
     // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
     // (the last P V multiply has completed: no wgmma reads it any more), one TMA store of the
