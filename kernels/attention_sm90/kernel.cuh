@@ -411,6 +411,12 @@ __device__ __forceinline__ void pass_turn(int wg) {
   device::ptx_raw::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1) % C, 256);
 }
 
+// How far (in log2 units) a row's maximum may run behind the true one: P = exp2(S scale log2(e) - max)
+// is then at most 2^kMaxSlack, far inside the range of the 16-bit P, of O and l (fp32), and the
+// normalisation at the end (O / l, the log-sum-exp from the same max) is exact whatever max was used.
+// With it, most KV blocks leave the maxima where they were and O needs no rescale.
+inline constexpr float kMaxSlack = 8.0f;
+
 // Ends the basic block after the value x has been computed: a branch on x around an empty asm. ptxas
 // schedules a wgmma wait as early as its block allows; placed after this, the wait for P_{j-1} V_{j-1}
 // cannot rise above the softmax that x sums up, which is then computed while that multiply runs.
@@ -564,7 +570,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
         if ((v / 2) % 2 == r) mx = fmaxf(mx, sc[v]);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float m_new = fmaxf(m[r], mx * p.scale_log2);
+      // The running maximum moves only when the block's exceeds it by more than kMaxSlack: below that,
+      // P is exp2 of at most kMaxSlack, and O and l need no rescale (corr is exactly 1).
+      const float m_blk = mx * p.scale_log2;
+      const float m_new = m_blk > m[r] + kMaxSlack ? m_blk : m[r];
       base[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing unmasked yet stays at 0
       corr[r] = device::ptx_raw::ex2_approx_ftz(m[r] - base[r]);
       m[r] = m_new;
@@ -665,8 +674,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       device::wgmma::fence_operands(o);
       release(s.v_empty[vr.stage]);
       vr.advance();
+      // O is rescaled only where a row's maximum moved: skipped by every warp whose rows kept theirs.
+      if (__any_sync(0xffffffffu, corr[0] != 1.0f || corr[1] != 1.0f)) {
 #pragma unroll
-      for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
+        for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
+      }
       stage_p(bits);
     }
     wait_turn<C>(wg);
