@@ -57,19 +57,22 @@ enum class GridForm { automatic, per_tile, persistent };
 // automatic's choice: persistent where it measured faster on an H200 (docs/attention.md), i.e. for
 // short tiles, whose fixed costs (Q's load, the first S, the epilogue) the persistent form hides under
 // the next tile's work: when a tile visits at most 16.5 KV blocks of 128 rows on average (seqlen up to
-// 2048 non-causal, up to 4096 causal), and the head dim has the form. Longer tiles ran up to 10 %
-// slower persistent: ptxas spends more instructions per KV block there (its walk over tiles holds
-// registers that the one-CTA-per-tile form does not need). Except at head dim 128 with P through
-// shared memory (three consumers), where the persistent form measured 1.01-1.15x of the other from
-// seqlen 2k to 16k, causal or not: persistent at every length. p_source: the path that runs (smem or
-// registers, automatic resolved).
+// 2048 non-causal, up to 4096 causal), at head dim 64 at most 8.5 (up to 1024 non-causal, 2048
+// causal: there the form with one CTA per tile measured 2-4 % faster at 2048 non-causal and 4096
+// causal), and the head dim has the form. Longer tiles ran up to 10 % slower persistent: ptxas spends
+// more instructions per KV block there (its walk over tiles holds registers that the
+// one-CTA-per-tile form does not need). Except at head dim 128 with P through shared memory (three
+// consumers), where the persistent form measured 1.01-1.15x of the other from seqlen 2k to 16k,
+// causal or not: persistent at every length. p_source: the path that runs (smem or registers,
+// automatic resolved).
 inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
                                    PSource p_source = PSource::registers) {
   if (head_dim == 256 || seqlen < 1) return false;
   if (head_dim == 128 && p_source == PSource::smem) return true;
   const std::int64_t blocks = (seqlen + 127) / 128;  // KV blocks of the longest tile
-  // mean over the query blocks: all of them, or (causal) 1, 2, ..., blocks: (blocks + 1) / 2
-  return causal ? blocks + 1 <= 33 : 2 * blocks <= 33;
+  const std::int64_t twice_mean_limit = head_dim == 64 ? 17 : 33;  // twice the mean's limit
+  // twice the mean over the query blocks: all of them, or (causal) 1, 2, ..., blocks: (blocks + 1) / 2
+  return (causal ? blocks + 1 : 2 * blocks) <= twice_mean_limit;
 }
 
 struct AttentionArgs {

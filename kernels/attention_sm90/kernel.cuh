@@ -6,13 +6,15 @@
 //                      K / V rings and the consumers' turns run on across tiles (head dims 64-128).
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
-//                   KV block (128 rows; 64 for head dim 256) into rings of their own (K_j ahead of
+//                   KV block (kBlockN rows) into rings of their own (K_j ahead of
 //                   V_{j-1}, the order the consumers need them), each stage freed by its own barrier
 //   warpgroup 1 ..  (consumers: 3 or 2, kConsumersFor) each owns 64 query rows, pipelined by one
 //                   block: iteration j issues
 //                   S_j = Q K_j^T and O += P_{j-1} V_{j-1} (WGMMA), waits for S_j alone, runs the
 //                   masks (sequence end, causal) and the online softmax of block j in fp32 (exp2)
-//                   while P V runs, then waits for it and rescales O; the consumers take turns
+//                   while P V runs, then waits for it and rescales O where a row's maximum moved
+//                   (by more than kMaxSlack); causal, each stops at the last block holding a
+//                   column at or left of its last row (skipping the later ones); the consumers take turns
 //                   issuing their WGMMAs (named barriers), so one's softmax runs under another's
 //                   multiplies; at the end O / l through shared memory and a TMA store, and the
 //                   log-sum-exp per row

@@ -493,6 +493,13 @@ TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   EXPECT_TRUE(persistent_grid_chosen(96, 4096, true));      // 32 blocks, 16.5 on average
   EXPECT_FALSE(persistent_grid_chosen(96, 4097, true));     // 33, 17 on average
   EXPECT_FALSE(persistent_grid_chosen(128, 16384, false));
+  // Head dim 64: at most 8.5 blocks on average.
+  EXPECT_TRUE(persistent_grid_chosen(64, 1024, false));     // 8 blocks
+  EXPECT_FALSE(persistent_grid_chosen(64, 1025, false));    // 9
+  EXPECT_FALSE(persistent_grid_chosen(64, 2048, false));
+  EXPECT_TRUE(persistent_grid_chosen(64, 2048, true));      // 16 blocks, 8.5 on average
+  EXPECT_FALSE(persistent_grid_chosen(64, 2049, true));     // 17, 9 on average
+  EXPECT_FALSE(persistent_grid_chosen(64, 4096, true));
   EXPECT_FALSE(persistent_grid_chosen(256, 512, false));    // no persistent form
   EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
   // Head dim 128 with P through shared memory: persistent at every length; not so with P in registers
