@@ -13,18 +13,17 @@ Usage: attention_accuracy.py --lib A.so [--lib B.so ...] [--seqlens 512,4096] [-
        [--causal both] [--tokens 16384] [--heads 16]
 
 tmakit runs one CTA per tile with P through shared memory and with P in registers (both built for
-every head dim); cuDNN and flash run where they accept the shape. Inputs: torch.randn bf16 (B, S, H, D)
-with the seed bench_attention.py uses for the same configuration. Needs PyTorch with CUDA and an
+every head dim); cuDNN and flash run where they accept the shape. Inputs: bench_attention.make_inputs,
+the tensors bench_attention.py measures for the same configuration and seed. Needs PyTorch with CUDA and an
 sm_90a GPU; nothing is timed.
 """
 import argparse
 import ctypes
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_attention import TmakitLib, int_list  # noqa: E402
+from bench_attention import TmakitLib, int_list, make_inputs  # noqa: E402
 
 
 def main():
@@ -56,9 +55,7 @@ def main():
         for causal in causals:
             for seqlen in a.seqlens:
                 batch = max(1, a.tokens // seqlen)
-                g = torch.Generator(device="cuda").manual_seed(a.seed + seqlen * 1000 + head_dim * 10 + int(causal))
-                shape = (batch, seqlen, a.heads, head_dim)
-                q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
+                q, k, v = make_inputs(torch, a.seed, seqlen, batch, a.heads, head_dim, causal)
                 qt, kt, vt = (t.transpose(1, 2) for t in (q, k, v))
                 with sdpa_kernel(SDPBackend.MATH):
                     ref = F.scaled_dot_product_attention(qt.float(), kt.float(), vt.float(), is_causal=causal)

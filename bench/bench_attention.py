@@ -138,6 +138,14 @@ def flops(seqlen, batch, heads, head_dim, causal):
     return f / 2 if causal else f
 
 
+def make_inputs(torch, seed, seqlen, batch, heads, head_dim, causal):
+    """Q, K, V of one configuration: torch.randn bf16 (B, S, H, D) from a generator seeded by the
+    configuration, so that every tool measuring it sees the same tensors."""
+    g = torch.Generator(device="cuda").manual_seed(seed + seqlen * 1000 + head_dim * 10 + int(causal))
+    shape = (batch, seqlen, heads, head_dim)
+    return tuple(torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
+
+
 # ---------------------------------------------------------------------------------------------
 # The C ABI (bench/attention_capi.cu)
 
@@ -385,9 +393,7 @@ class Bench:
         notes = []
         clocks_during = []
         row["sm_mhz_before"] = self.clock.sm_mhz()
-        g = torch.Generator(device="cuda").manual_seed(a.seed + seqlen * 1000 + head_dim * 10 + int(causal))
-        shape = (batch, seqlen, H, head_dim)
-        q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, generator=g) for _ in range(3))
+        q, k, v = make_inputs(torch, a.seed, seqlen, batch, H, head_dim, causal)
         # SDPA reads (B, H, S, D): the same memory, viewed with seqlen and heads swapped.
         qt, kt, vt = (t.transpose(1, 2) for t in (q, k, v))
 
