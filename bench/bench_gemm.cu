@@ -10,9 +10,14 @@
 //
 //   build/bench/bench_gemm [samples=21] [shape filter substring]
 //   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
-//   TMAKIT_GEMM_A_PIECES=n, TMAKIT_GEMM_B_PIECES=n set GemmArgs::a_box_pieces / b_box_pieces (each
-//   stage's box of A / B cut into n copies).
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
+//   TMAKIT_BENCH_REFERENCE=lib.so times a third GEMM beside the two, for the shapes it takes (A
+//   row-major, B column-major): a shared library exporting
+//     extern "C" const char* reference_gemm_name();
+//     extern "C" void* reference_gemm_prepare(int m, int n, int k, const void* a, const void* b, void* d);
+//         (nullptr: this shape is not taken; D is written column-major, m x n)
+//     extern "C" int reference_gemm_run(void* prepared, cudaStream_t stream);   (0: launched)
+//   e.g. a public hand-written Hopper kernel built on the GPU machine; its output is compared too.
 // Prints one table row per shape and a CSV block (for docs/lab and tools/plot_gemm_bench.py).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -24,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +59,38 @@ struct Buffers {
   __nv_bfloat16 *a = nullptr, *b = nullptr, *d = nullptr;
 };
 
+// The optional third GEMM (TMAKIT_BENCH_REFERENCE), loaded at run time.
+struct Reference {
+  const char* (*name)() = nullptr;
+  void* (*prepare)(int, int, int, const void*, const void*, void*) = nullptr;
+  int (*run)(void*, cudaStream_t) = nullptr;
+  bool load(const char* path) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      std::fprintf(stderr, "bench_gemm: %s\n", dlerror());
+      return false;
+    }
+    name = reinterpret_cast<const char* (*)()>(dlsym(h, "reference_gemm_name"));
+    prepare = reinterpret_cast<void* (*)(int, int, int, const void*, const void*, void*)>(dlsym(h, "reference_gemm_prepare"));
+    run = reinterpret_cast<int (*)(void*, cudaStream_t)>(dlsym(h, "reference_gemm_run"));
+    return name && prepare && run;
+  }
+};
+
+// Largest |x - y^T| over an m x n row-major x and a column-major y, and max |y| (device, one block).
+__global__ void max_diff_transposed(const __nv_bfloat16* x, const __nv_bfloat16* y, long long m, long long n, float* out) {
+  float d = 0.0f, r = 0.0f;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < m * n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long row = i / n, col = i % n;
+    const float a = __bfloat162float(x[i]), b = __bfloat162float(y[col * m + row]);
+    d = fmaxf(d, fabsf(a - b));
+    r = fmaxf(r, fabsf(b));
+  }
+  atomicMax(reinterpret_cast<int*>(out), __float_as_int(d));
+  atomicMax(reinterpret_cast<int*>(out) + 1, __float_as_int(r));
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -70,6 +108,11 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs, L2 %d MiB, driver API %d, cuBLASLt %zu\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, driver, cublasLtGetVersion());
   tmakit_bench::Nvml nvml;
+  Reference reference;
+  if (const char* path = std::getenv("TMAKIT_BENCH_REFERENCE"); path && *path) {
+    if (!reference.load(path)) return 1;
+    std::printf("reference: %s (%s)\n", reference.name(), path);
+  }
 
   const std::vector<Shape> shapes = {
       {"4096^3", 4096, 4096, 4096},
@@ -92,7 +135,7 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff\n";
+  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff,reference_tflops\n";
   std::printf("%-20s %10s %10s %7s %11s %9s %9s\n", "shape", "cuBLASLt", "tmakit", "ratio", "SM MHz", "W", "diff");
 
   for (const Shape& s : shapes) {
@@ -117,14 +160,10 @@ int main(int argc, char** argv) {
     lt.pick(buf[0].a, buf[0].b, buf[0].d, st);
 
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
-    const char* a_pieces = std::getenv("TMAKIT_GEMM_A_PIECES");
-    const char* b_pieces = std::getenv("TMAKIT_GEMM_B_PIECES");
     const char* splits = std::getenv("TMAKIT_GEMM_SPLITS");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
       g.cluster_m = force ? std::atoi(force) : 0;
-      g.a_box_pieces = a_pieces ? std::atoi(a_pieces) : 1;
-      g.b_box_pieces = b_pieces ? std::atoi(b_pieces) : 1;
       g.splits = splits ? std::atoi(splits) : 0;
       g.m = s.m;
       g.n = s.n;
@@ -159,6 +198,42 @@ int main(int argc, char** argv) {
     cudaFree(diff);
     const double rel = hd[1] > 0 ? hd[0] / hd[1] : hd[0];
 
+    // The reference GEMM, where it takes the shape: one prepared call per buffer set, its output
+    // compared with cuBLASLt's (it writes D column-major).
+    std::vector<void*> ref_prepared;
+    double ref_rel = -1;
+    if (reference.run && s.a == Order::row_major && s.b == Order::col_major) {
+      for (const Buffers& x : buf) {
+        void* h = reference.prepare(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), x.a, x.b, x.d);
+        if (!h) break;
+        ref_prepared.push_back(h);
+      }
+      if (ref_prepared.size() != buf.size()) {
+        ref_prepared.clear();
+      } else {
+        CK(cudaMemsetAsync(buf[0].d, 0xff, 2 * nd, st));  // poisoned: every element must be written
+        if (reference.run(ref_prepared[0], st) != 0) std::exit(1);
+        CK(cudaGetLastError());
+        float* rd = nullptr;
+        CK(cudaMalloc(&rd, 8));
+        CK(cudaMemsetAsync(rd, 0, 8, st));
+        max_diff_transposed<<<1024, 256, 0, st>>>(dref, buf[0].d, s.m, s.n, rd);
+        float h2[2];
+        CK(cudaMemcpy(h2, rd, 8, cudaMemcpyDeviceToHost));
+        cudaFree(rd);
+        ref_rel = h2[1] > 0 ? h2[0] / h2[1] : h2[0];
+      }
+    }
+    // The contenders, timed in turn with the order rotating from sample to sample.
+    std::vector<std::function<void(int)>> runs = {
+        [&](int i) { run_tmakit(buf[i % sets]); },
+        [&](int i) { lt.run(buf[i % sets].a, buf[i % sets].b, buf[i % sets].d, st); }};
+    if (!ref_prepared.empty())
+      runs.push_back([&](int i) {
+        if (reference.run(ref_prepared[i % sets], st) != 0) std::exit(1);
+      });
+    const int contenders = static_cast<int>(runs.size());
+
     // burst length: enough launches for >= 2 ms
     cudaEventRecord(e0, st);
     run_tmakit(buf[0]);
@@ -167,40 +242,43 @@ int main(int argc, char** argv) {
     float one = 0;
     cudaEventElapsedTime(&one, e0, e1);
     const int burst = std::max(1, static_cast<int>(2.0f / std::max(one, 1e-3f)));
-    for (int w = 0; w < 3; ++w) {  // warm-up: clocks and caches settle
-      for (int i = 0; i < burst; ++i) run_tmakit(buf[i % sets]);
-      for (int i = 0; i < burst; ++i) lt.run(buf[i % sets].a, buf[i % sets].b, buf[i % sets].d, st);
-    }
+    for (int w = 0; w < 3; ++w)  // warm-up: clocks and caches settle
+      for (int c = 0; c < contenders; ++c)
+        for (int i = 0; i < burst; ++i) runs[c](i);
     CK(cudaStreamSynchronize(st));
+    CK(cudaGetLastError());
     const unsigned mhz0 = nvml.sm_mhz(), w0 = nvml.watts();
-    std::vector<double> t_tm, t_lt;
+    std::vector<std::vector<double>> times(contenders);
     for (int smp = 0; smp < samples; ++smp) {
-      for (int which = 0; which < 2; ++which) {
-        const bool tm = (which == 0) == (smp % 2 == 0);  // alternate which goes first
+      for (int j = 0; j < contenders; ++j) {
+        const int c = (smp + j) % contenders;
         cudaEventRecord(e0, st);
-        for (int i = 0; i < burst; ++i) {
-          if (tm) run_tmakit(buf[(smp + i) % sets]);
-          else lt.run(buf[(smp + i) % sets].a, buf[(smp + i) % sets].b, buf[(smp + i) % sets].d, st);
-        }
+        for (int i = 0; i < burst; ++i) runs[c](smp + i);
         cudaEventRecord(e1, st);
         CK(cudaEventSynchronize(e1));
         float ms = 0;
         cudaEventElapsedTime(&ms, e0, e1);
-        (tm ? t_tm : t_lt).push_back(ms / burst);
+        times[c].push_back(ms / burst);
       }
     }
+    CK(cudaGetLastError());
     const unsigned mhz1 = nvml.sm_mhz(), w1 = nvml.watts();
     const double flop = 2.0 * s.m * s.n * s.k;
-    const double tf_tm = flop / (median(t_tm) * 1e-3) / 1e12, tf_lt = flop / (median(t_lt) * 1e-3) / 1e12;
+    const double tf_tm = flop / (median(times[0]) * 1e-3) / 1e12, tf_lt = flop / (median(times[1]) * 1e-3) / 1e12;
+    const double tf_ref = contenders > 2 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
     const auto& cfg = prepared[0].status().config;
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  %d CTAs, cluster %d, splits %d\n", s.name.c_str(),
-                tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.ctas, cfg.cluster_m, cfg.splits);
+    char ref_text[96] = "";
+    if (contenders > 2)
+      std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
+                    tf_tm / tf_ref, ref_rel);
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  %d CTAs, cluster %d, splits %d%s\n", s.name.c_str(),
+                tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.ctas, cfg.cluster_m, cfg.splits, ref_text);
     std::fflush(stdout);
     char line[512];
-    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e\n", s.name.c_str(),
+    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f\n", s.name.c_str(),
                   static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
                   s.a == Order::row_major ? "row" : "col", s.b == Order::row_major ? "row" : "col", tf_lt, tf_tm,
-                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel);
+                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, tf_ref);
     csv += line;
     for (auto& x : buf) {
       cudaFree(x.a);

@@ -12,6 +12,7 @@
 
 #include "plan_test_util.hpp"
 #include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/copy_shape.hpp"
 #include "tmakit/plan/describe.hpp"
 #include "tmakit/plan/dlpack.hpp"
 #include "tmakit/plan/explain.hpp"
@@ -19,6 +20,7 @@
 #include "tmakit/plan/notation.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/names.hpp"
+#include "tmakit/smem_store/destination.hpp"
 
 using namespace tmakit;
 
@@ -48,10 +50,13 @@ Inputs parse(const std::string& gmem, const std::string& smem, const std::string
 
 // Plans, then runs the plan for several tile coordinates (first, second, last along every mode)
 // through the TMA model and checks every element's bytes and place.
+TmaPlan plan_and_check(const Inputs& in, const PlanOptions& o = {});
 TmaPlan plan_and_check(const std::string& gmem, const std::string& smem, const std::string& tile,
                        const PlanOptions& o = {}) {
   SCOPED_TRACE(gmem + " | " + smem + " | " + tile);
-  const Inputs in = parse(gmem, smem, tile);
+  return plan_and_check(parse(gmem, smem, tile), o);
+}
+TmaPlan plan_and_check(const Inputs& in, const PlanOptions& o) {
   const PlanResult r = plan_tile(in.g, in.s, in.t, o);
   const TileProblem& pb = r.problem;
   if (!r.ok()) {
@@ -797,7 +802,7 @@ TEST(Plan, BoxPiecesCutsTheBoxIntoEqualCopiesThatStillLandEveryElement) {
 
 TEST(Plan, OriginIsLinearSoAWalkAlongOneModeOnlyAdds) {
   // instruction(k, t) == instruction_at(k, origin(t0).plus(origin(step), n)) for t = t0 + n * step:
-  // what device::walk_tile / issue_walk rely on. MN-major (rank 4, several coefficients per dim),
+  // what a kernel walking a plan along one tile mode relies on. MN-major (rank 4, several coefficients per dim),
   // a cut box (loops) and a 3-mode tensor.
   struct Case {
     std::string g, s, t;
@@ -1166,4 +1171,107 @@ TEST(GlobalTensor, KnownAlignmentOfAnAddress) {
   const auto g = tmakit::parse_global_tensor("bf16 (64,64):(64,1) addr=0x1040");
   ASSERT_TRUE(g.ok) << g.error;
   EXPECT_EQ(g.value.base_alignment, 64u);
+}
+
+// Fixed shapes (PlanOptions::fixed_shape): what a kernel compiles a copy program from
+// (plan/copy_shape.hpp). For the GEMM's operand tiles (K-major and MN-major, 128 and 256 rows,
+// multicast to clusters of 1 and 2), every tensor -- extents of 1, extents no tile divides, one
+// batch or several, padded leading dimensions -- gets a plan of one shape, and each such plan
+// lands every element where the shared layout says (the TMA model, first / second / last tile).
+namespace {
+
+Inputs operand_inputs(bool mn_major, std::int64_t tile_rows, std::int64_t rows, std::int64_t cols, std::int64_t batch,
+                      std::int64_t pad) {
+  Inputs in;
+  const std::int64_t ld = ((mn_major ? rows : cols) + 7) / 8 * 8 + pad;  // rows of whole 16 bytes
+  const std::int64_t rs = mn_major ? 1 : ld, cs = mn_major ? ld : 1;
+  const std::int64_t bs = mn_major ? ld * cols : ld * rows;
+  in.g.dtype = DataType::bfloat16;
+  in.g.address = 1u << 20;
+  in.g.base_alignment = 1024;
+  in.g.layout = make_layout(IntTuple::make(rows, cols, batch), IntTuple::make(rs, cs, bs));
+  in.s = gmma_operand(mn_major ? OperandMajor::mn : OperandMajor::k, Swizzle::b128, 2, static_cast<std::int32_t>(tile_rows), 64)
+             .value.tile;
+  in.t.modes = 3;
+  in.t.extent[0] = tile_rows;
+  in.t.extent[1] = 64;
+  in.t.extent[2] = 1;
+  in.names = {"MN", "K", "batch"};
+  return in;
+}
+
+PlanOptions fixed_options(std::uint32_t multicast) {
+  PlanOptions o;
+  o.fixed_shape = true;
+  o.cluster[0] = multicast;
+  o.multicast_dim = multicast > 1 ? 0 : -1;
+  return o;
+}
+
+}  // namespace
+
+TEST(PlanFixedShape, OneShapeForEveryTensorOfALayout) {
+  const std::int64_t extents[][3] = {{1024, 512, 2}, {512, 512, 1}, {100, 8, 1}, {1, 512, 1},
+                                     {512, 1, 1},    {1000, 136, 3}, {129, 72, 2}};
+  for (bool mn : {false, true})
+    for (std::int64_t rows : {128, 256})
+      for (std::uint32_t mc : {1u, 2u}) {
+        TmaPlan first{};
+        bool have = false;
+        for (const auto& e : extents)
+          for (std::int64_t pad : {0, 8}) {
+            SCOPED_TRACE(::testing::Message() << (mn ? "MN" : "K") << "-major " << rows << " rows, multicast " << mc << ", "
+                                              << e[0] << " x " << e[1] << " x " << e[2] << ", pad " << pad);
+            const TmaPlan p = plan_and_check(operand_inputs(mn, rows, e[0], e[1], e[2], pad), fixed_options(mc));
+            if (!have) {
+              first = plan_shape(p);
+              have = true;
+              continue;
+            }
+            const ShapeDifference d = shape_difference(first, plan_shape(p));
+            EXPECT_TRUE(d.same) << d.field << ": " << d.compiled << " vs " << d.planned;
+          }
+      }
+}
+
+// Without fixed_shape the planner takes the best plan for the tensor at hand: a batch of one drops
+// its TMA dimension, and an MN extent that 64 divides is cut into a higher-rank box (one copy instead
+// of two). Those are different shapes, and shape_difference names the first field that differs.
+TEST(PlanFixedShape, TheBestPlanOfATensorDependsOnItsExtents) {
+  const PlanResult two = plan_tile(operand_inputs(false, 128, 1024, 512, 2, 0).g, operand_inputs(false, 128, 1, 1, 1, 0).s,
+                                   operand_inputs(false, 128, 1, 1, 1, 0).t);
+  const PlanResult one = plan_tile(operand_inputs(false, 128, 1024, 512, 1, 0).g, operand_inputs(false, 128, 1, 1, 1, 0).s,
+                                   operand_inputs(false, 128, 1, 1, 1, 0).t);
+  ASSERT_TRUE(two.ok() && one.ok());
+  const ShapeDifference d = shape_difference(plan_shape(two.plan), plan_shape(one.plan));
+  EXPECT_FALSE(d.same);
+  EXPECT_STREQ(d.field, "rank");
+  EXPECT_EQ(d.compiled, 3);
+  EXPECT_EQ(d.planned, 2);
+
+  const Inputs cut = operand_inputs(true, 128, 1024, 512, 1, 0), loop = operand_inputs(true, 128, 1000, 512, 1, 0);
+  const TmaPlan pc = plan_and_check(cut), pl = plan_and_check(loop);
+  EXPECT_EQ(pc.instructions, 1u);
+  EXPECT_EQ(pl.instructions, 2u);
+  EXPECT_FALSE(same_shape(plan_shape(pc), plan_shape(pl)));
+  const TmaPlan fc = plan_and_check(cut, fixed_options(1)), fl = plan_and_check(loop, fixed_options(1));
+  EXPECT_EQ(fc.instructions, 2u);
+  EXPECT_TRUE(same_shape(plan_shape(fc), plan_shape(fl)));
+}
+
+// plan_shape keeps what the device issues and drops what the tensor map carries.
+TEST(PlanFixedShape, ShapeDropsTheTensorAndKeepsTheCopies) {
+  const TmaPlan p = plan_and_check(operand_inputs(false, 128, 1024, 512, 2, 8), fixed_options(1));
+  const TmaPlan s = plan_shape(p);
+  EXPECT_EQ(s.params.address, 0u);
+  for (std::uint32_t d = 0; d < kMaxRank; ++d) EXPECT_EQ(s.params.dims[d], 0u);
+  for (std::uint32_t d = 0; d + 1 < kMaxRank; ++d) EXPECT_EQ(s.params.strides[d], 0u);
+  EXPECT_EQ(s.params.rank, p.params.rank);
+  EXPECT_EQ(s.expect_tx_bytes, 16384u);
+  for (std::uint32_t d = 0; d < kMaxRank; ++d) EXPECT_EQ(s.params.box[d], p.params.box[d]);
+  TmaPlan other = s;
+  other.loop[0].smem_step += 128;
+  const ShapeDifference d = shape_difference(s, other);
+  EXPECT_FALSE(d.same);
+  EXPECT_STREQ(d.field, "loop shared step");
 }

@@ -46,7 +46,9 @@
 #include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/mbarrier.cuh"
-#include "tmakit/device/ptx_raw.cuh"
+#include "tmakit/device/fast_math.cuh"
+#include "tmakit/device/named_barrier.cuh"
+#include "tmakit/device/registers.cuh"
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/store_tile.cuh"
 #include "tmakit/device/watchdog.cuh"
@@ -406,11 +408,11 @@ template <int C>
 inline constexpr std::uint32_t kConsumersBarrier = kSchedulerBarrier<C> + C;  // every consumer
 template <int C>
 __device__ __forceinline__ void wait_turn(int wg) {
-  device::ptx_raw::named_barrier_sync(kSchedulerBarrier<C> + wg, 256);
+  device::named_barrier_sync(kSchedulerBarrier<C> + wg, 256);
 }
 template <int C>
 __device__ __forceinline__ void pass_turn(int wg) {
-  device::ptx_raw::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1) % C, 256);
+  device::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1) % C, 256);
 }
 
 // How far (in log2 units) a row's maximum may run behind the true one: P = exp2(S scale log2(e) - max)
@@ -577,13 +579,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       const float m_blk = mx * p.scale_log2;
       const float m_new = m_blk > m[r] + kMaxSlack ? m_blk : m[r];
       base[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing unmasked yet stays at 0
-      corr[r] = device::ptx_raw::ex2_approx_ftz(m[r] - base[r]);
+      corr[r] = device::ex2_approx_ftz(m[r] - base[r]);
       m[r] = m_new;
       l[r] *= corr[r];
     }
 #pragma unroll
     for (int v = 0; v < kS; ++v) {
-      const float pv = device::ptx_raw::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
+      const float pv = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
       l[(v / 2) % 2] += pv;
       bits[v] = device::to_bits<T>(pv);
     }
@@ -600,7 +602,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     if constexpr (Path == PSource::smem) {
       device::store_planned<kPStore<D>, kSSrc<D, Path>, kPTile<D>>(pbuf, t, bits);
       device::fence_smem_writes_for_async();
-      device::ptx_raw::named_barrier_sync(barrier_id, 128);
+      device::named_barrier_sync(barrier_id, 128);
     } else {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         (device::wgmma::a_fragment<Kk>(bits, a[Kk]), ...);
@@ -611,7 +613,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // and every thread of the warpgroup knows: the buffer may be written again.
   auto scratch_free = [&] {
     if (t == 0) device::wait_group_read<0>();
-    device::ptx_raw::named_barrier_sync(barrier_id, 128);
+    device::named_barrier_sync(barrier_id, 128);
   };
 
   if (wg == C - 1) pass_turn<C>(wg);  // warpgroup 0 takes the first turn
@@ -728,18 +730,18 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     if constexpr (kOInKStages<D>) {
       // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
       // and every load the producer issued has landed and been read.
-      device::ptx_raw::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
+      device::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
       obuf = s.k[wg];
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
     } else {
-      device::ptx_raw::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
+      device::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
     }
     [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
       (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
     }(std::make_integer_sequence<int, kOPieces<D>>{});
     device::fence_smem_writes_for_async();
-    device::ptx_raw::named_barrier_sync(barrier_id, 128);
+    device::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
       const std::int32_t oc[kMaxTileModes] = {C * qb + wg, 0, h, b};
       device::store_tile(p.o, &p.o_map, obuf, oc);
@@ -787,10 +789,10 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   // (what depends on it, the WGMMA descriptors among them, can live in uniform registers).
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
-    device::ptx_raw::setmaxnreg_dec<kProducerRegs<C>>();
+    device::setmaxnreg_dec<kProducerRegs<C>>();
     if (threadIdx.x == 0) produce<D, Path, Causal, Persistent>(p, s);
   } else {
-    device::ptx_raw::setmaxnreg_inc<kConsumerRegs<C>>();
+    device::setmaxnreg_inc<kConsumerRegs<C>>();
     consume<T, D, Causal, Path, Persistent>(p, s, wg - 1);
   }
 }

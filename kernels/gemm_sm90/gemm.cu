@@ -11,42 +11,39 @@
 
 #include "kernels/common/planned_tile.hpp"
 #include "kernels/gemm_sm90/finalize.cuh"
+#include "kernels/gemm_sm90/heuristics.hpp"
 #include "kernels/gemm_sm90/kernel.cuh"
 #include "tmakit/device/launch.cuh"
 
 namespace tmakit::gemm_sm90 {
 namespace {
 
-// The global tensor of an operand seen as (rows, cols, batch) in elements: `rows` is the mode the
-// tile's first shared mode covers (M of A, N of B, M of C and D), `cols` the second (K, K, N, N).
-// `rows_contiguous`: element (r + 1, c) follows (r, c) in memory.
 GlobalTensor global_tensor(DataType t, const Matrix& mx, std::int64_t rows, std::int64_t cols, std::int64_t batch,
                            bool rows_contiguous) {
-  GlobalTensor g;
-  g.dtype = t;
-  g.address = reinterpret_cast<std::uint64_t>(mx.data);
-  g.base_alignment = known_alignment(g.address);
-  const std::int64_t rs = rows_contiguous ? 1 : mx.ld;
-  const std::int64_t cs = rows_contiguous ? mx.ld : 1;
-  // A batch of one has no batch stride of its own: give the mode the matrix's extent (it is never stepped).
-  const std::int64_t bs = batch > 1 ? mx.batch_stride : (rows_contiguous ? mx.ld * cols : mx.ld * rows);
-  g.layout = make_layout(IntTuple::make(rows, cols, batch), IntTuple::make(rs, cs, bs));
-  return g;
+  return operand_tensor(t, reinterpret_cast<std::uint64_t>(mx.data), rows, cols, batch, mx.ld, mx.batch_stride,
+                        rows_contiguous);
 }
 
 using Planned = kernels::PlannedTile;
 
-// Plans one operand's (rows x cols x 1) tile and encodes its descriptor; on refusal appends every
-// reason to `errors`.
+// Plans one operand's (rows x cols x 1) tile and encodes its descriptor, then checks that the plan
+// has the shape the kernel's copy program was compiled from; on refusal appends every reason to
+// `errors`. A fixed-shape plan of a layout the kernel compiles always has it: a difference is a
+// defect of the kernel's tables, reported as such rather than launched.
 bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout& smem, std::int64_t tile_rows,
-                  std::int64_t tile_cols, const std::vector<std::string>& mode_names, Planned& out,
-                  std::vector<std::string>& errors, const PlanOptions& options = {}) {
-  TileExtents t;
-  t.modes = 3;
-  t.extent[0] = tile_rows;
-  t.extent[1] = tile_cols;
-  t.extent[2] = 1;
-  return kernels::plan_and_encode(name, g, smem, t, mode_names, out, errors, options);
+                  std::int64_t tile_cols, const std::vector<std::string>& mode_names, const PlanOptions& options,
+                  const TmaPlan& compiled, Planned& out, std::vector<std::string>& errors) {
+  if (!kernels::plan_and_encode(name, g, smem, tile_extents(tile_rows, tile_cols), mode_names, out, errors, options))
+    return false;
+  const ShapeDifference d = shape_difference(compiled, plan_shape(out.plan));
+  if (!d.same) {
+    errors.push_back(std::string(name) + ": error [gemm.plan_shape] the plan's " + d.field + " is " +
+                     std::to_string(d.planned) + " where the kernel's compiled copy program has " +
+                     std::to_string(d.compiled) + "; fix: none on the caller's side (the kernel's compiled shapes "
+                     "must cover every fixed-shape plan of its layouts): report it with the GEMM's arguments");
+    return false;
+  }
+  return true;
 }
 
 template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
@@ -64,21 +61,29 @@ auto* kernel_for_layouts(bool a_mn, bool b_mn) {
 
 template <DataType T>
 auto* kernel_for_form(bool a_mn, bool b_mn, int cluster_m, bool split_k) {
-  if (split_k) return kernel_for_layouts<T, 1, true>(a_mn, b_mn);
+  if (split_k) return cluster_m == 2 ? kernel_for_layouts<T, 2, true>(a_mn, b_mn) : kernel_for_layouts<T, 1, true>(a_mn, b_mn);
   return cluster_m == 2 ? kernel_for_layouts<T, 2, false>(a_mn, b_mn) : kernel_for_layouts<T, 1, false>(a_mn, b_mn);
 }
 
 using KernelFn = void (*)(KernelParams);
-using FinalizeFn = void (*)(FinalizeParams);
 
-// Split K, automatic choice: only where the output tiles alone would leave more than half of the
-// resident clusters idle (the skinny shapes), into as many slices as fill them, each slice at least
-// kMinSplitBlocks K blocks long (a slice also pays a pipeline fill and an fp32 epilogue).
-constexpr std::int64_t kMinSplitBlocks = 8, kMaxSplits = 16;
-std::int64_t automatic_splits(std::int64_t cluster_tiles, std::int64_t resident, std::int64_t k_blocks) {
-  if (cluster_tiles * 2 > resident) return 1;
-  return std::max<std::int64_t>(1, std::min({resident / cluster_tiles, k_blocks / kMinSplitBlocks, kMaxSplits}));
+// The shapes the kernel form's copy programs were compiled from (kernel.cuh), for the launcher's
+// check of the plans it makes.
+struct CompiledShapes {
+  const TmaPlan *a, *b, *c, *d;
+};
+template <DataType T>
+CompiledShapes compiled_shapes_for(bool a_mn, bool b_mn, int cluster_m) {
+  const TmaPlan* a = a_mn ? &kAShape<T, true> : &kAShape<T, false>;
+  const TmaPlan* b = cluster_m == 2 ? (b_mn ? &kBShape<T, true, 2> : &kBShape<T, false, 2>)
+                                    : (b_mn ? &kBShape<T, true, 1> : &kBShape<T, false, 1>);
+  return {a, b, &kCShape<T>, &kDShape<T>};
 }
+CompiledShapes compiled_shapes(DataType t, bool a_mn, bool b_mn, int cluster_m) {
+  return t == DataType::bfloat16 ? compiled_shapes_for<DataType::bfloat16>(a_mn, b_mn, cluster_m)
+                                 : compiled_shapes_for<DataType::float16>(a_mn, b_mn, cluster_m);
+}
+using FinalizeFn = void (*)(FinalizeParams);
 
 KernelFn pick_kernel(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k) {
   return t == DataType::bfloat16 ? kernel_for_form<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k)
@@ -122,12 +127,10 @@ bool prepare_split_k(const GemmArgs& g, Gemm::Prepared& prep, std::vector<std::s
   }
   const Matrix wm{prep.workspace, Order::row_major, ldw, ldw * g.m};
   const GlobalTensor gw = global_tensor(DataType::float32, wm, g.m, g.n, g.batch, false);
-  PlanOptions w_options;  // the slices' partial sums are added into W: a reduce plan
-  w_options.direction = PlanDirection::reduce;
-  w_options.reduce_op = ReduceOp::add;
-  Planned w;
-  if (!plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, {"M", "N", "batch"}, w, errors, w_options)) return false;
-  prep.params.w = w.plan;
+  Planned w;  // the slices' partial sums are added into W: a reduce plan
+  if (!plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, {"M", "N", "batch"}, chunk_options(PlanDirection::reduce),
+                    kWShape, w, errors))
+    return false;
   prep.params.w_map = w.map;
 
   FinalizeParams& f = prep.finalize;
@@ -175,14 +178,11 @@ Gemm::Gemm(const GemmArgs& g) {
   auto prep = std::make_shared<Prepared>();
   const bool a_mn = g.a.order == Order::col_major;
   const bool b_mn = g.b.order == Order::row_major;
-  // Clusters of two along M (when asked for) share each B tile by multicast where there are two M
-  // tiles to pair.
+  // Clusters of two along M share each B tile by multicast where M has two tiles to pair
+  // (heuristics.hpp: the automatic choice).
   const std::int64_t tiles_m = (g.m + kTileM - 1) / kTileM;
-  // Automatic choice: one CTA per cluster. Clusters of two share each B tile by multicast, which
-  // halves B's traffic from L2 and lets the loads alone run faster (1.24x against 0.89x cuBLAS at
-  // 8192^3 on an H200), but the whole kernel measured the same in both forms (docs/lab/gemm.md,
-  // 2026-11-27 02:50), so they stay an option.
-  prep->cluster_m = g.cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
+  const int asked = g.cluster_m == 0 ? automatic_cluster_m(tiles_m) : g.cluster_m;
+  prep->cluster_m = asked == 2 && tiles_m >= 2 ? 2 : 1;
   if (g.cluster_m < 0 || g.cluster_m > 2) {
     errors.push_back("gemm.cluster_m: 0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m));
     return;
@@ -191,20 +191,6 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
     return;
   }
-  if (g.splits > 1 && prep->cluster_m == 2) {
-    errors.push_back("gemm.splits: split K runs with one CTA per cluster (cluster_m 0 or 1), got cluster_m 2 and " +
-                     std::to_string(g.splits) + " K slices");
-    return;
-  }
-  // Operand loads ask L2 for 256-byte promotion (a tile row is one or two 128-byte lines; measured
-  // faster than none at 8192^3: docs/lab/gemm.md).
-  PlanOptions a_options;
-  a_options.l2 = L2Promotion::b256;
-  PlanOptions b_options = a_options;
-  a_options.box_pieces = static_cast<std::uint32_t>(std::max(1, g.a_box_pieces));
-  b_options.box_pieces = static_cast<std::uint32_t>(std::max(1, g.b_box_pieces));
-  b_options.cluster[0] = static_cast<std::uint32_t>(prep->cluster_m);
-  b_options.multicast_dim = prep->cluster_m > 1 ? 0 : -1;
   if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))
     errors.push_back("gemm.d_order: C and D must be row-major (a column-major D is D^T = B^T A^T: swap the operands)");
   if (!errors.empty()) return;
@@ -215,29 +201,21 @@ Gemm::Gemm(const GemmArgs& g) {
   const GlobalTensor ga = global_tensor(g.dtype, g.a, g.m, g.k, g.batch, a_mn);
   const GlobalTensor gb = global_tensor(g.dtype, g.b, g.n, g.k, g.batch, b_mn);
   const GlobalTensor gd = global_tensor(g.dtype, g.d, g.m, g.n, g.batch, false);
-  bool ok = plan_operand("A", ga, (a_mn ? kATile<true> : kATile<false>).tile, kTileM, kTileK, a_names, a, errors, a_options);
-  ok &= plan_operand("B", gb, (b_mn ? kBTile<true> : kBTile<false>).tile, kTileN, kTileK, b_names, b, errors, b_options);
-  PlanOptions d_options;  // D leaves shared memory through store_tile: a store plan
-  d_options.direction = PlanDirection::store;
-  ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, d, errors, d_options);
+  const CompiledShapes shapes = compiled_shapes(g.dtype, a_mn, b_mn, prep->cluster_m);
+  bool ok = plan_operand("A", ga, (a_mn ? kATile<true> : kATile<false>).tile, kTileM, kTileK, a_names, operand_options(1),
+                         *shapes.a, a, errors);
+  ok &= plan_operand("B", gb, (b_mn ? kBTile<true> : kBTile<false>).tile, kTileN, kTileK, b_names,
+                     operand_options(prep->cluster_m), *shapes.b, b, errors);
+  ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::store), *shapes.d, d, errors);
   const bool read_c = g.beta != 0.0f;
   if (read_c) {
     const GlobalTensor gc = global_tensor(g.dtype, g.c, g.m, g.n, g.batch, false);
-    ok &= plan_operand("C", gc, kChunkLayout, 64, kChunkN, d_names, c, errors);
+    ok &= plan_operand("C", gc, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::load), *shapes.c, c,
+                       errors);
   }
   if (!ok) return;
-  // One source of truth: the kernel arms its stages with the plans' bytes, and its shared buffers
-  // are sized for these tiles; a plan that needs more would be a defect here, not a user error.
-  if (a.plan.expect_tx_bytes != kABytes || b.plan.expect_tx_bytes != kBBytes || d.plan.smem_bytes > kChunkBytes) {
-    errors.push_back("gemm.internal: a tile plan does not match the kernel's stage buffers");
-    return;
-  }
 
   KernelParams& p = prep->params;
-  p.a = a.plan;
-  p.b = b.plan;
-  p.c = read_c ? c.plan : d.plan;
-  p.d = d.plan;
   p.a_map = a.map;
   p.b_map = b.map;
   p.c_map = read_c ? c.map : d.map;
@@ -249,13 +227,6 @@ Gemm::Gemm(const GemmArgs& g) {
   p.alpha = g.alpha;
   p.beta = g.beta;
   p.read_c = read_c ? 1 : 0;
-  // Every CTA of a cluster receives its own A tile and every CTA's slice of B, and sends into every
-  // CTA (its B slice; only itself for A): the stage accounting is the same for each, with the bytes
-  // to arm taken from the plans.
-  const std::uint16_t cluster_mask = static_cast<std::uint16_t>((1u << prep->cluster_m) - 1u);
-  p.role.expect_bytes = a.plan.expect_tx_bytes + b.plan.expect_tx_bytes;
-  p.role.senders = cluster_mask;
-  p.role.receivers = cluster_mask;
 
   const std::int64_t tiles = std::int64_t{p.tiles_m} * p.tiles_n * p.batch;
   if (tiles > 0x7fffffff) {
@@ -273,8 +244,8 @@ Gemm::Gemm(const GemmArgs& g) {
     return;
   }
   const std::int64_t cluster_tiles = (p.tiles_m + prep->cluster_m - 1) / prep->cluster_m * std::int64_t{p.tiles_n} * p.batch;
-  // Split K (one CTA per cluster): slices of equal length (the last may be shorter), none empty.
-  std::int64_t splits = g.splits == 0 ? (prep->cluster_m == 1 ? automatic_splits(cluster_tiles, resident, p.k_blocks) : 1)
+  // Split K: slices of equal length (the last may be shorter), none empty.
+  std::int64_t splits = g.splits == 0 ? automatic_splits(cluster_tiles, resident, p.k_blocks)
                                       : std::min<std::int64_t>(g.splits, p.k_blocks);
   const std::int64_t split_blocks = (p.k_blocks + splits - 1) / splits;
   splits = (p.k_blocks + split_blocks - 1) / split_blocks;
@@ -286,13 +257,14 @@ Gemm::Gemm(const GemmArgs& g) {
   p.split_blocks = static_cast<std::int32_t>(split_blocks);
   if (splits > 1) {
     if (!prepare_split_k(g, *prep, errors, st)) return;
-    prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, 1, true);  // same threads and shared memory: same residency
+    prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, prep->cluster_m, true);  // same threads and shared memory: same residency
     if ((st.cuda = device::set_cluster_attributes(prep->kernel, shape, prep->smem)) != cudaSuccess) {
       errors.push_back(std::string("cuda: the split-K kernel's attributes: ") + cudaGetErrorString(st.cuda));
       return;
     }
   }
   prep->ctas = static_cast<int>(std::min<std::int64_t>(cluster_tiles * splits, resident)) * prep->cluster_m;
+  st.config.stages = kStages;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
   st.config.ctas = prep->ctas;

@@ -47,24 +47,20 @@ struct GemmArgs {
   Matrix c;  // read only when beta != 0
   Matrix d;  // written (data is the output buffer)
   float alpha = 1.0f, beta = 0.0f;
-  // CTAs per cluster along M: 0 or 1: one; 2: pairs of vertically adjacent tiles share each B tile
-  // by multicast (where M has two tiles to pair; see docs/gemm.md for what it measured).
+  // CTAs per cluster along M. 0: the launcher decides (heuristics.hpp); 1: one; 2: pairs of
+  // vertically adjacent tiles share each B tile by multicast (where M has two tiles to pair).
   int cluster_m = 0;
-  // The many-copy form of the A and B tiles (PlanOptions::box_pieces): each stage's box cut into
-  // this many equal copies along its outermost dimension. 1: one copy per box (the default). For
-  // measuring one large box against several small ones (docs/gemm.md).
-  int a_box_pieces = 1, b_box_pieces = 1;
   // Split K: each output tile's K extent cut into this many slices, computed by different CTAs and
   // summed in an fp32 workspace by TMA reductions, then written out by a second kernel. 0: the
   // launcher decides (split where the tiles alone would leave most SMs idle: skinny problems); 1:
-  // never; n > 1: n slices (at most one per K block of 64), with one CTA per cluster.
+  // never; n > 1: n slices (at most one per K block of 64).
   int splits = 0;
 };
 
 // Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).
 struct GemmConfig {
   int tile_m = 128, tile_n = 256, tile_k = 64;
-  int stages = 4;
+  int stages = 0;          // ring stages (kernel.cuh's kStages)
   int cluster_m = 1;       // CTAs per cluster along M (2: they share each B tile by multicast)
   int splits = 1;          // K slices per output tile (GemmArgs::splits)
   int ctas = 0;            // persistent grid: CTAs launched

@@ -11,6 +11,9 @@
 // The plan can be a kernel parameter (`const __grid_constant__ tmakit::TmaPlan plan`, computed on
 // the host or as a constexpr there) or a template argument: load_tile<kPlan>(desc, smem, bar, t)
 // with `constexpr tmakit::TmaPlan kPlan = ...` (the loops unroll; the plan lives in no memory).
+// A kernel whose shared layouts are compile-time constants compiles its plans' shapes instead
+// (copy_program.cuh: one TMA instruction per copy, no run-time plan at all); the run-time form is
+// for plans made at run time (tests, the CLI's GPU checks).
 // nvcc (12/13) cannot put a class-type template argument on a __global__ kernel itself: call
 // load_tile<kPlan> from an ordinary kernel (tests/gpu/test_plan_load.cu does).
 //
@@ -109,56 +112,6 @@ __device__ inline void issue_tile_multicast(const TmaPlan& plan, MapRef desc, vo
   const std::uint32_t cta[3] = {b.x, b.y, b.z};
   detail::issue(plan, desc, smem, bar, tile_coord, plan.first_instruction(cta[plan.multicast_dim]),
                 plan.instructions_per_cta, plan.multicast_mask(cta));
-}
-
-// A loop that issues the same planned tile step after step along one tile mode (a GEMM's K loop):
-// walk_tile works out, once per tile, this CTA's share of the copies (multicast: its slice and the
-// mask), its first instruction and how far one step moves the coordinates; issue_walk(w, n) then
-// issues the share n steps along with a few additions. Measured at 8192^3 on an H200: evaluating
-// the plan's affine map for every copy of the GEMM's K loop held the whole GEMM to 0.68x of cuBLAS,
-// walking the copies 0.87x (docs/lab/gemm.md, 2026-11-27 02:24-02:50): the one producer thread is
-// the issue rate, and it runs in 40 registers.
-struct TileWalk {
-  PlanInstruction first{};  // the share's first instruction at step 0
-  PlanOrigin step{};        // TmaPlan::origin of one step: what every coordinate gains per step
-  std::uint32_t first_index = 0, count = 1;
-  std::uint16_t mask = 0;  // 0: plain loads into this CTA; else the multicast mask
-};
-
-__device__ inline TileWalk walk_tile(const TmaPlan& plan, const std::int32_t* tile_coord, const std::int32_t* step_coord) {
-  TileWalk w;
-  w.count = plan.instructions;
-  if (plan.multicast_ctas > 1 && plan.multicast_dim >= 0) {
-    const dim3 b = cooperative_groups::this_cluster().block_index();
-    const std::uint32_t cta[3] = {b.x, b.y, b.z};
-    w.first_index = plan.first_instruction(cta[plan.multicast_dim]);
-    w.count = plan.instructions_per_cta;
-    w.mask = plan.multicast_mask(cta);
-  }
-  w.first = plan.instruction(w.first_index, tile_coord);
-  w.step = plan.origin(step_coord);
-  return w;
-}
-
-// Issues the share of `w` n steps along (bar armed for it).
-__device__ __forceinline__ void issue_walk(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar, const TileWalk& w,
-                                           std::int32_t n) {
-  auto* base = static_cast<unsigned char*>(smem);
-  PlanInstruction in = w.first;
-#pragma unroll
-  for (std::uint32_t d = 0; d < kMaxRank; ++d) in.coord[d] += n * w.step.coord[d];
-  const auto one = [&](const PlanInstruction& x) {
-    if (w.mask) detail::issue_planned_multicast(plan, desc, base, bar, w.mask, x);
-    else detail::issue_planned(plan, desc, base, bar, x);
-  };
-  one(in);
-  if (w.count > 1) {  // the rest of the share: the first one's origin plus each one's loop offsets
-    const PlanInstruction off0 = plan.instruction_at(w.first_index, PlanOrigin{});
-    PlanOrigin o;
-#pragma unroll
-    for (std::uint32_t d = 0; d < kMaxRank; ++d) o.coord[d] = in.coord[d] - off0.coord[d];
-    for (std::uint32_t i = 1; i < w.count; ++i) one(plan.instruction_at(w.first_index + i, o));
-  }
 }
 
 // One thread: arm + issue every instruction of the tile at tile_coord (plan.tile_modes entries).

@@ -533,37 +533,4 @@ __device__ inline void wgmma_m64n160k16_f32_f16_ss_t(float (&d)[80], std::uint64
       : "memory");
 }
 
-// setmaxnreg.{inc,dec}.sync.aligned.u32 N: cuda::ptx has no setmaxnreg wrapper. Every thread of the
-// warpgroup executes it; N is a multiple of 8 in 24..256.
-template <int N>
-__device__ inline void setmaxnreg_inc() {
-  static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" : : "n"(N));
-}
-template <int N>
-__device__ inline void setmaxnreg_dec() {
-  static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in 24..256");
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" : : "n"(N));
-}
-
-// ex2.approx.ftz.f32: 2^x in one MUFU.EX2, subnormal inputs and results flushed to zero (exp2f without
-// -ftz=true adds a range test and two multiplies around it to keep subnormal results). For softmax
-// probabilities, where a value below 2^-126 is as good as zero. cuda::ptx has no ex2 wrapper.
-__device__ inline float ex2_approx_ftz(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// bar.sync id, threads: a barrier over `threads` threads (a multiple of 32) of the CTA, named by id
-// (0..15; 0 is __syncthreads' own). cuda::ptx has no bar/barrier wrapper for the named form.
-__device__ inline void named_barrier_sync(std::uint32_t id, std::uint32_t threads) {
-  asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(threads) : "memory");
-}
-// bar.arrive id, threads: counts this warp's arrival at named barrier id without waiting for it (the
-// waiting side uses bar.sync with the same thread count).
-__device__ inline void named_barrier_arrive(std::uint32_t id, std::uint32_t threads) {
-  asm volatile("bar.arrive %0, %1;" : : "r"(id), "r"(threads) : "memory");
-}
-
 }  // namespace tmakit::device::ptx_raw

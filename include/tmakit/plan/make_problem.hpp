@@ -28,6 +28,11 @@ struct PlanOptions {
   // fewest copies the tile allows). For measuring one large box against several small ones; a box
   // that cannot be cut so is plan.box_pieces.
   std::uint32_t box_pieces = 1;
+  // A plan whose shape (plan/copy_shape.hpp) does not depend on the tensor's extents, for kernels
+  // that compile it: every global mode keeps a TMA dimension even at extent 1, and a mode walked by
+  // several pieces of the shared layout stays one dimension with the outer pieces as instruction
+  // loops (cutting it into several dimensions needs its extent to divide, which a tensor may not).
+  bool fixed_shape = false;
 };
 
 struct ProblemResult {
@@ -52,6 +57,7 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
   pb.l2 = o.l2;
   pb.oob = o.oob;
   pb.box_pieces = o.box_pieces;
+  pb.fixed_shape = o.fixed_shape;
   pb.direction = o.direction;
   pb.reduce_op = o.reduce_op;
   const Layout gf = g.layout.flatten();

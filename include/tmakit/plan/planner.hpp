@@ -150,7 +150,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     for (std::int32_t i = 0; i < w.n; ++i)
       if (w.leaf[i].mode == g) idx[np++] = i;
     if (np == 0) {
-      if (pb.extent[g] == 1 && pb.tile[g] == 1) continue;  // nothing to address
+      if (pb.extent[g] == 1 && pb.tile[g] == 1 && !pb.fixed_shape) continue;  // nothing to address
       dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], 1, -1, 1, 0, false, 0, {}, {}};
       continue;
     }
@@ -575,6 +575,7 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   bool have_fail = false;
   for (std::uint32_t trial = 0; trial < (2u << nmulti) && !(have && trial == (1u << nmulti)); ++trial) {
     const std::uint32_t mask = trial & ((1u << nmulti) - 1);
+    if (pb.fixed_shape && mask != 0) continue;  // a fixed shape never cuts a mode (its extent may not divide)
     const bool fold = trial >= (1u << nmulti);  // second round: fold unit modes (only if none fit)
     D::Candidate c = D::build(pb, w, mask, multi, nmulti, sw, fold);
     if (!c.issues.empty()) {

@@ -68,6 +68,7 @@ struct TileProblem {
   PlanDirection direction = PlanDirection::load;
   ReduceOp reduce_op = ReduceOp::add;  // direction == reduce only
   std::uint32_t box_pieces = 1;        // copies the box is cut into (PlanOptions::box_pieces)
+  bool fixed_shape = false;            // the plan's shape independent of the extents (PlanOptions::fixed_shape)
 };
 
 }  // namespace tmakit
