@@ -1,6 +1,8 @@
 // tmakit's device layer, all of it: mbarrier + watchdog, device-side tensor maps, the TMA copies
 // (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh), planned tile loads and stores
-// (load_tile.cuh, store_tile.cuh), WGMMA (wgmma.cuh, sm_90a) and the
+// (load_tile.cuh, store_tile.cuh), compile-time copy programs and the one ring of stages
+// (copy_program.cuh, ring.cuh), the persistent tile order (tile_scheduler.cuh), named barriers,
+// register reallocation and fast math (named_barrier.cuh, registers.cuh, fast_math.cuh), WGMMA (wgmma.cuh, sm_90a) and the
 // planned register -> shared-memory stores (smem_store.cuh); on the host, cluster launches
 // (launch.cuh) and CUtensorMap kernel parameters from the encoder (cu_tensor_map.cuh); counted
 // signals between GPUs with bounded waits (peer_signal.cuh).
@@ -19,6 +21,12 @@
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/store_tile.cuh"
 #include "tmakit/device/wgmma.cuh"
+#include "tmakit/device/copy_program.cuh"
+#include "tmakit/device/ring.cuh"
+#include "tmakit/device/tile_scheduler.cuh"
+#include "tmakit/device/named_barrier.cuh"
+#include "tmakit/device/registers.cuh"
+#include "tmakit/device/fast_math.cuh"
 #include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"

@@ -39,7 +39,7 @@ auto* const kKernel = &allgather_gemm_kernel<false>;
 
 // What the GEMM CTAs need of the dynamic shared memory (gemm_cta: SharedStorage + its alignment);
 // the pullers use the same bytes for their stages and, after them, their stage barriers.
-constexpr std::size_t kSmem = sizeof(gemm_sm90::SharedStorage) + 1024;
+constexpr std::size_t kSmem = gemm_sm90::kDynamicSmem<detail::GemmTile>;
 constexpr std::size_t kPullerBarrierBytes = collectives::kMaxStages * sizeof(device::Barrier);
 
 }  // namespace
@@ -82,7 +82,8 @@ AllGatherGemm::AllGatherGemm(const collectives::Communicator& comm, const AllGat
     for (const PlanDiagnostic& d : explain_plan(plan_.plan_issues, TileProblem{})) errors.push_back(d.message());
   }
 
-  // The GEMM on the gathered A (this rank's window), one CTA per cluster, no split K.
+  // The GEMM on the gathered A (this rank's window), one CTA per cluster, no split K, the fused
+  // kernel's tile shape.
   gemm_sm90::GemmArgs ga;
   ga.dtype = DataType::bfloat16;
   ga.m = g.m;
@@ -93,6 +94,7 @@ AllGatherGemm::AllGatherGemm(const collectives::Communicator& comm, const AllGat
   ga.d = {g.d, gemm_sm90::Order::row_major, g.ldd, 0};
   ga.cluster_m = 1;
   ga.splits = 1;
+  ga.tile_n = detail::GemmTile::kTileN;
   const gemm_sm90::Gemm gemm(ga);
   for (const std::string& e : gemm.status().errors) errors.push_back("GEMM: " + e);
   if (!errors.empty()) return;

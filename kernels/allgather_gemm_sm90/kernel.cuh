@@ -114,6 +114,9 @@ __device__ inline void wait_rows(const FusedParams& f, std::int32_t m, std::int3
   cuda::ptx::fence_proxy_async(cuda::ptx::space_global);
 }
 
+// The GEMM's tile shape inside the fused kernel (the plain GEMM's wide tile).
+using GemmTile = gemm_sm90::WideTile;
+
 // The GEMM's view of the grid (gemm_sm90::WholeGrid's members): CTAs from P on, this rank's row
 // blocks first, the remote ones in pull order, each waited for.
 struct PulledRows {
@@ -170,7 +173,8 @@ __global__ void __launch_bounds__(gemm_sm90::kThreads, 1) allgather_gemm_kernel(
     if (threadIdx.x == 0) detail::pull_rows(f, dyn);
     return;
   }
-  gemm_sm90::gemm_cta<DataType::bfloat16, false, BMn, 1, false>(f.gemm, dyn, detail::PulledRows{f});
+  gemm_sm90::gemm_cta<gemm_sm90::Form<DataType::bfloat16, false, BMn, 1, false, detail::GemmTile>>(f.gemm, dyn,
+                                                                                                     detail::PulledRows{f});
 }
 
 }  // namespace tmakit::allgather_gemm

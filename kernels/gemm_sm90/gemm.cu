@@ -46,48 +46,59 @@ bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout&
   return true;
 }
 
-template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
-auto* kernel_for() {
-  return &gemm_kernel<T, AMn, BMn, ClusterM, SplitK>;
-}
-
-template <DataType T, int ClusterM, bool SplitK>
-auto* kernel_for_layouts(bool a_mn, bool b_mn) {
-  if (!a_mn && !b_mn) return kernel_for<T, false, false, ClusterM, SplitK>();
-  if (!a_mn && b_mn) return kernel_for<T, false, true, ClusterM, SplitK>();
-  if (a_mn && !b_mn) return kernel_for<T, true, false, ClusterM, SplitK>();
-  return kernel_for<T, true, true, ClusterM, SplitK>();
-}
-
-template <DataType T>
-auto* kernel_for_form(bool a_mn, bool b_mn, int cluster_m, bool split_k) {
-  if (split_k) return cluster_m == 2 ? kernel_for_layouts<T, 2, true>(a_mn, b_mn) : kernel_for_layouts<T, 1, true>(a_mn, b_mn);
-  return cluster_m == 2 ? kernel_for_layouts<T, 2, false>(a_mn, b_mn) : kernel_for_layouts<T, 1, false>(a_mn, b_mn);
-}
-
 using KernelFn = void (*)(KernelParams);
-
-// The shapes the kernel form's copy programs were compiled from (kernel.cuh), for the launcher's
-// check of the plans it makes.
-struct CompiledShapes {
-  const TmaPlan *a, *b, *c, *d;
-};
-template <DataType T>
-CompiledShapes compiled_shapes_for(bool a_mn, bool b_mn, int cluster_m) {
-  const TmaPlan* a = a_mn ? &kAShape<T, true> : &kAShape<T, false>;
-  const TmaPlan* b = cluster_m == 2 ? (b_mn ? &kBShape<T, true, 2> : &kBShape<T, false, 2>)
-                                    : (b_mn ? &kBShape<T, true, 1> : &kBShape<T, false, 1>);
-  return {a, b, &kCShape<T>, &kDShape<T>};
-}
-CompiledShapes compiled_shapes(DataType t, bool a_mn, bool b_mn, int cluster_m) {
-  return t == DataType::bfloat16 ? compiled_shapes_for<DataType::bfloat16>(a_mn, b_mn, cluster_m)
-                                 : compiled_shapes_for<DataType::float16>(a_mn, b_mn, cluster_m);
-}
 using FinalizeFn = void (*)(FinalizeParams);
 
-KernelFn pick_kernel(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k) {
-  return t == DataType::bfloat16 ? kernel_for_form<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k)
-                                 : kernel_for_form<DataType::float16>(a_mn, b_mn, cluster_m, split_k);
+// One compiled kernel form and what the launcher needs to know of it: the shapes its copy programs
+// were compiled from (for the check of the plans it makes), B's shared layout, its shared memory.
+struct KernelForm {
+  KernelFn kernel = nullptr;
+  const TmaPlan* a_shape = nullptr;
+  const TmaPlan* b_shape = nullptr;
+  const TmaPlan* c_shape = nullptr;
+  const TmaPlan* d_shape = nullptr;
+  const SwizzledLayout* b_tile = nullptr;
+  std::size_t smem = 0;
+  int tile_n = 0, stages = 0;
+};
+
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile>
+KernelForm form_of() {
+  return {&gemm_kernel<T, AMn, BMn, ClusterM, SplitK, Tile>,
+          &kAShape<T, AMn>,
+          &kBShape<T, BMn, Tile::kTileN, ClusterM>,
+          &kCShape<T>,
+          &kDShape<T>,
+          &kBTile<BMn, Tile::kTileN>.tile,
+          kDynamicSmem<Tile>,
+          Tile::kTileN,
+          Tile::kStages};
+}
+// Each run-time choice becomes a template argument, one level at a time.
+template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
+KernelForm form_by_tile(int tile_n) {
+  if (tile_n == 64) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile64>();
+  if (tile_n == 128) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile128>();
+  return form_of<T, AMn, BMn, ClusterM, SplitK, WideTile>();
+}
+template <DataType T, bool AMn, bool BMn, int ClusterM>
+KernelForm form_by_split(bool split_k, int tile_n) {
+  return split_k ? form_by_tile<T, AMn, BMn, ClusterM, true>(tile_n) : form_by_tile<T, AMn, BMn, ClusterM, false>(tile_n);
+}
+template <DataType T, bool AMn, bool BMn>
+KernelForm form_by_cluster(int cluster_m, bool split_k, int tile_n) {
+  return cluster_m == 2 ? form_by_split<T, AMn, BMn, 2>(split_k, tile_n) : form_by_split<T, AMn, BMn, 1>(split_k, tile_n);
+}
+template <DataType T>
+KernelForm form_by_layout(bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n) {
+  if (!a_mn && !b_mn) return form_by_cluster<T, false, false>(cluster_m, split_k, tile_n);
+  if (!a_mn && b_mn) return form_by_cluster<T, false, true>(cluster_m, split_k, tile_n);
+  if (a_mn && !b_mn) return form_by_cluster<T, true, false>(cluster_m, split_k, tile_n);
+  return form_by_cluster<T, true, true>(cluster_m, split_k, tile_n);
+}
+KernelForm pick_form(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n) {
+  return t == DataType::bfloat16 ? form_by_layout<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k, tile_n)
+                                 : form_by_layout<DataType::float16>(a_mn, b_mn, cluster_m, split_k, tile_n);
 }
 
 }  // namespace
@@ -178,22 +189,28 @@ Gemm::Gemm(const GemmArgs& g) {
   auto prep = std::make_shared<Prepared>();
   const bool a_mn = g.a.order == Order::col_major;
   const bool b_mn = g.b.order == Order::row_major;
-  // Clusters of two along M share each B tile by multicast where M has two tiles to pair
-  // (heuristics.hpp: the automatic choice).
-  const std::int64_t tiles_m = (g.m + kTileM - 1) / kTileM;
-  const int asked = g.cluster_m == 0 ? automatic_cluster_m(tiles_m) : g.cluster_m;
-  prep->cluster_m = asked == 2 && tiles_m >= 2 ? 2 : 1;
-  if (g.cluster_m < 0 || g.cluster_m > 2) {
+  if (g.cluster_m < 0 || g.cluster_m > 2)
     errors.push_back("gemm.cluster_m: 0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m));
-    return;
-  }
-  if (g.splits < 0) {
+  if (g.splits < 0)
     errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
-    return;
-  }
+  if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 256)
+    errors.push_back("gemm.tile_n: 0 (automatic), 64, 128 or 256, got " + std::to_string(g.tile_n));
   if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))
     errors.push_back("gemm.d_order: C and D must be row-major (a column-major D is D^T = B^T A^T: swap the operands)");
   if (!errors.empty()) return;
+
+  // The kernel form: tile shape, cluster size and split count, the automatic ones from
+  // heuristics.hpp. Clusters of two need two M tiles to pair.
+  const std::int64_t tiles_m = (g.m + kTileM - 1) / kTileM;
+  const std::int64_t k_blocks = (g.k + kTileK - 1) / kTileK;
+  int resident_ctas = 0;
+  if ((st.cuda = cudaDeviceGetAttribute(&resident_ctas, cudaDevAttrMultiProcessorCount, 0)) != cudaSuccess) {
+    errors.push_back(std::string("cuda: the device's multiprocessor count: ") + cudaGetErrorString(st.cuda));
+    return;
+  }
+  const FormChoice choice = choose_form(g.m, g.n, g.batch, k_blocks, resident_ctas, g.tile_n, g.cluster_m, g.splits);
+  prep->cluster_m = choice.cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
+  KernelForm form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, false, choice.tile_n);
 
   Planned a, b, c, d;
   const std::vector<std::string> a_names = {"M", "K", "batch"}, b_names = {"N", "K", "batch"},
@@ -201,16 +218,16 @@ Gemm::Gemm(const GemmArgs& g) {
   const GlobalTensor ga = global_tensor(g.dtype, g.a, g.m, g.k, g.batch, a_mn);
   const GlobalTensor gb = global_tensor(g.dtype, g.b, g.n, g.k, g.batch, b_mn);
   const GlobalTensor gd = global_tensor(g.dtype, g.d, g.m, g.n, g.batch, false);
-  const CompiledShapes shapes = compiled_shapes(g.dtype, a_mn, b_mn, prep->cluster_m);
   bool ok = plan_operand("A", ga, (a_mn ? kATile<true> : kATile<false>).tile, kTileM, kTileK, a_names, operand_options(1),
-                         *shapes.a, a, errors);
-  ok &= plan_operand("B", gb, (b_mn ? kBTile<true> : kBTile<false>).tile, kTileN, kTileK, b_names,
-                     operand_options(prep->cluster_m), *shapes.b, b, errors);
-  ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::store), *shapes.d, d, errors);
+                         *form.a_shape, a, errors);
+  ok &= plan_operand("B", gb, *form.b_tile, form.tile_n, kTileK, b_names, operand_options(prep->cluster_m), *form.b_shape,
+                     b, errors);
+  ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::store), *form.d_shape, d,
+                     errors);
   const bool read_c = g.beta != 0.0f;
   if (read_c) {
     const GlobalTensor gc = global_tensor(g.dtype, g.c, g.m, g.n, g.batch, false);
-    ok &= plan_operand("C", gc, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::load), *shapes.c, c,
+    ok &= plan_operand("C", gc, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::load), *form.c_shape, c,
                        errors);
   }
   if (!ok) return;
@@ -220,10 +237,10 @@ Gemm::Gemm(const GemmArgs& g) {
   p.b_map = b.map;
   p.c_map = read_c ? c.map : d.map;
   p.d_map = d.map;
-  p.tiles_m = static_cast<std::int32_t>((g.m + kTileM - 1) / kTileM);
-  p.tiles_n = static_cast<std::int32_t>((g.n + kTileN - 1) / kTileN);
+  p.tiles_m = static_cast<std::int32_t>(tiles_m);
+  p.tiles_n = static_cast<std::int32_t>((g.n + form.tile_n - 1) / form.tile_n);
   p.batch = static_cast<std::int32_t>(g.batch);
-  p.k_blocks = static_cast<std::int32_t>((g.k + kTileK - 1) / kTileK);
+  p.k_blocks = static_cast<std::int32_t>(k_blocks);
   p.alpha = g.alpha;
   p.beta = g.beta;
   p.read_c = read_c ? 1 : 0;
@@ -233,20 +250,17 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back("gemm.tiles: more than 2^31 - 1 output tiles");
     return;
   }
-  prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, prep->cluster_m, false);
-  prep->smem = sizeof(SharedStorage) + 1024;  // + the alignment the kernel rounds its base up to
-  // Persistent grid: as many clusters as can be resident at once, or one per cluster tile if fewer.
+  // Persistent grid: as many clusters as can be resident at once, or one per work unit if fewer.
   const ClusterShape shape{static_cast<std::uint32_t>(prep->cluster_m), 1, 1};
   int resident = 0;
-  if ((st.cuda = device::max_active_clusters(prep->kernel, shape, dim3(kThreads), prep->smem, &resident)) != cudaSuccess ||
+  if ((st.cuda = device::max_active_clusters(form.kernel, shape, dim3(kThreads), form.smem, &resident)) != cudaSuccess ||
       resident < 1) {
     errors.push_back(std::string("cuda: no cluster of this kernel fits on the device: ") + cudaGetErrorString(st.cuda));
     return;
   }
   const std::int64_t cluster_tiles = (p.tiles_m + prep->cluster_m - 1) / prep->cluster_m * std::int64_t{p.tiles_n} * p.batch;
   // Split K: slices of equal length (the last may be shorter), none empty.
-  std::int64_t splits = g.splits == 0 ? automatic_splits(cluster_tiles, resident, p.k_blocks)
-                                      : std::min<std::int64_t>(g.splits, p.k_blocks);
+  std::int64_t splits = std::max<std::int64_t>(1, std::min<std::int64_t>(choice.splits, p.k_blocks));
   const std::int64_t split_blocks = (p.k_blocks + splits - 1) / splits;
   splits = (p.k_blocks + split_blocks - 1) / split_blocks;
   if (cluster_tiles * splits > 0x7fffffff) {
@@ -257,14 +271,17 @@ Gemm::Gemm(const GemmArgs& g) {
   p.split_blocks = static_cast<std::int32_t>(split_blocks);
   if (splits > 1) {
     if (!prepare_split_k(g, *prep, errors, st)) return;
-    prep->kernel = pick_kernel(g.dtype, a_mn, b_mn, prep->cluster_m, true);  // same threads and shared memory: same residency
-    if ((st.cuda = device::set_cluster_attributes(prep->kernel, shape, prep->smem)) != cudaSuccess) {
+    form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, true, form.tile_n);  // same threads and shared memory
+    if ((st.cuda = device::set_cluster_attributes(form.kernel, shape, form.smem)) != cudaSuccess) {
       errors.push_back(std::string("cuda: the split-K kernel's attributes: ") + cudaGetErrorString(st.cuda));
       return;
     }
   }
+  prep->kernel = form.kernel;
+  prep->smem = form.smem;
   prep->ctas = static_cast<int>(std::min<std::int64_t>(cluster_tiles * splits, resident)) * prep->cluster_m;
-  st.config.stages = kStages;
+  st.config.tile_n = form.tile_n;
+  st.config.stages = form.stages;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
   st.config.ctas = prep->ctas;

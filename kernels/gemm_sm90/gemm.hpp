@@ -55,11 +55,14 @@ struct GemmArgs {
   // launcher decides (split where the tiles alone would leave most SMs idle: skinny problems); 1:
   // never; n > 1: n slices (at most one per K block of 64).
   int splits = 0;
+  // Columns of D per tile: 0: the launcher decides (heuristics.hpp: narrower tiles where the wide
+  // ones would leave most SMs idle); 64, 128 or 256.
+  int tile_n = 0;
 };
 
 // Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).
 struct GemmConfig {
-  int tile_m = 128, tile_n = 256, tile_k = 64;
+  int tile_m = 128, tile_n = 0, tile_k = 64;
   int stages = 0;          // ring stages (kernel.cuh's kStages)
   int cluster_m = 1;       // CTAs per cluster along M (2: they share each B tile by multicast)
   int splits = 1;          // K slices per output tile (GemmArgs::splits)

@@ -22,4 +22,50 @@ inline std::int64_t automatic_splits(std::int64_t cluster_tiles, std::int64_t re
   return std::max<std::int64_t>(1, std::min({resident_clusters / cluster_tiles, k_blocks / kMinSplitBlocks, kMaxSplits}));
 }
 
+// The form the launcher takes: tile width, CTAs per cluster, K slices. A GemmArgs value other than
+// 0 (automatic) is taken as given.
+struct FormChoice {
+  int tile_n = 256, cluster_m = 1;
+  std::int64_t splits = 1;
+};
+
+// How evenly `units` work units spread over `resident` clusters: the fraction of cluster-turns busy.
+inline double fill(std::int64_t units, std::int64_t resident) {
+  const std::int64_t waves = (units + resident - 1) / resident;
+  return static_cast<double>(units) / static_cast<double>(waves * resident);
+}
+
+// Tile width: the widest tile (the most work per byte loaded) whose tiles keep at least 3/4 of the
+// cluster-turns busy; where none does (skinny problems), the one that keeps the most busy, with
+// its tiles split along K to fill the GPU.
+inline FormChoice choose_form(std::int64_t m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
+                              int tile_n, int cluster_m, int splits) {
+  FormChoice c;
+  const std::int64_t tiles_m = (m + 127) / 128;
+  c.cluster_m = cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m);
+  const int pair = c.cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
+  const std::int64_t resident = std::max(1, sms / pair);
+  auto cluster_tiles = [&](int w) { return (tiles_m + pair - 1) / pair * ((n + w - 1) / w) * batch; };
+  if (tile_n != 0) {
+    c.tile_n = tile_n;
+  } else {
+    c.tile_n = 0;
+    for (int w : {256, 128, 64})
+      if (fill(cluster_tiles(w), resident) >= 0.75) {
+        c.tile_n = w;
+        break;
+      }
+    if (c.tile_n == 0) {
+      double best = -1;
+      for (int w : {256, 128, 64})
+        if (const double f = fill(cluster_tiles(w), resident); f > best + 1e-9) {
+          best = f;
+          c.tile_n = w;
+        }
+    }
+  }
+  c.splits = splits != 0 ? splits : automatic_splits(cluster_tiles(c.tile_n), resident, k_blocks);
+  return c;
+}
+
 }  // namespace tmakit::gemm_sm90

@@ -7,6 +7,7 @@
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/cluster/rules.hpp"
 #include "tmakit/layout/diagnostic.hpp"
+#include "tmakit/plan/make_problem.hpp"
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/rules.hpp"
 #include "tmakit/tensor_map/rules.hpp"
@@ -160,9 +161,6 @@ __global__ void __cluster_dims__(2, 1, 1)
   if (threadIdx.x == 0) {
     td::arm_tile(plan, &map, bar);
     td::issue_tile_multicast(plan, &map, tile, bar, coord);
-    const std::int32_t step[tmakit::kMaxTileModes] = {0, 1};
-    const td::TileWalk w = td::walk_tile(plan, coord, step);
-    td::issue_walk(plan, &map, tile, bar, w, 0);
   }
   td::Phase ph;
   td::wait(bar, ph);
@@ -200,6 +198,64 @@ __global__ void __cluster_dims__(2, 1, 1)
   (void)out;
 #endif
   cooperative_groups::this_cluster().sync();
+}
+
+// Compile-time copy programs (copy_program.cuh) of a fixed-shape plan, multicast to a cluster of two
+// and plain, issued on the one ring (ring.cuh) with its per-warpgroup release; the PTX families
+// beside them (named barriers, setmaxnreg on sm_90a, ex2).
+constexpr tmakit::TmaPlan compile_check_shape(std::uint32_t multicast) {
+  tmakit::GlobalTensor g;
+  g.dtype = tmakit::DataType::bfloat16;
+  g.address = 1u << 20;
+  g.base_alignment = 1024;
+  g.layout = tmakit::make_layout(tmakit::IntTuple::make(4096, 4096), tmakit::IntTuple::make(4096, 1));
+  tmakit::SwizzledLayout s;
+  s.swizzle = tmakit::swizzle_for(tmakit::Swizzle::b128);
+  s.layout = tmakit::make_layout(tmakit::IntTuple::make(128, 64), tmakit::IntTuple::make(64, 1));
+  tmakit::TileExtents t;
+  t.modes = 2;
+  t.extent[0] = 128;
+  t.extent[1] = 64;
+  tmakit::PlanOptions o;
+  o.fixed_shape = true;
+  o.cluster[0] = multicast;
+  o.multicast_dim = multicast > 1 ? 0 : -1;
+  return tmakit::plan_shape(tmakit::plan_tile(g, s, t, o).plan);
+}
+inline constexpr tmakit::TmaPlan kCheckShape = compile_check_shape(1);
+inline constexpr tmakit::TmaPlan kCheckShapeMulticast = compile_check_shape(2);
+__global__ void __cluster_dims__(2, 1, 1) tmakit_compile_check_copy_program_kernel(const __grid_constant__ CUtensorMap map,
+                                                                                   float* out) {
+  using Plain = td::CopyProgram<kCheckShape>;
+  using Shared = td::CopyProgram<kCheckShapeMulticast>;
+  static_assert(Plain::kCopies == 1 && Shared::kCopies == 1 && Shared::kSharers == 2 && Plain::kBytes == 16384);
+  __shared__ alignas(1024) unsigned char stage[2][16384];
+  __shared__ td::Ring<2> ring;
+  td::cluster_init_ring(ring, 2, [] {});
+  td::RingState<2> st;
+  if (threadIdx.x == 0) {
+    const Shared::Share share = Shared::share();
+    for (int k = 0; k < 2; ++k, ++st) {
+      ring.wait_free(st);
+      td::Barrier& full = ring.arm(st, Plain::kBytes + Shared::kBytes);
+      Plain::issue(&map, stage[st.index], full, Plain::Share{}, 0, k);
+      Shared::issue(&map, stage[st.index], full, share, 1, k);
+    }
+  }
+  const td::RingRelease<2, 2> release(ring, threadIdx.x % 128);
+  td::RingState<2> c;
+  for (int k = 0; k < 2; ++k, ++c) {
+    ring.wait_full(c);
+    out[threadIdx.x] += static_cast<float>(stage[c.index][threadIdx.x]);
+    release.release(c);
+  }
+  td::named_barrier_sync(1, 64);
+  out[0] = td::ex2_approx_ftz(out[1]);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+  if (threadIdx.x < 128) td::setmaxnreg_dec<40>();
+  else td::setmaxnreg_inc<232>();
+#endif
+  td::cluster_sync();
 }
 
 // Host side of the watchdog API.

@@ -53,6 +53,9 @@ struct Case {
   int cluster_m = 0;     // GemmArgs::cluster_m
   int splits = 0;                  // GemmArgs::splits
   int expect_splits = 0;           // > 0: the K slices the launcher must choose
+  int expect_min_ctas = 0;         // > 0: at least this many CTAs launched (the launcher filled the GPU)
+  int tile_n = 0;                  // GemmArgs::tile_n
+  int expect_tile_n = 0;           // > 0: the tile width the launcher must choose
   int launches = 1;                // > 1: one Gemm launched this many times (the workspace is reused)
 };
 
@@ -120,6 +123,7 @@ void run_case(const Case& c) {
   g.alpha = c.alpha;
   g.beta = c.beta;
   g.cluster_m = c.cluster_m;
+  g.tile_n = c.tile_n;
   g.splits = c.splits;
   GemmStatus s;
   if (c.launches > 1) {
@@ -133,6 +137,8 @@ void run_case(const Case& c) {
   // clusters of two where asked for or left to the launcher (heuristics.hpp), if M has two tiles to pair
   if (s.ok) EXPECT_EQ(s.config.cluster_m, c.cluster_m != 1 && c.m > 128 ? 2 : 1);
   if (s.ok && c.expect_splits > 0) EXPECT_EQ(s.config.splits, c.expect_splits);
+  if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
+  if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
   std::string why;
   for (const auto& e : s.errors) why += e + "\n";
   ASSERT_TRUE(s.ok) << why;
@@ -292,18 +298,47 @@ TEST(GemmSmall, SplitK) {
   }
 }
 
-// The launcher splits K by itself where the tiles alone would leave most SMs idle, and not where
-// they fill the GPU.
-TEST(GemmSmall, SplitKChosenForSkinnyShapes) {
+// Where the tiles of every width would leave most SMs idle, the launcher takes the narrowest and
+// splits K until the work units fill at least half of the GPU; where the wide tiles fill it, it
+// takes them whole.
+TEST(GemmSmall, SkinnyShapesFillTheGpu) {
   TMAKIT_REQUIRE_GPU();
   int sms = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  Case skinny{128, 2048, 4096};  // 8 tiles, 64 K blocks: min(sms / 8, 64 / 8) slices
-  skinny.expect_splits = std::min(sms / 8, 8);
+  Case skinny{128, 2048, 4096};  // 32 tiles of 128 x 64, 64 K blocks
+  skinny.expect_min_ctas = sms / 2;
   run_case(skinny);
-  Case full{2048, 4096, 256};  // 256 tiles: no split
+  Case narrow{128, 8192, 1024};  // 128 tiles of 128 x 64: no split needed
+  narrow.expect_splits = 1;
+  narrow.expect_tile_n = 64;
+  narrow.expect_min_ctas = sms / 2;
+  run_case(narrow);
+  Case full{2048, 4096, 256};  // 128 cluster tiles of 256 x 256: the wide tile, unsplit
   full.expect_splits = 1;
+  full.expect_tile_n = 256;
   run_case(full);
+}
+
+// Every tile width (128 x 64 with 8 stages, 128 x 128 with 6, 128 x 256 with 4), every layout, in
+// clusters of one and two, on partial tiles; and split K at each width.
+TEST(GemmSmall, EveryTileWidth) {
+  TMAKIT_REQUIRE_GPU();
+  for (int tile : {64, 128, 256})
+    for (int cluster : {1, 2})
+      for (Order a : {Order::row_major, Order::col_major})
+        for (Order b : {Order::row_major, Order::col_major}) {
+          Case c{300, 330, 520, 1, a, b};
+          c.tile_n = tile;
+          c.cluster_m = cluster;
+          run_case(c);
+        }
+  for (int tile : {64, 128, 256}) {
+    Case c{260, 200, 1100, 2, Order::col_major, Order::row_major, 1.0f, 0.5f};
+    c.tile_n = tile;
+    c.splits = 3;
+    c.expect_splits = 3;
+    run_case(c);
+  }
 }
 
 TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
@@ -336,6 +371,11 @@ TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   const GemmStatus sp = tmakit::gemm_sm90::gemm(g);
   ASSERT_FALSE(sp.ok);
   EXPECT_NE(sp.errors[0].find("gemm.splits"), std::string::npos);
+  g.splits = 0;
+  g.tile_n = 96;
+  const GemmStatus tn = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(tn.ok);
+  EXPECT_NE(tn.errors[0].find("gemm.tile_n"), std::string::npos);
 }
 
 TEST(GemmLarge, IssueShapes) {

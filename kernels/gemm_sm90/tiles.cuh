@@ -1,0 +1,114 @@
+// The GEMM's tiles: the tile shapes the kernel is compiled for, their shared-memory layouts, the
+// epilogue's chunks and their register -> shared store plans, and where each WGMMA operand starts.
+// Everything here is a compile-time constant; gemm.cu plans against the same objects.
+#pragma once
+
+#include <cstdint>
+
+#include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/ring.cuh"
+#include "tmakit/device/smem_store.cuh"
+#include "tmakit/smem_store/gmma_descriptor.hpp"
+#include "tmakit/smem_store/plan.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
+
+namespace tmakit::gemm_sm90 {
+
+// Every tile is 128 rows (two consumer warpgroups of 64 rows) by TileN columns, in K blocks of 64.
+inline constexpr int kTileM = 128, kTileK = 64;
+inline constexpr int kConsumers = 2;  // warpgroups, kTileM / 64 rows each
+inline constexpr int kThreads = 128 * (1 + kConsumers);
+inline constexpr int kElemBytes = 2;
+inline constexpr int kChunkN = 64;     // the epilogue writes D (and reads C) in 64 x 64 chunks
+inline constexpr int kChunkNF32 = 32;  // and adds split-K partial sums in 64 x 32 fp32 chunks
+// Registers per thread after setmaxnreg: the producer warpgroup gives what the consumers'
+// accumulators and their operands need (384 threads x 168 at launch = 64,512 = 40 x 128 + 2 x 232 x 128).
+inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+static_assert(kProducerRegisters * 128 + kConsumers * kConsumerRegisters * 128 <= 65536, "the register file");
+
+// A tile shape: TileN columns per tile and the ring's depth. The stages fill what the shared memory
+// leaves beside the epilogue's chunks (heuristics.hpp says which shape a problem takes).
+template <int TileN, int Stages>
+struct TileShape {
+  static_assert(TileN == 64 || TileN == 128 || TileN == 256, "m64nNk16 with N = 64, 128 or 256");
+  static constexpr int kTileN = TileN;
+  static constexpr int kStages = Stages;
+  static constexpr int kChunks = TileN / kChunkN;        // D chunks per consumer and tile
+  static constexpr int kChunksF32 = TileN / kChunkNF32;  // W chunks likewise
+  static constexpr int kAccumulators = TileN / 2;        // fp32 registers per consumer thread
+};
+using WideTile = TileShape<256, 4>;    // the large problems
+using Tile128 = TileShape<128, 6>;     // skinny problems: more tiles, a deeper ring
+using Tile64 = TileShape<64, 8>;       // the skinniest: more tiles still
+
+// A as 128 x 64 (M x K), B as TileN x 64 (N x K): K-major when the operand's K is contiguous in
+// global memory, MN-major otherwise (WGMMA reads either; imm-trans says which).
+constexpr StoreDestination operand_tile(bool mn_major, int mn) {
+  return gmma_operand(mn_major ? OperandMajor::mn : OperandMajor::k, Swizzle::b128, kElemBytes, mn, kTileK).value;
+}
+template <bool MnMajor>
+inline constexpr StoreDestination kATile = operand_tile(MnMajor, kTileM);
+template <bool MnMajor, int TileN>
+inline constexpr StoreDestination kBTile = operand_tile(MnMajor, TileN);
+
+// An epilogue chunk: 64 rows x `cols` columns, row-major, 128B swizzle (rows of 128 bytes: 64 bf16
+// or f16 values, 32 fp32 ones).
+constexpr SwizzledLayout chunk_layout(int cols) {
+  SwizzledLayout s;
+  s.swizzle = swizzle_for(Swizzle::b128);
+  s.layout = make_layout(IntTuple::make(64, cols), IntTuple::make(cols, 1));
+  return s;
+}
+// The D (and C) chunk: 64 x 64, the accumulator's columns [64c, 64c + 64) (any m64nN: slot v holds
+// column 8 (v / 4) + ..., so a chunk is 32 consecutive slots).
+inline constexpr SwizzledLayout kChunkLayout = chunk_layout(kChunkN);
+inline constexpr StoreDestination kChunkDst = smem_destination(kChunkLayout, kElemBytes, 64, kChunkN);
+inline constexpr StoreSource kChunkSrc = wgmma_accumulator(kChunkN);
+inline constexpr SmemStorePlan kChunkStore = plan_smem_store(kChunkSrc, kChunkDst);
+static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tmakit smem-store explains a refusal)");
+static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLinear,
+              "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
+
+// Split K: each of a tile's K slices adds its fp32 partial sums into a workspace W (m x n fp32)
+// with TMA reductions (.add), in 64 x 32 chunks (128-byte rows, 128B swizzle: the same 8 KiB
+// buffers); a second kernel (finalize.cuh) writes D = alpha * W + beta * C.
+inline constexpr SwizzledLayout kChunkLayoutF32 = chunk_layout(kChunkNF32);
+inline constexpr StoreDestination kChunkDstF32 = smem_destination(kChunkLayoutF32, 4, 64, kChunkNF32);
+inline constexpr StoreSource kChunkSrcF32 = wgmma_accumulator(kChunkNF32);  // columns [32c, 32c + 32)
+inline constexpr SmemStorePlan kChunkStoreF32 = plan_smem_store(kChunkSrcF32, kChunkDstF32);
+static_assert(kChunkStoreF32.ok, "the fp32 partial chunk must have a store plan");
+static_assert(device::smem_store_impl::XorAddressMap<kChunkSrcF32, kChunkDstF32>::kLinear,
+              "the fp32 chunk's addresses are XOR-linear");
+
+// Where a warpgroup's wgmma operands start inside a stage, before the swizzle (scalar constants:
+// device code never evaluates a layout at run time): the first row of warpgroup w's 64-row share of
+// A, and the first column of k16 step kk of A and of B.
+template <bool AMn, int Wg, int Kk>
+inline constexpr std::uint32_t kAStart = wgmma_start_offset(kATile<AMn>, 64 * Wg, 16 * Kk);
+template <bool BMn, int TileN, int Kk>
+inline constexpr std::uint32_t kBStart = wgmma_start_offset(kBTile<BMn, TileN>, 0, 16 * Kk);
+template <bool MnMajor>
+inline constexpr WgmmaDescriptorFields kAFields = wgmma_descriptor_fields(kATile<MnMajor>);
+template <bool MnMajor, int TileN>
+inline constexpr WgmmaDescriptorFields kBFields = wgmma_descriptor_fields(kBTile<MnMajor, TileN>);
+
+inline constexpr std::uint32_t kABytes = kTileM * kTileK * kElemBytes;
+template <int TileN>
+inline constexpr std::uint32_t kBBytes = TileN * kTileK * kElemBytes;
+inline constexpr std::uint32_t kChunkBytes = 64 * kChunkN * kElemBytes;
+
+template <class Tile>
+struct alignas(1024) SharedStorage {
+  unsigned char a[Tile::kStages][kABytes];
+  unsigned char b[Tile::kStages][kBBytes<Tile::kTileN>];
+  unsigned char d[kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
+  device::Ring<Tile::kStages> ring;
+  device::Barrier c_full[kConsumers];
+};
+// What a CTA asks for: the storage and the alignment the kernel rounds its base up to.
+template <class Tile>
+inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile>) + 1024;
+static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448,
+              "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
+
+}  // namespace tmakit::gemm_sm90
