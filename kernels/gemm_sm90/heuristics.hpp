@@ -9,8 +9,8 @@
 namespace tmakit::gemm_sm90 {
 
 // CTAs per cluster along M. Two wherever M has two tiles to pair: the pair shares each B tile by
-// multicast, halving B's traffic from L2 (2026-12-01 20:41: 0.96-1.03x cuBLASLt on the large
-// shapes in clusters of two, against 0.92-1.01x with one CTA per cluster).
+// multicast, halving B's traffic from L2 (faster on every large shape: docs/lab/gemm.md,
+// 2026-12-01 20:41).
 inline int automatic_cluster_m(std::int64_t tiles_m) { return tiles_m >= 2 ? 2 : 1; }
 
 // Split K: only where the output tiles alone would leave more than half of the resident clusters
@@ -37,7 +37,8 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 
 // Tile width: the widest tile (the most work per byte loaded) whose tiles keep at least 3/4 of the
 // cluster-turns busy; where none does (skinny problems), the one that keeps the most busy, with
-// its tiles split along K to fill the GPU.
+// its tiles split along K to fill the GPU (docs/lab/gemm.md, 2026-12-01 20:59: the sweep of widths,
+// clusters and slices on the skinny shapes).
 inline FormChoice choose_form(std::int64_t m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
                               int tile_n, int cluster_m, int splits) {
   FormChoice c;

@@ -75,9 +75,8 @@ struct WholeGrid {
 // cluster, in device::GroupedRaster order (groups of group_m cluster-tile rows, so that clusters
 // running at the same time share A rows and B columns in L2). Split K: unit u is K slice u / tiles
 // of cluster tile u % tiles, so that the units running at once cover different tiles' first slices
-// before any tile's second. SplitK is a kernel form of its own (measured: one kernel with both
-// epilogues behind a run-time branch ran the large shapes at 0.76-0.78x cuBLAS instead of
-// 0.85-0.88x, docs/lab/gemm.md).
+// before any tile's second. SplitK is a kernel form of its own: one kernel with both epilogues
+// behind a run-time branch measured slower on the large shapes (docs/lab/gemm.md, 2026-11-27).
 struct WorkUnit {
   device::TileCoord pos;          // in tiles of this CTA
   std::int32_t kb_begin, kb_end;  // K blocks [kb_begin, kb_end)
