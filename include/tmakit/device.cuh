@@ -2,7 +2,8 @@
 // (tma.cuh), cluster copies (cluster.cuh, multicast.cuh, dsmem.cuh), planned tile loads and stores
 // (load_tile.cuh, store_tile.cuh), compile-time copy programs and the one ring of stages
 // (copy_program.cuh, ring.cuh), the persistent tile order (tile_scheduler.cuh), named barriers,
-// register reallocation and fast math (named_barrier.cuh, registers.cuh, fast_math.cuh), WGMMA (wgmma.cuh, sm_90a) and the
+// register reallocation and fast math (named_barrier.cuh, registers.cuh, fast_math.cuh), where an
+// accumulator register sits (fragment.cuh), WGMMA (wgmma.cuh, sm_90a) and the
 // planned register -> shared-memory stores (smem_store.cuh); on the host, cluster launches
 // (launch.cuh) and CUtensorMap kernel parameters from the encoder (cu_tensor_map.cuh); counted
 // signals between GPUs with bounded waits (peer_signal.cuh).
@@ -27,6 +28,7 @@
 #include "tmakit/device/named_barrier.cuh"
 #include "tmakit/device/registers.cuh"
 #include "tmakit/device/fast_math.cuh"
+#include "tmakit/device/fragment.cuh"
 #include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"

@@ -78,7 +78,7 @@ struct WholeGrid {
 // before any tile's second. SplitK is a kernel form of its own: one kernel with both epilogues
 // behind a run-time branch measured slower on the large shapes (docs/lab/gemm.md, 2026-11-27).
 struct WorkUnit {
-  device::TileCoord pos;          // in tiles of this CTA
+  device::TileIndex pos;          // in tiles of this CTA
   std::int32_t kb_begin, kb_end;  // K blocks [kb_begin, kb_end)
 };
 
@@ -211,7 +211,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Stor
 // turns. Unrolled: the accumulators are registers only while every index into them is a constant.
 template <class F>
 __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
-                                               const device::TileCoord& pos, int wg, int& buf, device::Phase& c_phase) {
+                                               const device::TileIndex& pos, int wg, int& buf, device::Phase& c_phase) {
   using P = typename F::P;
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
@@ -253,7 +253,7 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
 // chunk by its store plan and added into the workspace by one TMA reduction (the W program).
 template <class F>
 __device__ __forceinline__ void epilogue_reduce(const float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
-                                                const device::TileCoord& pos, int wg, int& buf) {
+                                                const device::TileIndex& pos, int wg, int& buf) {
   using P = typename F::P;
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;

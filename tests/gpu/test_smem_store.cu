@@ -22,7 +22,7 @@
 
 #include "gpu_test_util.cuh"
 #include "tmakit/device/mbarrier.cuh"
-#include "tmakit/device/ptx_raw.cuh"
+#include "tmakit/device/wgmma.cuh"
 #include "tmakit/device/smem_store.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/smem_store/gmma_descriptor.hpp"
@@ -116,11 +116,10 @@ __device__ bool wgmma_d(unsigned char* sm, const unsigned char* ga, const unsign
   constexpr tmakit::WgmmaDescriptorFields fb = tmakit::wgmma_descriptor_fields(N == 64 ? kB1_64 : kB1_128);
   const std::uint64_t da = tmakit::wgmma_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(sa)), fa);
   const std::uint64_t db = tmakit::wgmma_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(sb)), fb);
-  td::ptx_raw::wgmma_fence();
-  if constexpr (N == 64) td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d, da, db, false);
-  else td::ptx_raw::wgmma_m64n128k16_f32_bf16_ss(d, da, db, false);
-  td::ptx_raw::wgmma_commit_group();
-  td::ptx_raw::wgmma_wait_group<0>();
+  td::wgmma::fence();
+  td::wgmma::mma<tmakit::DataType::bfloat16, N, 0, 0>(d, da, db, false);
+  td::wgmma::commit_group();
+  td::wgmma::wait_group<0>();
   return done;
 }
 
@@ -204,11 +203,11 @@ __global__ void smem_p_kernel(const unsigned char* ga, const unsigned char* gb, 
   const std::uint32_t a_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(sm));
   constexpr tmakit::WgmmaDescriptorFields fa = tmakit::wgmma_descriptor_fields(kA1);
   constexpr tmakit::WgmmaDescriptorFields fb = tmakit::wgmma_descriptor_fields(kB1_64);
-  td::ptx_raw::wgmma_fence();
-  td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d, tmakit::wgmma_descriptor(a_u32, fa),
+  td::wgmma::fence();
+  td::wgmma::mma<tmakit::DataType::bfloat16, 64, 0, 0>(d, tmakit::wgmma_descriptor(a_u32, fa),
                                            tmakit::wgmma_descriptor(a_u32 + kA1Bytes, fb), false);
-  td::ptx_raw::wgmma_commit_group();
-  td::ptx_raw::wgmma_wait_group<0>();
+  td::wgmma::commit_group();
+  td::wgmma::wait_group<0>();
   std::uint16_t bits[32];
   for (int i = 0; i < 32; ++i) bits[i] = __bfloat16_as_ushort(__float2bfloat16_rn(d[i]));
   td::store_planned<C::plan, C::src, C::dst>(sp, threadIdx.x, bits);
@@ -219,15 +218,15 @@ __global__ void smem_p_kernel(const unsigned char* ga, const unsigned char* gb, 
   const std::uint32_t i_u32 = static_cast<std::uint32_t>(__cvta_generic_to_shared(si));
   constexpr StoreDestination dp = C::dst;  // P and the identity share the layout (K-major SW128 64 x 64)
   constexpr tmakit::WgmmaDescriptorFields fp = tmakit::wgmma_descriptor_fields(dp);
-  td::ptx_raw::wgmma_fence();
+  td::wgmma::fence();
   // K = 64 in steps of 16: step kk starts at column 16 kk, kk * kStep bytes into the swizzle atom
   constexpr std::uint32_t kStep = static_cast<std::uint32_t>(dp.buffer_offset(0, 16));
   static_assert(dp.buffer_offset(0, 48) == 3 * kStep);
   for (int kk = 0; kk < 4; ++kk)
-    td::ptx_raw::wgmma_m64n64k16_f32_bf16_ss(d2, tmakit::wgmma_descriptor(p_u32 + kStep * kk, fp),
+    td::wgmma::mma<tmakit::DataType::bfloat16, 64, 0, 0>(d2, tmakit::wgmma_descriptor(p_u32 + kStep * kk, fp),
                                              tmakit::wgmma_descriptor(i_u32 + kStep * kk, fp), kk > 0);
-  td::ptx_raw::wgmma_commit_group();
-  td::ptx_raw::wgmma_wait_group<0>();
+  td::wgmma::commit_group();
+  td::wgmma::wait_group<0>();
   constexpr StoreSource s = C::src;
   for (int v = 0; v < 32; ++v) {
     const tmakit::TileCoord c = s.coord(threadIdx.x, v);

@@ -13,7 +13,7 @@
 
 namespace tmakit::device {
 
-struct TileCoord {
+struct TileIndex {  // an output tile by its indices (in tiles), not an element
   std::int32_t m = 0, n = 0, batch = 0;
 };
 
@@ -24,7 +24,7 @@ struct GroupedRaster {
 
   // Unit t (0 <= t < tiles()) -> its tile. Batches one after another; inside one, groups of `group`
   // rows (the last group may be shorter), column-major inside a group.
-  __device__ __forceinline__ TileCoord at(std::int32_t t) const {
+  __device__ __forceinline__ TileIndex at(std::int32_t t) const {
     const std::int32_t per_batch = tiles_m * tiles_n;
     const std::int32_t l = t / per_batch;
     const std::int32_t r = t - l * per_batch;

@@ -2,7 +2,9 @@
 // with both operands in shared memory (mma), each K-major or MN-major, described by 64-bit matrix
 // descriptors (smem_store/gmma_descriptor.hpp derives them from the operand's canonical layout), or
 // with A in registers and B in shared memory (mma_rs).
-// All 128 threads of a warpgroup execute every call; the instructions are ptx_raw.cuh's.
+// All 128 threads of a warpgroup execute every call. The multiply forms are generated from one
+// table of shapes (wgmma_forms.cuh, tools/gen_wgmma_forms.py); the fence and the group operations
+// are below, each with its PTX.
 //
 //   fence();                                   // before the first wgmma that reads registers the
 //                                              // warpgroup wrote, and after shared writes it reads
@@ -17,15 +19,19 @@
 #include <cstdint>
 
 #include "tmakit/core/dtype.hpp"
-#include "tmakit/device/ptx_raw.cuh"
+#include "tmakit/device/wgmma_forms.cuh"
 
 namespace tmakit::device::wgmma {
 
-__device__ __forceinline__ void fence() { ptx_raw::wgmma_fence(); }
-__device__ __forceinline__ void commit_group() { ptx_raw::wgmma_commit_group(); }
+// wgmma.fence.sync.aligned;  -- before the first wgmma that reads registers the warpgroup wrote
+// (accumulators, the RS form's A) and after shared-memory writes it reads.
+__device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;" : : : "memory"); }
+// wgmma.commit_group.sync.aligned;  -- closes the wgmmas issued since the last commit into a group.
+__device__ __forceinline__ void commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" : : : "memory"); }
+// wgmma.wait_group.sync.aligned N;  -- until at most N of this warpgroup's groups are still running.
 template <int N>
 __device__ __forceinline__ void wait_group() {
-  ptx_raw::wgmma_wait_group<N>();
+  asm volatile("wgmma.wait_group.sync.aligned %0;" : : "n"(N) : "memory");
 }
 
 // Pins the accumulator registers at this point of the program: the compiler may not move reads or
@@ -59,23 +65,8 @@ TMAKIT_HD constexpr bool has_mma(DataType t) { return t == DataType::bfloat16 ||
 template <DataType T, int N, int TransA, int TransB>
 __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
-  static_assert(N == 64 || N == 80 || N == 96 || N == 128 || N == 160 || N == 256,
-                "wgmma here has the n64, n80, n96, n128, n160 and n256 forms");
-  if constexpr (T == DataType::bfloat16) {
-    if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 160) ptx_raw::wgmma_m64n160k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 80) ptx_raw::wgmma_m64n80k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else ptx_raw::wgmma_m64n64k16_f32_bf16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-  } else {
-    if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 160) ptx_raw::wgmma_m64n160k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 80) ptx_raw::wgmma_m64n80k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-    else ptx_raw::wgmma_m64n64k16_f32_f16_ss_t<TransA, TransB>(d, desc_a, desc_b, accumulate);
-  }
+  static_assert(wgmma_forms::has_ss(N), "no such m64nNk16 form in wgmma_forms.cuh: add N to tools/gen_wgmma_forms.py's table");
+  wgmma_forms::Ss<N, T == DataType::bfloat16>::template mma<TransA, TransB>(d, desc_a, desc_b, accumulate);
 }
 
 // One m64nNk16 instruction with A from registers (the RS form): a holds this thread's share of the
@@ -85,18 +76,8 @@ template <DataType T, int N, int TransB>
 __device__ __forceinline__ void mma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t desc_b,
                                        bool accumulate) {
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
-  static_assert(N == 64 || N == 96 || N == 128 || N == 256, "wgmma with A from registers here has the n64, n96, n128 and n256 forms");
-  if constexpr (T == DataType::bfloat16) {
-    if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
-    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
-    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
-    else ptx_raw::wgmma_m64n64k16_f32_bf16_rs_t<TransB>(d, a, desc_b, accumulate);
-  } else {
-    if constexpr (N == 256) ptx_raw::wgmma_m64n256k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
-    else if constexpr (N == 128) ptx_raw::wgmma_m64n128k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
-    else if constexpr (N == 96) ptx_raw::wgmma_m64n96k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
-    else ptx_raw::wgmma_m64n64k16_f32_f16_rs_t<TransB>(d, a, desc_b, accumulate);
-  }
+  static_assert(wgmma_forms::has_rs(N), "no such RS form in wgmma_forms.cuh: add N to tools/gen_wgmma_forms.py's table");
+  wgmma_forms::Rs<N, T == DataType::bfloat16>::template mma<TransB>(d, a, desc_b, accumulate);
 }
 
 // The A fragment of k16 step Kk of a 64 x N matrix held as an m64nN accumulator (fragment map in the
