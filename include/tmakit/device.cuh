@@ -10,6 +10,7 @@
 #pragma once
 
 #include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/barrier_ops.cuh"
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/device/descriptor.cuh"
 #include "tmakit/device/ptx_raw.cuh"

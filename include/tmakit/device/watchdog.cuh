@@ -33,7 +33,7 @@
 // (not a driver/tmakit-encoded map) skips the check.
 #pragma once
 
-#include "tmakit/device/mbarrier.cuh"
+#include "tmakit/device/barrier_ops.cuh"
 #include "tmakit/device/ptx_raw.cuh"
 #include "tmakit/tensor_map/layout.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
@@ -265,6 +265,8 @@ __device__ inline void wait_parity(Barrier& b, std::uint32_t parity, unsigned lo
 
 namespace tmakit::device {
 
+// Waits for the phase `phase` names, then advances `phase`. With the watchdog on, a wait past its
+// bound reports and traps instead of hanging.
 __device__ inline void wait(Barrier& b, Phase& phase) {
   watchdog::wait_parity(b, phase.parity, watchdog::bound_ns());
   phase.advance();
