@@ -30,6 +30,7 @@
 #include "tmakit/device/registers.cuh"
 #include "tmakit/device/fast_math.cuh"
 #include "tmakit/device/fragment.cuh"
+#include "tmakit/device/matrix.cuh"
 #include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/launch.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"

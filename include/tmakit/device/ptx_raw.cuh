@@ -1,5 +1,6 @@
 // The raw inline-PTX statements of tmakit's device layer that have no family header of their own
-// (those that do: wgmma_forms.cuh / wgmma.cuh, named_barrier.cuh, registers.cuh, fast_math.cuh).
+// (those that do: wgmma_forms.cuh / wgmma.cuh, matrix.cuh, named_barrier.cuh, registers.cuh,
+// fast_math.cuh).
 // Everything else goes through CCCL's cuda::ptx wrappers (<cuda/ptx>); each function here says why
 // cuda::ptx does not cover it (checked against the CCCL that ships with CUDA 13.0, CCCL 3.0). Only
 // the device layer's own headers include this one: kernels never name ptx_raw.
@@ -256,40 +257,5 @@ __device__ inline void st_shared_cluster_v4_b32(std::uint32_t addr, std::uint32_
                : "memory");
 }
 
-
-// ---------------------------------------------------------------------------------------------
-// Register -> shared-memory stores (smem_store.cuh).
-
-// stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: cuda::ptx has no stmatrix wrapper. Each
-// register holds two b16 elements of one 8x8 matrix; lanes 8j..8j+7 give the row addresses of matrix j.
-__device__ inline void stmatrix_x1(std::uint32_t addr, std::uint32_t r0) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" : : "r"(addr), "r"(r0) : "memory");
-}
-__device__ inline void stmatrix_x2(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" : : "r"(addr), "r"(r0), "r"(r1) : "memory");
-}
-__device__ inline void stmatrix_x4(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
-                                   std::uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-               :
-               : "r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-__device__ inline void stmatrix_x1_trans(std::uint32_t addr, std::uint32_t r0) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" : : "r"(addr), "r"(r0) : "memory");
-}
-__device__ inline void stmatrix_x2_trans(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};"
-               :
-               : "r"(addr), "r"(r0), "r"(r1)
-               : "memory");
-}
-__device__ inline void stmatrix_x4_trans(std::uint32_t addr, std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
-                                         std::uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-               :
-               : "r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
 
 }  // namespace tmakit::device::ptx_raw

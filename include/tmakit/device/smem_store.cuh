@@ -24,13 +24,13 @@
 // to it, so the destination's base_offset must be a multiple of that repeat (static_assert; the host
 // planner also models a start inside the repeat, see smem_store/destination.hpp). Values are raw bits: std::uint16_t for 2-byte elements, std::uint32_t for 4-byte ones, etc.
 // The instructions: st.shared of 1..16 bytes as plain C++ stores through a pointer into the
-// shared buffer (the compiler emits STS of that width), stmatrix through ptx_raw.cuh.
+// shared buffer (the compiler emits STS of that width), stmatrix through matrix.cuh.
 #pragma once
 
 #include <cstdint>
 #include <utility>
 
-#include "tmakit/device/ptx_raw.cuh"
+#include "tmakit/device/matrix.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/smem_store/plan.hpp"
 
@@ -172,20 +172,20 @@ __device__ __forceinline__ void instruction(unsigned char* buf, std::uint32_t bu
     constexpr int o = kFirst;
     if constexpr (kM == 1) {
       const std::uint32_t r0 = pack2(vals, order_at<P, o>, order_at<P, o + 1>);
-      if constexpr (kTrans) ptx_raw::stmatrix_x1_trans(a, r0);
-      else ptx_raw::stmatrix_x1(a, r0);
+      if constexpr (kTrans) matrix::stmatrix_x1_trans(a, r0);
+      else matrix::stmatrix_x1(a, r0);
     } else if constexpr (kM == 2) {
       const std::uint32_t r0 = pack2(vals, order_at<P, o>, order_at<P, o + 1>);
       const std::uint32_t r1 = pack2(vals, order_at<P, o + 2>, order_at<P, o + 3>);
-      if constexpr (kTrans) ptx_raw::stmatrix_x2_trans(a, r0, r1);
-      else ptx_raw::stmatrix_x2(a, r0, r1);
+      if constexpr (kTrans) matrix::stmatrix_x2_trans(a, r0, r1);
+      else matrix::stmatrix_x2(a, r0, r1);
     } else {
       const std::uint32_t r0 = pack2(vals, order_at<P, o>, order_at<P, o + 1>);
       const std::uint32_t r1 = pack2(vals, order_at<P, o + 2>, order_at<P, o + 3>);
       const std::uint32_t r2 = pack2(vals, order_at<P, o + 4>, order_at<P, o + 5>);
       const std::uint32_t r3 = pack2(vals, order_at<P, o + 6>, order_at<P, o + 7>);
-      if constexpr (kTrans) ptx_raw::stmatrix_x4_trans(a, r0, r1, r2, r3);
-      else ptx_raw::stmatrix_x4(a, r0, r1, r2, r3);
+      if constexpr (kTrans) matrix::stmatrix_x4_trans(a, r0, r1, r2, r3);
+      else matrix::stmatrix_x4(a, r0, r1, r2, r3);
     }
   }
 }
