@@ -3,6 +3,8 @@
 # the Python package's pytest suite included (CTest test python.pytest, run with the virtual
 # environment build/python-venv that scripts/python_env.sh sets up with pip); then build the wheel
 # and run the acceptance example against it in a fresh environment (scripts/check_wheel.sh).
+# After the tests, scripts/check_consumer.sh installs the build into a temporary prefix and builds
+# examples/consumer (C++, and CUDA when a CUDA compiler exists) against the installed package.
 # GPU tests (CTest label `gpu`, pytest tests/python/gpu) skip themselves on a machine without a GPU.
 # TMAKIT_PYTHON=0 leaves the Python package out.
 set -euo pipefail
@@ -17,6 +19,7 @@ else
 fi
 bash scripts/build.sh "${python_args[@]}" "$@"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"${JOBS:-2}"
+BUILD_DIR=$BUILD_DIR bash scripts/check_consumer.sh
 if [ "${TMAKIT_PYTHON:-1}" != 0 ]; then
   BUILD_DIR=$BUILD_DIR bash scripts/check_wheel.sh
 fi
