@@ -189,6 +189,25 @@ void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>&
   out += '\n';
 }
 
+// std::getline, but never more than kMaxLineBytes + 1 bytes into `line` (then the rest of the line
+// is left unread). False at the end of the input.
+bool read_line(std::istream& in, std::string& line) {
+  line.clear();
+  std::streambuf* sb = in.rdbuf();
+  bool any = false;
+  for (;;) {
+    const int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return any;
+    }
+    any = true;
+    if (c == '\n') return true;
+    line.push_back(static_cast<char>(c));
+    if (line.size() > kMaxLineBytes) return true;
+  }
+}
+
 bool blank(std::string_view s) {
   for (char c : s)
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
@@ -310,7 +329,11 @@ StreamStats process_stream(std::istream& in, std::ostream& out) {
     pending.clear();
     params.clear();
   };
-  while (std::getline(in, line)) {
+  for (std::size_t number = 1; read_line(in, line); ++number) {
+    if (line.size() > kMaxLineBytes) {
+      stats.too_long = number;
+      break;
+    }
     if (blank(line)) continue;
     Pending pd;
     TensorMapParams p;

@@ -122,6 +122,28 @@ bool open_input(const std::string& path, std::ifstream& f, std::string& why) {
   return true;
 }
 
+namespace {
+
+// Reads `in` to its end, but never more than kMaxDescriptorFileBytes (a larger file, a device or an
+// endless stream is refused after that many bytes).
+bool read_bounded(std::istream& in, const std::string& what, std::string& text, std::string& error) {
+  text.resize(kMaxDescriptorFileBytes + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) {
+    error = "cannot read " + what;
+    return false;
+  }
+  if (text.size() > kMaxDescriptorFileBytes) {
+    error = what + " holds more than " + std::to_string(kMaxDescriptorFileBytes) +
+            " bytes (a descriptor is 256 hex digits); read no further";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error) {
   text.clear();
   if (arg.empty() || arg[0] != '@') {
@@ -129,20 +151,10 @@ bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::strin
     return true;
   }
   const std::string path = arg.substr(1);
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(stdin_stream), std::istreambuf_iterator<char>());
-    return true;
-  }
+  if (path == "-") return read_bounded(stdin_stream, "stdin", text, error);
   std::ifstream f;
   if (!open_input(path, f, error)) return false;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) {
-    error = "cannot read " + quote_user_text(path);
-    return false;
-  }
-  text = ss.str();
-  return true;
+  return read_bounded(f, quote_user_text(path), text, error);
 }
 
 bool read_descriptor_arg(const std::string& arg, const char* name, std::istream& in, const Reporter& rep,

@@ -121,9 +121,14 @@ std::string choice_list(std::initializer_list<const char*> choices);
 // when it is a directory or cannot be opened. The one check of every command that reads a file.
 bool open_input(const std::string& path, std::ifstream& f, std::string& why);
 
+// The most bytes a descriptor argument's file or stdin may hold: 256 hex digits with room for any
+// spacing, separators and line breaks (an `xxd` dump of 128 bytes is under 600).
+constexpr std::size_t kMaxDescriptorFileBytes = 64 * 1024;
+
 // The text of a descriptor argument of decode/diff: "HEX" itself, or the contents of "@FILE" or
-// "@-" (stdin), unchanged (parse_descriptor reads the digits). Returns false with a message in
-// `error` when the file cannot be read (open_input's words).
+// "@-" (stdin), unchanged (parse_descriptor reads the digits), read up to kMaxDescriptorFileBytes.
+// Returns false with a message in `error` when the file cannot be read (open_input's words) or
+// holds more (a device such as /dev/zero, or an endless stream: read no further).
 bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error);
 
 // The 128 bytes of a descriptor argument `name` (HEX, @FILE, @-) of decode/diff: read_hex_arg, then
