@@ -846,6 +846,13 @@ TEST(PlanRefusal, MulticastThatCannotBeSplitAndBadClusters) {
   big.multicast_dim = 0;
   expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(64,1)", "r=64,d=_", big), "plan.cluster",
                  {"cluster of 32 CTAs"});
+  // Without multicast too: a shape that cannot be launched was planned as if it could.
+  for (const std::array<std::uint32_t, 3> shape : {std::array<std::uint32_t, 3>{16, 16, 1}, {0, 1, 1}, {1, 1, 0}}) {
+    PlanOptions plain;
+    for (int i = 0; i < 3; ++i) plain.cluster[i] = shape[i];
+    expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(64,1)", "r=64,d=_", plain), "plan.cluster",
+                   {"cluster of " + std::to_string(shape[0] * shape[1] * shape[2]) + " CTAs:", "at least 1 in each"});
+  }
 }
 
 TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {

@@ -439,8 +439,9 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "plan for --arch sm_100 or sm_120, or use a whole-byte type (u8 holds two 4-bit values)";
       break;
     case PlanRule::multicast_cluster:
-      d.what = "cluster of " + num(i.a) + " CTAs, multicast along " + dim_text(i.b) +
-               ": clusters hold 1..16 CTAs (the multicast mask has 16 bits) and the dimension is x, y or z";
+      d.what = "cluster of " + num(i.a) + " CTAs" + (i.b >= 0 ? ", multicast along " + dim_text(i.b) : std::string()) +
+               ": clusters hold 1..16 CTAs (the multicast mask has 16 bits), at least 1 in each dimension, and the "
+               "multicast dimension is x, y or z";
       d.fix = "use a cluster of at most 16 CTAs and --multicast-mode x|y|z";
       break;
     case PlanRule::descriptor_invalid: {
