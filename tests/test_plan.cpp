@@ -866,7 +866,8 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   EXPECT_EQ(ids[static_cast<int>(PlanRule::store_oob_fill)], "plan.store_oob_fill");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::reduce_dtype)], "plan.reduce_dtype");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::gmem_dtype_arch)], "gmem.dtype_arch");
-  EXPECT_EQ(ids.back(), "plan.box_pieces");  // the last rule
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::box_pieces)], "plan.box_pieces");
+  EXPECT_EQ(ids.back(), "plan.coord_range");  // the last rule
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
 }

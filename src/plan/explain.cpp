@@ -471,6 +471,11 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
                "): the fill is what a load writes for elements outside the tensor; a store or reduction skips them";
       d.fix = "plan the store with --oob none (the default)";
       break;
+    case PlanRule::coord_range:  // a: the coordinate (int64), b: instruction k, c: the TMA dimension
+      d.what = "instruction " + num(i.b) + " at this tile coordinate has TMA coordinate " + num(i.a) + " in dimension " +
+               num(i.c) + ": TMA coordinates are signed 32-bit";
+      d.fix = "give a tile coordinate inside the tensor (coordinates times the tile extents below 2^31)";
+      break;
     case PlanRule::box_pieces:
       d.what = "the box's outermost dimension (" + num(i.a) + " elements) cannot be cut into " + num(i.b) +
                " equal copies whose shared destinations keep the alignment the swizzle needs";
