@@ -348,7 +348,8 @@ TEST(JsonlStream, LinesAreBounded) {
   const jsonl::StreamStats s = jsonl::process_stream(in, out);
   EXPECT_EQ(s.too_long, 3u);
   EXPECT_EQ(s.lines, 1u);
-  EXPECT_EQ(std::count(out.str().begin(), out.str().end(), '\n'), 1);
+  const std::string written = out.str();
+  EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), 1);
   std::istringstream at_bound(std::string(jsonl::kMaxLineBytes - good.size(), ' ') + good);  // no final newline
   std::ostringstream out2;
   const jsonl::StreamStats s2 = jsonl::process_stream(at_bound, out2);

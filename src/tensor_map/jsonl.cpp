@@ -189,23 +189,17 @@ void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>&
   out += '\n';
 }
 
-// std::getline, but never more than kMaxLineBytes + 1 bytes into `line` (then the rest of the line
-// is left unread). False at the end of the input.
+// std::getline, but never more than kMaxLineBytes + 1 bytes into `line` (the rest of a longer
+// line is left unread: `line` is then one byte over the bound). False at the end of the input.
 bool read_line(std::istream& in, std::string& line) {
-  line.clear();
-  std::streambuf* sb = in.rdbuf();
-  bool any = false;
-  for (;;) {
-    const int c = sb->sbumpc();
-    if (c == std::char_traits<char>::eof()) {
-      in.setstate(std::ios::eofbit);
-      return any;
-    }
-    any = true;
-    if (c == '\n') return true;
-    line.push_back(static_cast<char>(c));
-    if (line.size() > kMaxLineBytes) return true;
-  }
+  thread_local std::vector<char> buf(kMaxLineBytes + 2);
+  in.getline(buf.data(), static_cast<std::streamsize>(buf.size()));  // stores at most kMaxLineBytes + 1
+  const std::size_t got = static_cast<std::size_t>(in.gcount());
+  if (got == 0) return false;  // the end of the input (an empty line counts its newline)
+  const bool newline = !in.fail() && !in.eof();  // the newline was read (and counted), not stored
+  line.assign(buf.data(), newline ? got - 1 : got);
+  if (in.fail() && !in.eof()) in.clear(in.rdstate() & ~std::ios::failbit);  // a long line, not an error
+  return true;
 }
 
 bool blank(std::string_view s) {
