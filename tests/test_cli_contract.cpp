@@ -151,6 +151,8 @@ TEST(CliContractNoEffect, SourceWordsAndStoreOptions) {
       {{"smem-store", "--src", "wgmma m64n128 f32->bf16", "--dst", "(64,128):(128,1)", "--elements"},
        "--elements changes nothing: the layout has no swizzle to convert"},
       {with(kStore, {"--any-swizzle"}), "--any-swizzle changes nothing"},
+      {{"smem-store", "--src", "wgmma m64n128 f32", "--dst", "kmajor sw128", "--no-stmatrix"},
+       "--no-stmatrix changes nothing: stmatrix stores 2-byte elements only, these are 4-byte"},
   };
   for (const auto& [args, words] : cases) {
     const CliRun r = run_inprocess(args);

@@ -106,6 +106,11 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
       parse_store_destination(dst_text, s.rows(), s.cols(), ps.value.elem_bytes, base, elements);
   if (!pd.ok) return rep.bad_value("--dst", pd.error);
   const StoreDestination& d = pd.value;
+  if (no_stmatrix && ps.value.elem_bytes != 2)
+    return rep.usage(UsageRule::conflict,
+                     "--no-stmatrix changes nothing: stmatrix stores 2-byte elements only, these are " +
+                         std::to_string(ps.value.elem_bytes) + "-byte",
+                     "--no-stmatrix");
   if (!pd.elements_no_effect.empty())
     return rep.usage(UsageRule::conflict, "--elements changes nothing: " + pd.elements_no_effect, "--elements");
   if (any_swizzle && (d.tile.swizzle.bits == 0 || smem_store_detail::is_hardware_swizzle(d.tile.swizzle)))
