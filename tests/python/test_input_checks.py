@@ -113,6 +113,9 @@ def test_multicast_refuses_empty_and_overlong_clusters():
     with pytest.raises(tmakit.Refused) as e:
         tmakit.multicast(m, cluster=(1, 1, 1, 1), share="x")
     assert e.value.rules == ["usage.value"]
+    with pytest.raises(ValueError, match="each cluster dimension once"):
+        tmakit.multicast(m, cluster=(2, 2), share="xyx")  # was read as "xy"
+    assert tmakit.multicast(m, cluster=(2, 2), share="xy").decision
 
 
 def test_plan_box_beyond_the_planners_modes():
