@@ -252,6 +252,12 @@ TEST(CliWrites, ControlBytesAreEscaped) {
     EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("\\x1b"), std::string::npos) << r.err;
   }
+  // JSON keeps its own escapes: a DEL byte inside a JSON string stays raw (as "\x7f" it would not parse)
+  const CliRun j = run_inprocess({"layout", "cosize", "(2,2):(4,4\x7f" "4)", "--json"});
+  EXPECT_EQ(j.rc, 2);
+  EXPECT_FALSE(nlohmann::json::parse(j.out, nullptr, false).is_discarded()) << j.out;
+  const CliRun c = run_inprocess({"layout", "cosize", "(2,2):(4,4\r4)", "--json"});
+  EXPECT_FALSE(nlohmann::json::parse(c.out, nullptr, false).is_discarded()) << c.out;
   // a tab is text, and stays
   const CliRun r = run_inprocess({"layout", "size", "(4,\t8)x"});
   EXPECT_EQ(r.rc, 2);

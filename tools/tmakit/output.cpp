@@ -4,7 +4,9 @@
 namespace tmakit::cli {
 namespace {
 
-bool needs_escape(unsigned char c) { return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f; }
+// C0 controls (ESC starts every terminal escape sequence; CR and BS rewrite the line). Not DEL
+// (0x7f): terminals ignore it, and JSON writes it raw inside strings, where "\x7f" would not parse.
+bool needs_escape(unsigned char c) { return c < 0x20 && c != '\n' && c != '\t'; }
 
 }  // namespace
 

@@ -1,8 +1,9 @@
 // What reaches the terminal: every byte a command writes to stdout or stderr passes a filter that
-// writes control characters (bytes 0x00-0x1f other than tab and newline, and 0x7f) as "\xNN", so
+// writes control characters (bytes 0x00-0x1f other than tab and newline) as "\xNN", so
 // that text from the input (an argument echoed in an error, a source spec echoed in a plan) can
 // never be a terminal escape sequence. JSON output is unchanged by it (nlohmann writes control
-// characters in strings as \u00NN already); UTF-8 passes unchanged.
+// characters in strings as \u00NN already); DEL (0x7f, which JSON leaves raw and terminals ignore)
+// and UTF-8 pass unchanged.
 #pragma once
 
 #include <ostream>
