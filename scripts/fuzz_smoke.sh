@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-10}
-build=${BUILD_DIR:-build-fuzz}
+build=$(realpath -m "${BUILD_DIR:-build-fuzz}")  # absolute: fuzz/run.sh runs the target from its work directory
 targets=(decode cli jsonl layout smem_store plan)
 
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DTMAKIT_BUILD_FUZZ=ON -DTMAKIT_BUILD_TESTS=OFF \
@@ -18,7 +18,7 @@ cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 for t in "${targets[@]}"; do
   work=$(mktemp -d "${TMPDIR:-/tmp}/tmakit-fuzz-smoke-$t.XXXXXX")
   echo "fuzz_smoke.sh: fuzz_$t: replaying fuzz/corpus/$t ($(ls "fuzz/corpus/$t" | wc -l) inputs) in $work"
-  (cd "$work" && "$OLDPWD/$build/fuzz/fuzz_$t" -runs=0 "$OLDPWD/fuzz/corpus/$t") >"$work/replay.log" 2>&1 || {
+  (cd "$work" && "$build/fuzz/fuzz_$t" -runs=0 "$OLDPWD/fuzz/corpus/$t") >"$work/replay.log" 2>&1 || {
     tail -30 "$work/replay.log"
     exit 1
   }
