@@ -275,7 +275,9 @@ TEST(CliHelp, HelpAndVersionHonourJson) {
     EXPECT_EQ(j["exit"], 0);
     EXPECT_NE(j["help"].get<std::string>().find("--json"), std::string::npos);
   }
-  CliRun r = run_inprocess({"version", "--json"});
+  CliRun r = run_inprocess({"encode", "tiled", "--help", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(r.out)["command"], "tmakit encode tiled");
+  r = run_inprocess({"version", "--json"});
   EXPECT_EQ(r.rc, 0);
   const std::string version = nlohmann::json::parse(r.out)["version"].get<std::string>();
   EXPECT_FALSE(version.empty());

@@ -156,8 +156,10 @@ CliParse parse_cli(CLI::App& app, std::vector<std::string> args, std::string& cm
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
+    for (const CLI::App* sub : app.get_subcommands()) cmd += " " + sub->get_name();
     return {kExitOk, app.help(), UsageRule::syntax, ""};
   } catch (const CLI::CallForAllHelp&) {
+    for (const CLI::App* sub : app.get_subcommands()) cmd += " " + sub->get_name();
     return {kExitOk, app.help("", CLI::AppFormatMode::All), UsageRule::syntax, ""};
   } catch (const CLI::ParseError& e) {
     for (const CLI::App* sub : app.get_subcommands()) cmd += " " + sub->get_name();
