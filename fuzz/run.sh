@@ -3,7 +3,7 @@
 #
 #   fuzz/run.sh TARGET [SECONDS] [libFuzzer options...]
 #
-#   TARGET   decode | cli | jsonl | layout   (fuzz_decode, fuzz_cli, fuzz_jsonl, fuzz_layout)
+#   TARGET   decode | cli | jsonl | layout | smem_store | plan   (fuzz_<TARGET>)
 #   SECONDS  -max_total_time; default 600. 0 = build only.
 #
 # The run works on a copy of the committed seeds (fuzz/corpus/TARGET/) in a work directory
@@ -20,9 +20,9 @@ usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 target=${1#fuzz_}
 shift
 case "$target" in
-  decode | cli | jsonl | layout) ;;
+  decode | cli | jsonl | layout | smem_store | plan) ;;
   -h | --help) usage ;;
-  *) echo "fuzz/run.sh: unknown target '$target' (decode, cli, jsonl, layout)" >&2; exit 2 ;;
+  *) echo "fuzz/run.sh: unknown target '$target' (decode, cli, jsonl, layout, smem_store, plan)" >&2; exit 2 ;;
 esac
 seconds=600
 if [[ $# -ge 1 && $1 =~ ^[0-9]+$ ]]; then
@@ -50,6 +50,8 @@ case "$target" in
   cli) opts+=(-max_len=1024 -dict="$root/fuzz/cli.dict") ;;
   jsonl) opts+=(-max_len=2048 -dict="$root/fuzz/jsonl.dict") ;;
   layout) opts+=(-max_len=256 -dict="$root/fuzz/layout.dict") ;;
+  smem_store) opts+=(-max_len=256 -dict="$root/fuzz/smem_store.dict") ;;
+  plan) opts+=(-max_len=256 -dict="$root/fuzz/plan.dict") ;;
 esac
 
 echo "fuzz/run.sh: $bin for ${seconds}s in $work ($(ls "$work/corpus" | wc -l) seeds)" >&2

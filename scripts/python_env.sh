@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # A virtual environment for building and testing the Python package: python_env.sh DIR creates DIR
 # (once) with the interpreter $PYTHON (default python3) and installs what the build and the tests
-# need (nanobind, scikit-build-core, nlohmann-json, pytest, numpy) with pip, retried, when missing.
+# need (nanobind, scikit-build-core, nlohmann-json, pytest, numpy, hypothesis) with pip, retried, when missing.
 # On Debian it installs python3-venv / python3-dev with apt-get when venv or the headers are missing.
 set -euo pipefail
 DIR=${1:?usage: python_env.sh DIR}
 PY=${PYTHON:-python3}
-REQUIREMENTS=(nanobind scikit-build-core nlohmann-json pytest numpy)
+REQUIREMENTS=(nanobind scikit-build-core nlohmann-json pytest numpy hypothesis)
 
 apt_install() {
   command -v apt-get >/dev/null || { echo "python_env.sh: missing $*; install it by hand" >&2; exit 1; }
@@ -30,7 +30,7 @@ if [ ! -x "$DIR/bin/python" ]; then
     "$PY" -m venv "$DIR"
   fi
 fi
-if ! "$DIR/bin/python" -c 'import nanobind, scikit_build_core, nlohmann_json, pytest, numpy' 2>/dev/null; then
+if ! "$DIR/bin/python" -c 'import nanobind, scikit_build_core, nlohmann_json, pytest, numpy, hypothesis' 2>/dev/null; then
   for attempt in 1 2 3; do
     if "$DIR/bin/python" -m pip install -q --disable-pip-version-check --retries 5 --timeout 60 "${REQUIREMENTS[@]}"; then
       break

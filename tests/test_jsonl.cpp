@@ -337,3 +337,22 @@ TEST(JsonlFormat, ParamsRoundTripThroughTheSchema) {
   p.dtype = DataType::bfloat16;
   EXPECT_EQ(jsonl::params_json(p)["dtype"], "BFLOAT16");
 }
+
+// A line over kMaxLineBytes stops the stream there (a file without newlines, such as /dev/zero, was
+// read into one line until memory ran out): the lines before it are written, it and the rest are
+// not, and the stats name it. A line of exactly the bound is read; blank lines count as lines.
+TEST(JsonlStream, LinesAreBounded) {
+  const std::string good = R"({"kind":"tiled","dtype":9,"dims":[64],"box":[64]})";
+  std::istringstream in(good + "\n\n" + std::string(jsonl::kMaxLineBytes + 1, '{') + "\n" + good + "\n");
+  std::ostringstream out;
+  const jsonl::StreamStats s = jsonl::process_stream(in, out);
+  EXPECT_EQ(s.too_long, 3u);
+  EXPECT_EQ(s.lines, 1u);
+  const std::string written = out.str();
+  EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), 1);
+  std::istringstream at_bound(std::string(jsonl::kMaxLineBytes - good.size(), ' ') + good);  // no final newline
+  std::ostringstream out2;
+  const jsonl::StreamStats s2 = jsonl::process_stream(at_bound, out2);
+  EXPECT_EQ(s2.too_long, 0u);
+  EXPECT_EQ(s2.accepted, 1u);
+}

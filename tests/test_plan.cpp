@@ -851,6 +851,13 @@ TEST(PlanRefusal, MulticastThatCannotBeSplitAndBadClusters) {
   big.multicast_dim = 0;
   expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(64,1)", "r=64,d=_", big), "plan.cluster",
                  {"cluster of 32 CTAs"});
+  // Without multicast too: a shape that cannot be launched was planned as if it could.
+  for (const std::array<std::uint32_t, 3> shape : {std::array<std::uint32_t, 3>{16, 16, 1}, {0, 1, 1}, {1, 1, 0}}) {
+    PlanOptions plain;
+    for (int i = 0; i < 3; ++i) plain.cluster[i] = shape[i];
+    expect_refusal(refusals("bf16 (512,64):(64,1)", "(64,64):(64,1)", "r=64,d=_", plain), "plan.cluster",
+                   {"cluster of " + std::to_string(shape[0] * shape[1] * shape[2]) + " CTAs:", "at least 1 in each"});
+  }
 }
 
 TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
@@ -864,7 +871,8 @@ TEST(PlanRefusal, RuleIdsAreStableAndDistinct) {
   EXPECT_EQ(ids[static_cast<int>(PlanRule::store_oob_fill)], "plan.store_oob_fill");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::reduce_dtype)], "plan.reduce_dtype");
   EXPECT_EQ(ids[static_cast<int>(PlanRule::gmem_dtype_arch)], "gmem.dtype_arch");
-  EXPECT_EQ(ids.back(), "plan.box_pieces");  // the last rule
+  EXPECT_EQ(ids[static_cast<int>(PlanRule::box_pieces)], "plan.box_pieces");
+  EXPECT_EQ(ids.back(), "plan.coord_range");  // the last rule
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t k = i + 1; k < ids.size(); ++k) EXPECT_NE(ids[i], ids[k]);
 }

@@ -104,6 +104,48 @@ TEST(SmemStoreRefusal, NotAThreadValueMap) {
   EXPECT_EQ(p.refusal.n0, 3);
 }
 
+
+// Strides that place slots outside the tile are refused from the layout's leaves, before any slot
+// is evaluated or a table indexed (large strides read past the address tables; offsets beyond 64
+// bits wrapped into the tile and were reported as a collision).
+TEST(SmemStoreRefusal, SlotsOutsideTheTileAreRefusedFirst) {
+  const StoreDestination dst = operand(OperandMajor::k, Swizzle::none, 2, 16, 8);
+  struct Case {
+    const char* tv;
+    std::int64_t kind, index;  // refusal n2 (1: a slot named, 2: beyond 64 bits) and n3 (its tile index)
+    int thread, value;
+  };
+  const Case cases[] = {
+      {"((4,8),(2,2)):((32,1),(16,100000))", 1, 100000 + 16 + 3 * 32 + 7, 31, 3},
+      {"((4,8),(2,2)):((32,1),(16,-100000))", 1, -100000, 0, 2},
+      {"((4,8),(2,2)):((32,1),(16,9))", 1, 128, 31, 3},  // one past the last index
+      {"((4,8),(2,2)):((32,1),(16,4611686018427387904))", 1, 4611686018427387904 + 16 + 3 * 32 + 7, 31, 3},
+      {"((4,8),(2,2)):((32,1),(4611686018427387904,4611686018427387904))", 2, 0, -1, -1},
+      {"((4,8),(2,2)):((32,1),(4611686018427387904,-4611686018427387904))", 1, -4611686018427387904, 0, 2},
+  };
+  for (const Case& c : cases) {
+    const StoreSource tv = tv_source(layout(c.tv), 16, 8);
+    const SmemStorePlan p = plan_smem_store(tv, dst);
+    ASSERT_FALSE(p.ok) << c.tv;
+    EXPECT_EQ(p.refusal.rule, SmemStoreRule::source_out_of_tile) << c.tv;
+    EXPECT_EQ(p.refusal.n2, c.kind) << c.tv;
+    EXPECT_EQ(p.refusal.n3, c.index) << c.tv;
+    EXPECT_EQ(p.refusal.a.thread, c.thread) << c.tv;
+    EXPECT_EQ(p.refusal.a.value, c.value) << c.tv;
+    const std::string m = refusal_message(p, tv, dst);
+    EXPECT_NE(m.find("[smem_store.source.out_of_tile]"), std::string::npos) << m;
+    EXPECT_NE(m.find("16 x 8 tile"), std::string::npos) << m;
+  }
+}
+
+TEST(SmemStoreRefusal, ThreadCountsBeyond32BitsAreNotTruncated) {
+  // 2^32 + 32 threads: an int32 count would read 32
+  const StoreSource tv = tv_source(layout("(4294967328,1):(1,0)"), 16, 8);
+  const SmemStorePlan p = plan_smem_store(tv, operand(OperandMajor::k, Swizzle::none, 2, 16, 8));
+  ASSERT_FALSE(p.ok);
+  EXPECT_EQ(p.refusal.rule, SmemStoreRule::source_threads);
+  EXPECT_EQ(p.refusal.n0, 4294967328);
+}
 TEST(SmemStoreRefusal, ElementUnitSwizzleGivenAsBytes) {
   // P from tcgen05.ld 32x32b.x8: 16-byte runs per thread; Sw<3,3,3> is CuTe's element-unit SW128 for bf16.
   const StoreSource s = tcgen05_load(FragmentKind::tcgen05_32x32b, 8, 128);

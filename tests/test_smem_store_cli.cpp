@@ -178,3 +178,19 @@ TEST(SmemStoreCli, ForcedInstructionNextToTheBest) {
       << bad.err;
   EXPECT_EQ(run({"smem-store", "--src", "wgmma m64n128 f32", "--dst", "kmajor sw128", "--instruction", "b64"}).code, 2);
 }
+
+// A tv source whose strides place slots outside the tile (far outside, or beyond 64 bits) is refused
+// with its rule before any slot is evaluated: once read past the planner's tables (SIGSEGV).
+TEST(SmemStoreCli, TvSlotsOutsideTheTileAreRefused) {
+  for (const char* strides : {"(16,100000)", "(16,-100000)", "(16,4611686018427387904)",
+                              "(4611686018427387904,4611686018427387904)", "(-4611686018427387904,16)"}) {
+    const std::string src = std::string("tv ((4,8),(2,2)):((32,1),") + strides + ") 16x8 f32->bf16";
+    SCOPED_TRACE(src);
+    CliRun r = run({"smem-store", "--src", src, "--dst", "(16,8):(8,1)"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err.rfind("error [smem_store.source.out_of_tile] ", 0), 0u) << r.err;
+    r = run({"smem-store", "--src", src, "--dst", "(16,8):(8,1)", "--json"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(nlohmann::json::parse(r.out)["error"]["rule"], "smem_store.source.out_of_tile") << r.out;
+  }
+}

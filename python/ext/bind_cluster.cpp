@@ -43,6 +43,7 @@ nb::dict multicast(nb::handle box, std::array<std::uint32_t, 3> cluster, const s
   s.cluster = ClusterShape{cluster[0], cluster[1], cluster[2]};
   for (const char c : share) {
     if (c < 'x' || c > 'z') usage_error("share '" + share + "': the cluster dimensions the CTAs share the tile along, e.g. 'x', 'y' or 'xy'");
+    if (s.share[c - 'x']) usage_error("share '" + share + "': each cluster dimension once (e.g. 'xy')");
     s.share[c - 'x'] = true;
   }
   if (mode == "leader_broadcast") s.mode = MulticastMode::leader_broadcast;

@@ -6,6 +6,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -71,6 +73,28 @@ const Layout& plain(const SwizzledLayout& a, const char* op) {
 
 SwizzledLayout wrap(const Layout& l) { return SwizzledLayout{SwizzleParams{}, l}; }
 
+// Linear index i of l, checked: 0 <= i < size (IndexError otherwise), and every offset of l in
+// int64 (layout.overflow otherwise, as the CLI's operations refuse such layouts).
+std::int64_t offset_of(const Layout& l, std::int64_t i) {
+  const std::int64_t n = value_or_refuse(checked_size(l));
+  if (i < 0 || i >= n) throw nb::index_error(("index " + std::to_string(i) + " outside 0.." + std::to_string(n - 1)).c_str());
+  if (const LayoutDiagnostic d = check_offsets(l); !d.ok()) refuse_layout(d);
+  return l(i);
+}
+
+// The swizzled byte offset of linear index i, checked: the element offset (offset_of) is not
+// negative (layout.negative_stride) and times elem_bytes stays in 64 bits (layout.overflow).
+std::uint64_t byte_offset_of(const SwizzledLayout& l, std::int64_t i, std::uint64_t elem_bytes) {
+  if (elem_bytes == 0) usage_error("elem_bytes: at least 1");
+  const std::int64_t off = offset_of(l.layout, i);
+  std::int64_t bytes = 0;
+  if (off < 0) refuse_layout(make_diagnostic(LayoutRule::negative_stride, -1, off));  // no byte address below 0
+  if (elem_bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+      !checked_mul(off, static_cast<std::int64_t>(elem_bytes), &bytes))
+    refuse_layout(overflow_diagnostic(LayoutOperation::offsets, -1, off, static_cast<std::int64_t>(elem_bytes)));
+  return l.swizzle(static_cast<std::uint64_t>(bytes));
+}
+
 // Element bytes of a dtype name (0 for none); sub-byte types have no byte offsets.
 std::uint64_t elem_bytes_of(const std::optional<std::string>& dtype) {
   if (!dtype) return 0;
@@ -118,13 +142,11 @@ void bind_layout(nb::module_& m) {
       .def("__call__",
            [](const SwizzledLayout& l, std::int64_t i) {
              if (l.swizzle.bits != 0) usage_error("a swizzled layout maps to bytes: use byte_offset(i, elem_bytes)");
-             const std::int64_t n = value_or_refuse(checked_size(l.layout));
-             if (i < 0 || i >= n) throw nb::index_error(("index " + std::to_string(i) + " outside 0.." + std::to_string(n - 1)).c_str());
-             return l.layout(i);
+             return offset_of(l.layout, i);
            },
            nb::arg("index"), "the offset of linear index i (colexicographic, CuTe's order)")
-      .def("byte_offset", [](const SwizzledLayout& l, std::int64_t i, std::uint64_t elem_bytes) { return l.byte_offset(i, elem_bytes); },
-           nb::arg("index"), nb::arg("elem_bytes"), "the swizzled byte offset of linear index i")
+      .def("byte_offset", &byte_offset_of, nb::arg("index"), nb::arg("elem_bytes"),
+           "the swizzled byte offset of linear index i")
       .def("coalesce",
            [](const SwizzledLayout& a, std::optional<std::string> profile) {
              const Layout& l = plain(a, "coalesce");

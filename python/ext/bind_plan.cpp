@@ -32,6 +32,13 @@
 namespace tmakit::py {
 namespace {
 
+// Refused with every issue, in explain_plan()'s words (the CLI's).
+[[noreturn]] void refuse_issues(const PlanIssues& issues, const TileProblem& problem, const std::vector<std::string>& names = {}) {
+  std::vector<PyViolation> v;
+  for (const PlanDiagnostic& d : explain_plan(issues, problem, names)) v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
+  refuse(v);
+}
+
 // A plan as Python holds it: the planner's result, what it was made from, and its descriptor.
 struct PlanObject {
   PlanResult result{};
@@ -60,13 +67,37 @@ struct PlanObject {
                   std::to_string(tile.size()));
     std::int32_t t[kMaxTileModes] = {};
     for (std::size_t i = 0; i < tile.size(); ++i) t[i] = tile[i];
+    const std::array<std::int64_t, kMaxRank> wide = coords_in_64_bits(p, k, t);
     const PlanInstruction in = p.instruction(k, t);
     nb::list coord;
-    for (std::uint32_t j = 0; j < p.params.rank; ++j) coord.append(in.coord[j]);
+    for (std::uint32_t j = 0; j < p.params.rank; ++j) {
+      if (wide[j] != in.coord[j]) {  // the 32-bit sum wrapped: refused, never a wrong coordinate
+        PlanIssues is;
+        is.add(PlanRule::coord_range, -1, -1, wide[j], k, j);
+        refuse_issues(is, result.problem);
+      }
+      coord.append(in.coord[j]);
+    }
     nb::dict d;
     d["coord"] = coord;
     d["smem_offset"] = in.smem_offset;
     return d;
+  }
+
+  // Instruction k's TMA coordinates computed in 64 bits (TmaPlan::instruction's sums, without the
+  // 32-bit wrap): where they differ from the plan's, the tile coordinate is out of TMA's range.
+  static std::array<std::int64_t, kMaxRank> coords_in_64_bits(const TmaPlan& p, std::uint32_t k, const std::int32_t* t) {
+    std::array<std::int64_t, kMaxRank> c{};
+    for (std::uint32_t j = 0; j < p.params.rank && j < kMaxRank; ++j)
+      for (std::int32_t m = 0; m < p.tile_modes; ++m) c[j] += std::int64_t{p.coef[j][m]} * t[m];
+    std::uint32_t rest = k;
+    for (std::uint32_t l = 0; l < p.loops && l < kMaxPlanLoops; ++l) {
+      const PlanLoop& loop = p.loop[l];
+      const std::uint32_t i = loop.extent ? rest % loop.extent : 0;
+      rest = loop.extent ? rest / loop.extent : 0;
+      if (loop.dim >= 0 && loop.dim < static_cast<std::int32_t>(kMaxRank)) c[loop.dim] += std::int64_t{i} * loop.coord_step;
+    }
+    return c;
   }
 };
 
@@ -177,6 +208,11 @@ PlanObject plan(nb::handle gmem, const std::string& smem, const std::string& til
 PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const std::string& swizzle, const Options& o) {
   const GlobalTensor g = gmem_of(gmem);
   const int modes = g.layout.flatten().num_leaves();
+  if (modes > kMaxTileModes) {  // the tile's tables hold kMaxTileModes modes
+    PlanIssues is;
+    is.add(PlanRule::gmem_rank, -1, -1, modes, kMaxTileModes);
+    refuse_issues(is, TileProblem{});
+  }
   if (static_cast<int>(box.size()) != modes)
     usage_error("box: expected " + std::to_string(modes) + " extents (one per tensor mode, in the tensor's order), got " +
                 std::to_string(box.size()));
@@ -186,8 +222,15 @@ PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const
   TileExtents t;
   t.modes = modes;
   for (int i = modes - 1; i >= 0; --i) {
+    const std::int64_t e = box[static_cast<std::size_t>(i)];
+    PlanIssues is;
+    if (e < 1) is.add(PlanRule::tile_extent, i, -1, e);
+    if (!is.empty()) refuse_issues(is, TileProblem{});
     strides[static_cast<std::size_t>(i)] = pitch;
-    pitch *= box[static_cast<std::size_t>(i)];
+    if (!checked_mul(pitch, e, &pitch) || pitch > kMaxLayoutSize) {  // the box's own row-major layout
+      const LayoutDiagnostic d = make_diagnostic(LayoutRule::size_range, i, e, strides[static_cast<std::size_t>(i)]);
+      refuse({{rule_id(d.rule), "box", "", message(d), fix(d)}});
+    }
   }
   for (int i = 0; i < modes; ++i) {
     shape.append(IntTuple(box[static_cast<std::size_t>(i)]));

@@ -9,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "py_common.hpp"
+#include "tmakit/host/usage_rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/plan.hpp"
 #include "tmakit/smem_store/spec.hpp"
@@ -24,6 +25,9 @@ void bind_smem_store(nb::module_& m) {
         const StoreSource& s = ps.value.source;
         const ParsedDestination pd = parse_store_destination(dst, s.rows(), s.cols(), ps.value.elem_bytes, base, elements);
         if (!pd.ok) usage_error("dst: " + pd.error);
+        if (!pd.elements_no_effect.empty())  // `tmakit smem-store --elements`'s usage.conflict
+          refuse({{rule_id(UsageRule::conflict), "elements", "", "error [usage.conflict] elements=True changes nothing: " +
+                   pd.elements_no_effect, "leave elements out"}});
         const StoreDestination& d = pd.value;
         SmemStoreOptions opts;
         opts.allow_stmatrix = stmatrix;

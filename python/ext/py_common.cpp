@@ -58,32 +58,31 @@ nb::object to_python_impl(const Json& j) {
 nb::object to_python(const nlohmann::json& j) { return to_python_impl(j); }
 nb::object to_python(const nlohmann::ordered_json& j) { return to_python_impl(j); }
 
-nlohmann::json from_python(nb::handle h, const std::string& what) {
-  if (h.is_none()) return nullptr;
-  if (nb::isinstance<nb::bool_>(h)) return nb::cast<bool>(h);
-  if (nb::isinstance<nb::str>(h)) return nb::cast<std::string>(h);
-  if (nb::isinstance<nb::float_>(h)) return nb::cast<double>(h);
-  if (nb::isinstance<nb::dict>(h)) {
-    nlohmann::json j = nlohmann::json::object();
-    for (auto [k, v] : nb::borrow<nb::dict>(h)) {
-      const std::string key = nb::cast<std::string>(nb::str(k));
-      j[key] = from_python(v, what.empty() ? key : what + "." + key);
-    }
-    return j;
-  }
-  if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
-    nlohmann::json j = nlohmann::json::array();
-    std::size_t i = 0;
-    for (nb::handle e : h) j.push_back(from_python(e, what + "[" + std::to_string(i++) + "]"));
-    return j;
-  }
-  // int, numpy integers, anything with __index__
+namespace {
+
+// The deepest nesting from_python follows: the schema nests two levels (a dict of lists of
+// integers); a list that contains itself would recurse without end.
+constexpr int kMaxDepth = 8;
+
+[[noreturn]] void wrong_type(const std::string& what, const std::string& why) {
+  throw nb::type_error((what + ": " + why).c_str());
+}
+
+std::string py_type_name(nb::handle h) { return nb::cast<std::string>(nb::str(h.type().attr("__name__"))); }
+
+// An int beyond 64 bits: refused as the library refuses a value out of range (input.range).
+[[noreturn]] void refuse_beyond_64_bits(const nb::object& n, const std::string& what) {
+  std::string digits = nb::cast<std::string>(nb::str(n));
+  if (digits.size() > 64) digits = digits.substr(0, 64) + "...";
+  refuse({{"input.range", what, digits,
+           "error [input.range] " + what + " = " + digits + ": must be an integer in -2^63..2^64-1 (64 bits)", ""}});
+}
+
+nlohmann::json integer_from_python(nb::handle h, const std::string& what) {
   PyObject* index = PyNumber_Index(h.ptr());
   if (index == nullptr) {
     PyErr_Clear();
-    throw nb::type_error((what + ": expected an integer, a string or a list, not " +
-                          nb::cast<std::string>(nb::str(h.type().attr("__name__"))))
-                             .c_str());
+    wrong_type(what, "expected an integer, a string or a list, not " + py_type_name(h));
   }
   const nb::object n = nb::steal(index);
   int overflow = 0;
@@ -94,9 +93,38 @@ nlohmann::json from_python(nb::handle h, const std::string& what) {
     if (!PyErr_Occurred()) return static_cast<std::uint64_t>(u);
     PyErr_Clear();
   }
-  // Beyond 64 bits: the library reports it (input.range) from its text.
-  return nlohmann::json(static_cast<double>(PyLong_AsDouble(n.ptr())));
+  refuse_beyond_64_bits(n, what);
 }
+
+nlohmann::json from_python_at(nb::handle h, const std::string& what, int depth) {
+  if (depth > kMaxDepth) wrong_type(what, "nested more than " + std::to_string(kMaxDepth) + " levels deep (a list that holds itself?)");
+  // None, bool and float are values of no parameter: refused here, not read as "missing" (None, and
+  // a NaN or infinity, which JSON writes as null) or turned into something else.
+  if (h.is_none()) wrong_type(what, "None is not a value (leave the key out for its default)");
+  if (nb::isinstance<nb::bool_>(h) || nb::isinstance<nb::float_>(h))
+    wrong_type(what, "expected an integer, a string or a list, not " + py_type_name(h) + " " + nb::cast<std::string>(nb::repr(h)));
+  if (nb::isinstance<nb::str>(h)) return nb::cast<std::string>(h);
+  if (nb::isinstance<nb::dict>(h)) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto [k, v] : nb::borrow<nb::dict>(h)) {
+      if (!nb::isinstance<nb::str>(k)) wrong_type(what.empty() ? "fields" : what, "keys are names (str), not " + py_type_name(k));
+      const std::string key = nb::cast<std::string>(k);
+      j[key] = from_python_at(v, what.empty() ? key : what + "." + key, depth + 1);
+    }
+    return j;
+  }
+  if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h)) {
+    nlohmann::json j = nlohmann::json::array();
+    std::size_t i = 0;
+    for (nb::handle e : h) j.push_back(from_python_at(e, what + "[" + std::to_string(i++) + "]", depth + 1));
+    return j;
+  }
+  return integer_from_python(h, what);  // int, numpy integers, anything with __index__
+}
+
+}  // namespace
+
+nlohmann::json from_python(nb::handle h, const std::string& what) { return from_python_at(h, what, 0); }
 
 TensorMapBytes map_from_buffer(nb::handle h, const char* what) {
   Py_buffer view;

@@ -32,8 +32,10 @@ nb::dict violation_dict(const PyViolation& v);
 // A JSON value as Python objects: objects -> dict, arrays -> list, numbers -> int/float, ...
 nb::object to_python(const nlohmann::json& j);
 nb::object to_python(const nlohmann::ordered_json& j);
-// Python objects as JSON: dict (str keys), list/tuple, int (and anything with __index__), float,
-// str, bool, None. Anything else raises TypeError naming `what`.
+// Python objects as JSON: dict (str keys), list/tuple, int (and anything with __index__), str.
+// Anything else raises TypeError naming `what`: None (never read as "missing"), bool, float (NaN and
+// infinities included), a nesting deeper than 8 levels (a list that holds itself); an int beyond
+// 64 bits raises tmakit.Refused (input.range).
 nlohmann::json from_python(nb::handle h, const std::string& what);
 
 // The 128 bytes of a descriptor from a bytes-like object of exactly 128 bytes (ValueError otherwise).

@@ -43,19 +43,75 @@ __all__ = [
 Name = str | int  # a name as the CLI takes it ("bf16", "128B", "sm_90") or the cuda.h integer
 
 
+_OPTIONAL = ("rank", "elem_strides")  # the keyword arguments whose default None means "not given"
+
+
 def _fields(kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
     out = {"kind": kind}
-    out.update({k: v for k, v in fields.items() if v is not None})
+    out.update({k: v for k, v in fields.items() if not (k in _OPTIONAL and v is None)})
     return out
+
+
+def _usage(field: str, what: str, fix: str) -> Refused:
+    """Bad usage, with the CLI's rule id for it (usage.value: `tmakit encode` exits 2)."""
+    return Refused([Violation(rule="usage.value", field=field, value="", message=f"error [usage.value] {field}: {what}",
+                              fix=fix)])
+
+
+def _count(value: Any) -> int | None:
+    """Entries of a list parameter (a single integer counts as one); None when it is not given."""
+    if value is None:
+        return None
+    return len(value) if isinstance(value, (list, tuple)) else 1
+
+
+def _expect(fields: Mapping[str, Any], key: str, expected: int, why: str, required: bool = True) -> None:
+    n = _count(fields.get(key))
+    if n is None and not required:
+        return
+    n = n or 0
+    if n != expected:
+        plural = "" if expected == 1 else "s"
+        raise _usage(key, f"expected {expected} value{plural} ({why}), got {n}", f"give {key} {expected} value{plural}")
+
+
+def _check_counts(fields: Mapping[str, Any]) -> None:
+    """Every list as long as the rank makes it, as the CLI checks its options: never padded with
+    zeros or cut short (a 2-D map without strides would read every row at stride 0)."""
+    dims = fields.get("dims")
+    if not isinstance(dims, (list, tuple)):
+        return  # missing or a single value: the library's own checks (rank.range, input.type) apply
+    rank = len(dims)
+    if rank == 0:
+        raise _usage("dims", "empty list; expected one extent per dim, innermost first", "give dims=[d0, d1, ...]")
+    if fields.get("rank") is not None and fields["rank"] != rank:
+        raise _usage("rank", f"rank {fields['rank']!r} but {rank} dims", "leave rank out, or give one extent per dim")
+    kind = fields.get("kind", "tiled")
+    kind = {0: "tiled", 1: "im2col", 2: "im2col_wide"}.get(kind, kind) if isinstance(kind, int) else str(kind)
+    kind = kind.lower().replace("-", "_")
+    _expect(fields, "strides", rank - 1, f"byte strides of dims 1..rank-1 for rank {rank}", required=rank > 1)
+    _expect(fields, "elem_strides", rank, f"one per dim for rank {rank}", required=False)
+    if kind == "tiled":
+        _expect(fields, "box", rank, f"one per dim for rank {rank}")
+    elif kind == "im2col":
+        for key in ("lower", "upper"):
+            _expect(fields, key, max(rank - 2, 0), f"one per spatial dim (dims 1..rank-2) for rank {rank}")
+    elif kind == "im2col_wide":
+        for key in ("lower", "upper"):
+            _expect(fields, key, 1, "the W offset")
 
 
 def encode(fields: Mapping[str, Any] | None = None, **kw: Any) -> TensorMap:
     """The descriptor of parameters in the schema of `tmakit encode --jsonl` (kind, arch, dtype,
     rank, address, dims, strides, box, elem_strides, interleave, swizzle, l2, oob, lower, upper,
-    channels, pixels, mode; names or cuda.h integers; unknown keys ignored). Raises Refused with
-    every violated rule (and input.type / input.range / input.name for values that do not parse)."""
+    channels, pixels, mode; names or cuda.h integers; unknown keys ignored). Every list must have
+    the length the rank gives it (Refused with usage.value otherwise, as the CLI). Raises Refused
+    with every violated rule (and input.type / input.range / input.name for values that do not
+    parse); TypeError for a value of no parameter's type (None, bool, float, a list nested in
+    itself)."""
     merged = dict(fields or {})
     merged.update(kw)
+    _check_counts(merged)
     return TensorMap(_tmakit.encode(merged))
 
 
@@ -100,6 +156,7 @@ def validate(fields: Mapping[str, Any] | None = None, **kw: Any) -> list[Violati
     keys as encode() (kind defaults to "tiled")."""
     merged = dict(fields or {})
     merged.update(kw)
+    _check_counts(merged)
     return [Violation(**v) for v in _tmakit.validate(merged)]
 
 
@@ -131,6 +188,29 @@ def diff(a: Any, b: Any) -> Diff:
     return Diff(_tmakit.diff(to_bytes(a), to_bytes(b)))
 
 
+def _cluster(cluster: Sequence[int]) -> list[int]:
+    """(x, y[, z]) as three CTA counts; 1 to 3 of them, as the CLI's --cluster X[,Y[,Z]]."""
+    c = list(cluster)
+    if not 1 <= len(c) <= 3:
+        raise _usage("cluster", f"expected 1 to 3 CTA counts (x, y[, z]), got {len(c)}", "give cluster=(x, y) or (x, y, z)")
+    return c + [1] * (3 - len(c))
+
+
+def _plan_cluster(cluster: Sequence[int]) -> list[int]:
+    """A plan's cluster, checked as `tmakit plan --cluster` checks it (usage.value): 1..16 CTAs
+    per dimension and at most 16 in all."""
+    c = _cluster(cluster)
+    for axis, n in zip("xyz", c):
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"cluster: CTA counts are integers, not {type(n).__name__}")
+        if not 1 <= n <= 16:
+            raise _usage("cluster", f"dimension {axis} has {n} CTAs; each dimension holds 1..16 CTAs", "give 1..16 CTAs each")
+    if c[0] * c[1] * c[2] > 16:
+        raise _usage("cluster", f"{c[0]} x {c[1]} x {c[2]} = {c[0] * c[1] * c[2]} CTAs; a cluster holds at most 16 in all",
+                     "give at most 16 CTAs in all")
+    return c
+
+
 def plan(gmem: Any, smem: str, tile: str, *, cluster: Sequence[int] | None = None, multicast: str | None = None,
          arch: str = "sm_90", l2: str = "none", oob: str = "none", store: bool = False,
          reduce: str | None = None) -> Plan:
@@ -144,7 +224,7 @@ def plan(gmem: Any, smem: str, tile: str, *, cluster: Sequence[int] | None = Non
     ('add', 'min', ...): the same boxes from shared to global memory. Raises Refused with every
     violated rule, ValueError when a text form does not parse.
     """
-    c = [1, 1, 1] if cluster is None else list(cluster) + [1] * (3 - len(cluster))
+    c = [1, 1, 1] if cluster is None else _plan_cluster(cluster)
     return Plan(_tmakit.plan(gmem, smem, tile, c, multicast, arch, l2, oob, store, reduce))
 
 
@@ -184,7 +264,7 @@ def multicast(box: Any, *, cluster: Sequence[int], share: str, mode: str = "lead
     """One operand's tile, described by the descriptor of the WHOLE tile (`box`: a TensorMap or its
     bytes), shared by the CTAs of a cluster along `share` ('x', 'y', 'xy'): per CTA what it issues
     (mask, slice, offsets, bytes) and what its barrier expects."""
-    c = list(cluster) + [1] * (3 - len(cluster))
+    c = _cluster(cluster)
     return MulticastPlan(_tmakit.multicast(to_bytes(box), c, share, mode, slice_dim))
 
 

@@ -439,8 +439,9 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = "plan for --arch sm_100 or sm_120, or use a whole-byte type (u8 holds two 4-bit values)";
       break;
     case PlanRule::multicast_cluster:
-      d.what = "cluster of " + num(i.a) + " CTAs, multicast along " + dim_text(i.b) +
-               ": clusters hold 1..16 CTAs (the multicast mask has 16 bits) and the dimension is x, y or z";
+      d.what = "cluster of " + num(i.a) + " CTAs" + (i.b >= 0 ? ", multicast along " + dim_text(i.b) : std::string()) +
+               ": clusters hold 1..16 CTAs (the multicast mask has 16 bits), at least 1 in each dimension, and the "
+               "multicast dimension is x, y or z";
       d.fix = "use a cluster of at most 16 CTAs and --multicast-mode x|y|z";
       break;
     case PlanRule::descriptor_invalid: {
@@ -469,6 +470,11 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.what = direction_text(i.a) + " takes no out-of-bounds fill (oob " + num(i.b) +
                "): the fill is what a load writes for elements outside the tensor; a store or reduction skips them";
       d.fix = "plan the store with --oob none (the default)";
+      break;
+    case PlanRule::coord_range:  // a: the coordinate (int64), b: instruction k, c: the TMA dimension
+      d.what = "instruction " + num(i.b) + " at this tile coordinate has TMA coordinate " + num(i.a) + " in dimension " +
+               num(i.c) + ": TMA coordinates are signed 32-bit";
+      d.fix = "give a tile coordinate inside the tensor (coordinates times the tile extents below 2^31)";
       break;
     case PlanRule::box_pieces:
       d.what = "the box's outermost dimension (" + num(i.a) + " elements) cannot be cut into " + num(i.b) +

@@ -26,6 +26,17 @@ std::string slot_text(const SlotRef& s) {
          str(static_cast<std::int64_t>(s.addr));
 }
 
+// Where a source slot lies outside the tile: a slot found by evaluation (n2 = 0), the extreme slot of
+// the layout's reach (n2 = 1, n3 its tile index), or offsets beyond 64 bits (n2 = 2).
+std::string out_of_tile_text(const SmemStoreRefusal& f) {
+  const std::string tile = " the " + str(f.n0) + " x " + str(f.n1) + " tile";
+  if (f.n2 == 2) return "the layout's offsets do not fit in 64 bits: its slots reach far outside" + tile;
+  if (f.n2 == 1)
+    return "thread " + str(f.a.thread) + " value " + str(f.a.value) + " maps to tile index " + str(f.n3) +
+           ", outside the indices 0.." + str(f.n0 * f.n1 - 1) + " of" + tile;
+  return slot_text(f.a) + " lies outside" + tile;
+}
+
 // The address bits two byte addresses differ in, e.g. "7, 10".
 std::string differing_bits(std::uint64_t a, std::uint64_t b) {
   std::string r;
@@ -98,7 +109,7 @@ std::string refusal_message(const SmemStorePlan& p, const StoreSource& s, const 
     case SmemStoreRule::source_shape:
       return m + source_name(s) + ": n = " + str(f.n0) + ", rep = " + str(f.n1) + " is not a valid fragment shape";
     case SmemStoreRule::source_out_of_tile:
-      return m + slot_text(f.a) + " lies outside the " + str(f.n0) + " x " + str(f.n1) + " tile";
+      return m + out_of_tile_text(f);
     case SmemStoreRule::source_not_injective:
       return m + "not a register-ownership map: thread " + str(f.a.thread) + " value " + str(f.a.value) +
              " and thread " + str(f.b.thread) + " value " + str(f.b.value) + " both hold element " +

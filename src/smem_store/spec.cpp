@@ -70,6 +70,18 @@ bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0
 constexpr std::int32_t kMaxSourceNumber = std::int32_t{1} << 20;
 constexpr std::int32_t kMaxSourceWarps = 1024;
 
+// Why a word of a source would change nothing for its kind (nullptr when it would): a wgmma
+// accumulator is always one warpgroup (4 warps); a tv source's threads and tile are its layout's
+// and its ROWSxCOLS.
+const char* no_effect(const std::string& kind, const std::string& word) {
+  const bool warps_word = starts_with(word, "warps"), n_word = word.size() > 1 && word[0] == 'n' &&
+                                                                 std::isdigit(static_cast<unsigned char>(word[word[1] == '=' ? 2 : 1]));
+  if (kind == "wgmma" && warps_word) return "a wgmma accumulator is always 4 warps (one warpgroup); warpsK changes nothing";
+  if (kind == "tv" && warps_word) return "a tv source's threads are its layout's thread mode; warpsK changes nothing";
+  if (kind == "tv" && n_word) return "a tv source's tile is its ROWSxCOLS; nN changes nothing";
+  return nullptr;
+}
+
 }  // namespace
 
 ParsedSource parse_store_source(std::string_view text) {
@@ -106,6 +118,7 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "'" + w[1] + "': N = 0 is an empty tile (wgmma takes N = 8..256, a multiple of 8)";
       return r;
     }
+    n_given = true;  // the shape is the tile width: a later nN would be a second one
     i = 2;
   } else if (kind == "mma") {
     if (w.size() < 2) {
@@ -125,6 +138,7 @@ ParsedSource parse_store_source(std::string_view text) {
       r.error = "'" + w[1] + "': N = 0 is an empty tile (mma m16nN takes N a multiple of 8)";
       return r;
     }
+    n_given = n != 8;  // m16n8 is the instruction (nN then gives the width); m16nN is the width itself
     i = 2;
   } else if (kind == "tcgen05" || kind == "tcgen05.ld") {
     if (w.size() < 2) {
@@ -208,6 +222,9 @@ ParsedSource parse_store_source(std::string_view text) {
       out_type = x.substr(arrow + 2);
     } else if (type_bytes(x) > 0) {
       in_type = out_type = x;
+    } else if (const char* why = no_effect(kind, x); why != nullptr) {
+      r.error = "'" + w[i] + "': " + why;
+      return r;
     } else if (starts_with(x, "warps") && to_int(std::string_view(x).substr(x[5] == '=' ? 6 : 5), v)) {
       if (v > kMaxSourceWarps || v == 0) {
         r.error = "'" + w[i] + "': " + (v == 0 ? std::string("at least 1 warp") : "at most " + std::to_string(kMaxSourceWarps) + " warps here") + " (a block has at most 32)";
@@ -289,6 +306,7 @@ ParsedDestination parse_store_destination(std::string_view text, std::int32_t ro
     }
     r.value = d.value;
     r.ok = true;
+    if (elements_units) r.elements_no_effect = "a canonical operand's swizzle is in bytes already: nothing to convert";
     return r;
   }
   const Parsed<SwizzledLayout> pl = parse_swizzled_layout(text);
@@ -298,6 +316,7 @@ ParsedDestination parse_store_destination(std::string_view text, std::int32_t ro
     return r;
   }
   SwizzledLayout sl = pl.value;
+  if (elements_units && sl.swizzle.bits == 0) r.elements_no_effect = "the layout has no swizzle to convert";
   if (elements_units) sl.swizzle = byte_swizzle(sl.swizzle, static_cast<std::uint64_t>(elem_bytes)).value;
   const std::int64_t size = sl.layout.size();
   std::int32_t lr = rows, lc = cols;

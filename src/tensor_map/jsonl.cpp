@@ -189,6 +189,19 @@ void append_result(bool ok, const TensorMapBytes* map, const std::vector<Error>&
   out += '\n';
 }
 
+// std::getline, but never more than kMaxLineBytes + 1 bytes into `line` (the rest of a longer
+// line is left unread: `line` is then one byte over the bound). False at the end of the input.
+bool read_line(std::istream& in, std::string& line) {
+  thread_local std::vector<char> buf(kMaxLineBytes + 2);
+  in.getline(buf.data(), static_cast<std::streamsize>(buf.size()));  // stores at most kMaxLineBytes + 1
+  const std::size_t got = static_cast<std::size_t>(in.gcount());
+  if (got == 0) return false;  // the end of the input (an empty line counts its newline)
+  const bool newline = !in.fail() && !in.eof();  // the newline was read (and counted), not stored
+  line.assign(buf.data(), newline ? got - 1 : got);
+  if (in.fail() && !in.eof()) in.clear(in.rdstate() & ~std::ios::failbit);  // a long line, not an error
+  return true;
+}
+
 bool blank(std::string_view s) {
   for (char c : s)
     if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
@@ -310,7 +323,11 @@ StreamStats process_stream(std::istream& in, std::ostream& out) {
     pending.clear();
     params.clear();
   };
-  while (std::getline(in, line)) {
+  for (std::size_t number = 1; read_line(in, line); ++number) {
+    if (line.size() > kMaxLineBytes) {
+      stats.too_long = number;
+      break;
+    }
     if (blank(line)) continue;
     Pending pd;
     TensorMapParams p;

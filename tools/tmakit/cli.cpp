@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "output.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 #ifndef TMAKIT_VERSION
@@ -45,28 +46,60 @@ constexpr CommandEntry kCommands[] = {
     {"layout", run_layout}, {"plan", run_plan},   {"smem-store", run_smem_store},
 };
 
-}  // namespace
+// help / version: the whole command line is the word and at most --json.
+bool only_json_after(const std::vector<std::string>& args) {
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] != "--json" || i > 1) return false;
+  return true;
+}
 
-int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+int run_help_or_version(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const bool help = args[0] == "-h" || args[0] == "--help" || args[0] == "help";
+  const Reporter rep{"tmakit", wants_json(args), out, err};
+  if (!only_json_after(args))
+    return rep.usage(UsageRule::syntax,
+                     quote_user_text(args[0]) + " takes no arguments but --json (for a command's options: tmakit <command> --help)",
+                     "", false);
+  if (help) return rep.help(kUsage);
+  if (rep.json) return rep.json_result(nlohmann::ordered_json{{"command", "tmakit"}, {"version", TMAKIT_VERSION}}, kExitOk, true);
+  out << "tmakit " TMAKIT_VERSION "\n";
+  return kExitOk;
+}
+
+std::string did_you_mean_text(const std::string& near) { return near.empty() ? "" : " (did you mean " + near + "?)"; }
+
+int dispatch(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
     err << kUsage;
     return kExitUsage;
   }
   const std::string& cmd = args[0];
-  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    out << kUsage;
-    return kExitOk;
-  }
-  if (cmd == "--version" || cmd == "version") {
-    out << "tmakit " TMAKIT_VERSION "\n";
-    return kExitOk;
-  }
+  if (cmd == "-h" || cmd == "--help" || cmd == "help" || cmd == "--version" || cmd == "version")
+    return run_help_or_version(args, out, err);
   for (const CommandEntry& c : kCommands)
     if (cmd == c.name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()), in, out, err);
   std::string valid;
-  for (const CommandEntry& c : kCommands) valid += std::string(valid.empty() ? "" : ", ") + c.name;
+  std::vector<std::string> names;
+  for (const CommandEntry& c : kCommands) {
+    valid += std::string(valid.empty() ? "" : ", ") + c.name;
+    names.push_back(c.name);
+  }
   return Reporter{"tmakit", wants_json(args), out, err}.usage(
-      UsageRule::syntax, "unknown command " + quote_user_text(cmd) + "; valid: " + valid, "", true);
+      UsageRule::syntax, "unknown command " + quote_user_text(cmd) + did_you_mean_text(nearest_name(cmd, names)) +
+                             "; valid: " + valid, "", true);
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  EscapedStream o(out), e(err);
+  const int rc = dispatch(args, in, o.stream(), e.stream());
+  if (o.failed()) {
+    e.stream() << "tmakit: cannot write to stdout (a full disk or a closed descriptor?): the output is lost\n";
+    e.failed();
+    return kExitUsage;
+  }
+  return e.failed() && rc == kExitOk ? kExitUsage : rc;
 }
 
 }  // namespace tmakit::cli

@@ -45,15 +45,18 @@ int encode_params(const EncodeRequest& req, const Reporter& rep) {
 
 int encode_jsonl(const std::string& path, std::istream& in, const Reporter& rep) {
   const auto input_error = [&](const std::string& why) { return rep.usage(UsageRule::input, "--jsonl: " + why, "--jsonl"); };
-  if (path == "-") {
-    jsonl::process_stream(in, rep.out);
-    return in.bad() ? input_error("error reading stdin") : kExitOk;
-  }
+  const auto finish = [&](const jsonl::StreamStats& s, const std::istream& from, const std::string& name) {
+    if (s.too_long > 0)
+      return input_error(name + ": line " + std::to_string(s.too_long) + " is longer than " +
+                         std::to_string(jsonl::kMaxLineBytes) + " bytes (a line of the schema is a few hundred); "
+                         "the lines before it were encoded");
+    return from.bad() ? input_error("error reading " + name) : kExitOk;
+  };
+  if (path == "-") return finish(jsonl::process_stream(in, rep.out), in, "stdin");
   std::ifstream f;
   std::string why;
   if (!open_input(path, f, why)) return input_error(why);
-  jsonl::process_stream(f, rep.out);
-  return f.bad() ? input_error("error reading " + quote_user_text(path)) : kExitOk;
+  return finish(jsonl::process_stream(f, rep.out), f, quote_user_text(path));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // The CuTe layout algebra on the command line (docs/layout.md). Its own argument loop (OP and its
 // layouts are positional; a usage error is JSON too with --json). Exit 0 ok, 1 refused (an
 // operation's precondition, with the rule and a fix), 2 bad usage or bad notation.
+#include <algorithm>
 #include <fstream>
 #include <ostream>
 #include <string>
@@ -162,6 +163,7 @@ int maybe_svg(Context& c, const SwizzledLayout& l) {
   std::ofstream f(c.svg_path);
   if (!f) return layout_usage_error(c, "--svg: cannot write " + quote_user_text(c.svg_path), UsageRule::input);
   f << render_svg(title, g);
+  if (f) f.close();  // a full disk shows here, when the buffer goes out
   return f ? 0 : layout_usage_error(c, "--svg: error writing " + quote_user_text(c.svg_path), UsageRule::input);
 }
 
@@ -275,42 +277,65 @@ int run_op(Context& c) {
   return v.ok() ? emit_int(c, v.value) : refusal(c, v.diagnostic);
 }
 
+
+// The options of `tmakit layout` (hand-parsed: OP and its arguments are positional). Returns "" with
+// the options in `c` and the other words in `pos`, or what is wrong: an unknown option (with the
+// nearest one), an option given twice, a value that is missing, empty or another option.
+std::string read_layout_options(const std::vector<std::string>& args, Context& c, std::vector<std::string>& pos,
+                                bool& svg_given, bool& help) {
+  const std::vector<std::string> names = {"--json", "--svg", "--dtype", "--help"};
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    if (s.size() <= 2 || s[0] != '-' || s[1] != '-') {
+      if (s == "-h") help = true;
+      else pos.push_back(s);
+      continue;
+    }
+    const std::size_t eq = s.find('=');
+    const std::string name = s.substr(0, eq);
+    if (std::find(names.begin(), names.end(), name) == names.end())
+    {
+      const std::string near = nearest_name(name, names);
+      return "unknown option " + quote_user_text(name) + (near.empty() ? "" : "; did you mean " + near + "?");
+    }
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return name + " given more than once; give it once";
+    seen.push_back(name);
+    if (name == "--json" || name == "--help") {
+      if (eq != std::string::npos) return name + " takes no value";
+      (name == "--json" ? c.json : help) = true;
+      continue;
+    }
+    std::string value;
+    if (eq != std::string::npos) {
+      value = s.substr(eq + 1);
+    } else {
+      if (i + 1 >= args.size()) return name + " needs a value";
+      value = args[++i];
+      if (value.rfind("--", 0) == 0) return name + ": expected a value, found the option " + quote_user_text(value);
+    }
+    if (value.empty()) return name + (name == "--svg" ? ": an empty file name" : ": an empty value");
+    svg_given = svg_given || name == "--svg";
+    (name == "--svg" ? c.svg_path : c.dtype) = value;
+  }
+  return "";
+}
+
 }  // namespace
 
 int run_layout(std::vector<std::string> args, std::istream& /*in*/, std::ostream& out, std::ostream& err) {
   Context c{"", {}, wants_json(args), "", "", 0, out, err};
   std::vector<std::string> pos;
-  bool svg_given = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& s = args[i];
-    if (s == "-h" || s == "--help") {
-      out << kLayoutUsage;
-      return kExitOk;
-    }
-    if (s == "--json") {
-      c.json = true;
-    } else if (s == "--svg" || s == "--dtype") {
-      if (i + 1 >= args.size()) return layout_usage_error(c, s + " needs a value");
-      svg_given = svg_given || s == "--svg";
-      (s == "--svg" ? c.svg_path : c.dtype) = args[++i];
-    } else if (s.rfind("--svg=", 0) == 0) {
-      svg_given = true;
-      c.svg_path = s.substr(6);
-    } else if (s.rfind("--dtype=", 0) == 0) {
-      c.dtype = s.substr(8);
-    } else if (s.size() > 2 && s[0] == '-' && s[1] == '-') {
-      return layout_usage_error(c, "unknown option '" + s + "'");
-    } else {
-      pos.push_back(s);
-    }
-  }
+  bool svg_given = false, help = false;
+  const std::string bad = read_layout_options(args, c, pos, svg_given, help);
+  if (!bad.empty()) return layout_usage_error(c, bad, bad.find(": an empty ") != std::string::npos ? UsageRule::value : UsageRule::layout_usage);
+  if (help) return Reporter{"tmakit layout", c.json, out, err}.help(kLayoutUsage);
   if (pos.empty()) return layout_usage_error(c, "missing OP");
   c.op = pos[0];
   c.args.assign(pos.begin() + 1, pos.end());
   for (const Op& op : kOps) {
     if (parse_choice(c.op, {op.name}) != 0) continue;
     c.op = op.name;  // any case: COALESCE, Logical-Divide
-    if (svg_given && c.svg_path.empty()) return layout_usage_error(c, "--svg: an empty file name", UsageRule::value);
     if (svg_given && c.op == "max_common_vector")
       return layout_usage_error(c, "--svg: max_common_vector's result is a number, there is nothing to draw "
                                    "(max_common_layout draws the layout of those elements)",

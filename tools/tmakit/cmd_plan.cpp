@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "tmakit/cluster/shape.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/describe.hpp"
 #include "tmakit/plan/explain.hpp"
@@ -48,6 +49,12 @@ bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why)
     out[n++] = v;
     if (c == std::string::npos) break;
     pos = c + 1;
+  }
+  const std::uint32_t ctas = out[0] * out[1] * out[2];
+  if (ctas > kMaxClusterSize) {
+    why = std::to_string(out[0]) + " x " + std::to_string(out[1]) + " x " + std::to_string(out[2]) + " = " +
+          std::to_string(ctas) + " CTAs; a cluster holds at most " + std::to_string(kMaxClusterSize) + " in all";
+    return false;
   }
   return true;
 }

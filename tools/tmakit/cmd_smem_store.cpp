@@ -106,6 +106,18 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
       parse_store_destination(dst_text, s.rows(), s.cols(), ps.value.elem_bytes, base, elements);
   if (!pd.ok) return rep.bad_value("--dst", pd.error);
   const StoreDestination& d = pd.value;
+  if (no_stmatrix && ps.value.elem_bytes != 2)
+    return rep.usage(UsageRule::conflict,
+                     "--no-stmatrix changes nothing: stmatrix stores 2-byte elements only, these are " +
+                         std::to_string(ps.value.elem_bytes) + "-byte",
+                     "--no-stmatrix");
+  if (!pd.elements_no_effect.empty())
+    return rep.usage(UsageRule::conflict, "--elements changes nothing: " + pd.elements_no_effect, "--elements");
+  if (any_swizzle && (d.tile.swizzle.bits == 0 || smem_store_detail::is_hardware_swizzle(d.tile.swizzle)))
+    return rep.usage(UsageRule::conflict,
+                     "--any-swizzle changes nothing: the --dst swizzle is " +
+                         std::string(d.tile.swizzle.bits == 0 ? "none" : "one of TMA's/WGMMA's/UMMA's modes"),
+                     "--any-swizzle");
   SmemStoreOptions opts;
   opts.allow_stmatrix = !no_stmatrix;
   opts.check_units = !any_swizzle;
@@ -119,8 +131,9 @@ int run_smem_store(std::vector<std::string> args, std::istream&, std::ostream& o
   const SmemStorePlan& shown = f && !f->ok ? *f : *p;  // a refused forced plan is the outcome
   if (!svg_path.empty()) {
     std::ofstream file(svg_path);
+    if (file) file << plan_svg(f && f->ok ? *f : shown, s, d);
+    if (file) file.close();  // a full disk shows here, when the buffer goes out
     if (!file) return rep.usage(UsageRule::input, "--svg: cannot write " + quote_user_text(svg_path), "--svg");
-    file << plan_svg(f && f->ok ? *f : shown, s, d);
   }
   const int rc = shown.ok ? kExitOk : kExitRefused;
   if (json) {

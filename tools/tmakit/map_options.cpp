@@ -163,10 +163,7 @@ ParseResult usage_result(const std::string& cmd, const std::string& what, UsageR
 }
 
 int report(const ParseResult& r, std::ostream& out, std::ostream& err, bool json) {
-  if (r.status == ParseResult::Status::help) {
-    out << r.message;
-    return kExitOk;
-  }
+  if (r.status == ParseResult::Status::help) return Reporter{r.command, json, out, err}.help(r.message);
   return Reporter{r.command, json, out, err}.usage(r.rule, r.what, r.option, r.help_hint);
 }
 
@@ -222,14 +219,15 @@ ParseResult MapKinds::request(const std::string& name, bool json) const {
 }
 
 bool parse_map_command(CLI::App& app, std::vector<std::string> args, const std::string& name, ParseResult& r) {
-  std::string cmd = name, text;
-  const int rc = parse_cli(app, std::move(args), cmd, text);
-  if (rc < 0) return true;
-  if (rc == kExitOk) {
+  std::string cmd = name;
+  const CliParse p = parse_cli(app, std::move(args), cmd);
+  if (p.rc < 0) return true;
+  if (p.rc == kExitOk) {
     r.status = ParseResult::Status::help;
-    r.message = text;
+    r.message = p.text;
+    r.command = cmd;
   } else {
-    r = usage_result(cmd, text);
+    r = usage_result(cmd, p.text, p.rule, p.option);
   }
   return false;
 }

@@ -47,6 +47,8 @@ struct Reporter {
   int usage(UsageRule rule, const std::string& what, const std::string& option = "", bool help_hint = false) const;
   // A value that does not parse or is out of range: usage(value, option + ": " + what, option).
   int bad_value(const std::string& option, const std::string& what) const;
+  // Help (exit 0): `text` on `out`; JSON: {"ok":true,"exit":0,"command","help":text}.
+  int help(const std::string& text) const;
 
   // Prints a JSON outcome: `j` with "ok" and "exit" set and, when j has a non-empty "errors"
   // array and no "error", "error" = its first element. Returns `exit`.
@@ -61,15 +63,30 @@ struct Reporter {
   }
 };
 
-// Parses `args` (the command line after the command's name) into `app`. Returns -1 when the
-// command should run; otherwise the exit status to return at once: kExitOk after printing --help
-// or --help-all (and `help_footer`) to `out`, kExitUsage after reporting the usage error (which
-// names the subcommands of `app` that were given: "tmakit encode tiled: ..."); any other exception
-// CLI11 throws on odd input is a usage error too (never escapes).
-// The step itself, for callers that report on their own: -1 (parsed), kExitOk (`text` = the help),
-// or kExitUsage (`text` = CLI11's message; `cmd` gets the names of the subcommands given appended).
-int parse_cli(CLI::App& app, std::vector<std::string> args, std::string& cmd, std::string& text);
+// What the parse step made of a command line.
+struct CliParse {
+  int rc = -1;                         // -1: parsed, run the command; kExitOk: help; kExitUsage: bad usage
+  std::string text;                    // the help, or what is wrong (naming the option)
+  UsageRule rule = UsageRule::syntax;  // bad usage: the rule
+  std::string option;                  // bad usage: the option to blame ("" when none is)
+};
+
+// The parse step of every CLI11 command: `args` (the command line after the command's name) into
+// `app`. Before CLI11 sees them, every word that starts with "--" must name an option of `app` or
+// of one of its subcommands (else usage.syntax, with the nearest option: "did you mean
+// --strides?"), each option may appear once (usage.syntax), "--opt=" needs a value (usage.value),
+// and an option's value may not be another option (`--svg --json`: usage.value). CLI11's own
+// errors, and any other exception it throws on odd input, are bad usage too (never escape).
+// `cmd` gets the names of the subcommands given appended ("tmakit encode tiled").
+CliParse parse_cli(CLI::App& app, std::vector<std::string> args, std::string& cmd);
+// parse_cli, reported: -1 when the command should run; otherwise the exit status to return at
+// once, kExitOk after printing --help or --help-all (and `help_footer`; JSON with --json), or
+// kExitUsage after reporting the usage error.
 int parse_app(CLI::App& app, std::vector<std::string> args, const Reporter& rep, const char* help_footer = "");
+
+// The name among `names` nearest to `word` (at most two edits away, or a prefix of it or it of
+// them), for "did you mean --strides?"; "" when none is near.
+std::string nearest_name(std::string_view word, const std::vector<std::string>& names);
 
 // The --json flag of every command that has one.
 void add_json_flag(CLI::App& app, bool& json);
@@ -121,9 +138,14 @@ std::string choice_list(std::initializer_list<const char*> choices);
 // when it is a directory or cannot be opened. The one check of every command that reads a file.
 bool open_input(const std::string& path, std::ifstream& f, std::string& why);
 
+// The most bytes a descriptor argument's file or stdin may hold: 256 hex digits with room for any
+// spacing, separators and line breaks (an `xxd` dump of 128 bytes is under 600).
+constexpr std::size_t kMaxDescriptorFileBytes = 64 * 1024;
+
 // The text of a descriptor argument of decode/diff: "HEX" itself, or the contents of "@FILE" or
-// "@-" (stdin), unchanged (parse_descriptor reads the digits). Returns false with a message in
-// `error` when the file cannot be read (open_input's words).
+// "@-" (stdin), unchanged (parse_descriptor reads the digits), read up to kMaxDescriptorFileBytes.
+// Returns false with a message in `error` when the file cannot be read (open_input's words) or
+// holds more (a device such as /dev/zero, or an endless stream: read no further).
 bool read_hex_arg(const std::string& arg, std::istream& stdin_stream, std::string& text, std::string& error);
 
 // The 128 bytes of a descriptor argument `name` (HEX, @FILE, @-) of decode/diff: read_hex_arg, then

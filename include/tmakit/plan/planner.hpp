@@ -426,11 +426,11 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   Swizzle sw = Swizzle::none;
   if (!tma_swizzle_of(pb.swizzle, sw))  // d: whole bytes per element, 0 below a byte (no element-unit reading)
     is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, sb / 8);
-  if (pb.multicast_dim >= 0) {
-    const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
-    if (pb.multicast_dim > 2 || !ClusterShape{pb.cluster[0], pb.cluster[1], pb.cluster[2]}.valid())
-      is.add(PlanRule::multicast_cluster, -1, -1, static_cast<std::int64_t>(csize), pb.multicast_dim);
-  }
+  // The cluster shape, with or without multicast: a cluster that cannot be launched (a dimension of
+  // 0 CTAs, more than 16 in all) is refused whatever the plan would do with it.
+  const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
+  if (pb.multicast_dim > 2 || !ClusterShape{pb.cluster[0], pb.cluster[1], pb.cluster[2]}.valid())
+    is.add(PlanRule::multicast_cluster, -1, -1, static_cast<std::int64_t>(csize), pb.multicast_dim);
   // Stores and reductions: the same boxes the other way. TMA multicasts loads only, and an OOB fill
   // is what a load writes for elements outside the tensor (a store skips them). A reduction's op
   // must take the element type (core/reduce_op.hpp: the PTX ISA's table).

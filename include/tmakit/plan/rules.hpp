@@ -49,11 +49,12 @@ enum class PlanRule : std::uint32_t {
   reduce_dtype,          // plan.reduce_dtype: the reduction op does not take the element type (PTX ISA)
   gmem_dtype_arch,       // gmem.dtype_arch: a packed sub-byte type on an architecture without them (sm_90)
   box_pieces,            // plan.box_pieces: the box cannot be cut into the requested number of copies
+  coord_range,           // plan.coord_range: a tile coordinate whose TMA coordinates leave int32
 };
 
 // `text` says what the input does wrong in one line; `part` names the input the rule concerns. The
 // words with the user's numbers and mode names, and the fixes, come from explain_plan().
-TMAKIT_HD constexpr RuleTable<PlanRule, 34> rule_table(PlanRule) {
+TMAKIT_HD constexpr RuleTable<PlanRule, 35> rule_table(PlanRule) {
   return {{
       {PlanRule::gmem_dtype, "gmem.dtype", "global tensor",
        "an element type the planner cannot place (not a tensor-map data type)"},
@@ -109,10 +110,12 @@ TMAKIT_HD constexpr RuleTable<PlanRule, 34> rule_table(PlanRule) {
        "a packed sub-byte element type on an architecture that has none (sm_90; sm_100 and sm_120 have them)"},
       {PlanRule::box_pieces, "plan.box_pieces", "plan options",
        "a box that cannot be cut into the requested number of equal, aligned copies"},
+      {PlanRule::coord_range, "plan.coord_range", "tile coordinate",
+       "a tile coordinate at which an instruction's TMA coordinates leave the 32-bit range TMA takes"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PlanRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::box_pieces) + 1, "a row for every enum value");
+static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::coord_range) + 1, "a row for every enum value");
 
 // One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
 // shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in

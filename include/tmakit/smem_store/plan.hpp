@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "tmakit/core/bits.hpp"
+#include "tmakit/core/checked.hpp"
 #include "tmakit/core/config.hpp"
 #include "tmakit/smem_store/destination.hpp"
 #include "tmakit/smem_store/rules.hpp"
@@ -276,7 +277,8 @@ struct AddressMap {
     s.thread = t;
     s.value = v;
     s.elem = src->coord(t, v);
-    s.addr = at(s.elem);
+    const bool inside = s.elem.row >= 0 && s.elem.row < dst->rows && s.elem.col >= 0 && s.elem.col < dst->cols;
+    s.addr = inside ? at(s.elem) : 0;  // the tables hold the tile's rows and columns only
     return s;
   }
 };
@@ -443,6 +445,67 @@ constexpr bool dest_leaves_disjoint(const Layout& l) {
   return true;
 }
 
+// The tile indices a tv layout reaches, from its leaves alone (no evaluation): lo and hi are the
+// lowest and highest offset (sums of (extent - 1) * stride by sign), lo_slot and hi_slot the linear
+// slot indices (t + threads * v) that reach them. overflow: a leaf below 1, or a term or sum that
+// leaves int64 (the offsets cannot all be computed). Needs size(tv) <= kMaxSlots (validate()).
+struct TvReach {
+  std::int64_t lo = 0, hi = 0, lo_slot = 0, hi_slot = 0;
+  bool overflow = false;
+};
+constexpr TvReach tv_reach(const Layout& tv) {
+  TvReach r;
+  std::int64_t pitch = 1;  // the linear slot index step of leaf k (colexicographic)
+  for (int k = 0; k < tv.num_leaves(); ++k) {
+    const std::int64_t s = tv.shape_at(k), d = tv.stride_at(k);
+    std::int64_t t = 0;
+    if (s < 1 || !checked_mul(s - 1, d, &t) || !checked_add(t < 0 ? r.lo : r.hi, t, t < 0 ? &r.lo : &r.hi)) {
+      r.overflow = true;
+      return r;
+    }
+    if (t < 0) r.lo_slot += (s - 1) * pitch;
+    if (t > 0) r.hi_slot += (s - 1) * pitch;
+    pitch *= s;
+  }
+  return r;
+}
+
+// A tv source's thread and value counts in 64 bits (StoreSource's int32 counts could wrap first).
+constexpr bool tv_counts_fit(SmemStorePlan& p, const StoreSource& src) {
+  const std::int64_t threads = src.tv.mode(0).size(), slots = src.tv.size();
+  if (threads < 32 || threads % 32 != 0 || threads > 1024) {
+    p.ok = false;
+    p.refusal = {SmemStoreRule::source_threads, {}, {}, threads, 0, 0, 0};
+    return false;
+  }
+  if (slots < threads || slots > kMaxSlots || slots / threads > SmemStorePlan::kMaxValues) {
+    p.ok = false;
+    p.refusal = {SmemStoreRule::capacity, {}, {}, slots / threads, SmemStorePlan::kMaxValues, 0, 0};
+    return false;
+  }
+  return true;
+}
+
+// Every slot of a tv source inside the rows x cols tile, decided from the layout's leaves before any
+// slot is evaluated or any table indexed. Refused: source_out_of_tile with n2 = 1 and n3 = the tile
+// index of slot a (the first extreme outside 0..rows*cols-1), or n2 = 2 when the offsets do not fit
+// in 64 bits (no slot named).
+constexpr bool tv_within_tile(SmemStorePlan& p, const StoreSource& src, std::int64_t rows, std::int64_t cols) {
+  const TvReach r = tv_reach(src.tv);
+  if (!r.overflow && r.lo >= 0 && r.hi < rows * cols) return true;
+  SlotRef a;
+  std::int64_t index = 0;
+  if (!r.overflow) {
+    const std::int64_t slot = r.lo < 0 ? r.lo_slot : r.hi_slot, threads = src.threads();
+    a.thread = static_cast<std::int32_t>(slot % threads);
+    a.value = static_cast<std::int32_t>(slot / threads);
+    index = r.lo < 0 ? r.lo : r.hi;
+  }
+  p.ok = false;
+  p.refusal = {SmemStoreRule::source_out_of_tile, a, {}, rows, cols, r.overflow ? 2 : 1, index};
+  return false;
+}
+
 constexpr SmemStorePlan refuse(SmemStorePlan p, SmemStoreRule r, std::int64_t n0 = 0, std::int64_t n1 = 0,
                                std::int64_t n2 = 0, std::int64_t n3 = 0, SlotRef a = {}, SlotRef b = {}) {
   p.ok = false;
@@ -483,6 +546,7 @@ constexpr bool validate(SmemStorePlan& p, const StoreSource& src, const StoreDes
   // ---- the source
   if (src.kind == FragmentKind::tv_layout && src.tv.rank() != 2)
     return reject(p, SmemStoreRule::source_not_tv_map, src.tv.rank());
+  if (src.kind == FragmentKind::tv_layout && !tv_counts_fit(p, src)) return false;
   if (T < 32 || T % 32 != 0 || T > 1024) return reject(p, SmemStoreRule::source_threads, T);
   switch (src.kind) {
     case FragmentKind::wgmma_acc:
@@ -502,6 +566,7 @@ constexpr bool validate(SmemStorePlan& p, const StoreSource& src, const StoreDes
   const int R = src.rows(), C = src.cols();
   if (R <= 0 || C <= 0 || static_cast<std::int64_t>(R) * C > 65536 || R > kMaxExtent || C > kMaxExtent)
     return reject(p, SmemStoreRule::capacity, R, C);
+  if (src.kind == FragmentKind::tv_layout && !tv_within_tile(p, src, R, C)) return false;
   if (R != dst.rows || C != dst.cols) return reject(p, SmemStoreRule::tile_mismatch, R, C, dst.rows, dst.cols);
 
   // ---- the destination

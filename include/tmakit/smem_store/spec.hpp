@@ -43,6 +43,9 @@ struct ParsedDestination {
   StoreDestination value{};
   bool ok = false;
   std::string error;
+  // elements_units asked for and nothing to convert (a canonical operand, whose swizzle is in bytes
+  // by definition, or a layout without a swizzle): why it changes nothing, else "".
+  std::string elements_no_effect;
 };
 // rows/cols/elem_bytes come from the source; base_offset as given.
 ParsedDestination parse_store_destination(std::string_view text, std::int32_t rows, std::int32_t cols,

@@ -62,13 +62,20 @@ std::vector<Error> describe(const TensorMapParams& p, const Violations& v);
 // Returns true when the line was accepted (result 0).
 bool process_line(std::string_view line, std::string& out);
 
+// The longest input line process_stream reads (bytes, without the newline). A line of the schema
+// is a few hundred bytes; parsing takes about 25 times a line's size in memory, so a bound keeps a
+// stream without newlines (/dev/zero, a binary file) from taking all of it.
+inline constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
 struct StreamStats {
-  std::size_t lines = 0;     // output lines written
-  std::size_t accepted = 0;  // result 0
+  std::size_t lines = 0;       // output lines written
+  std::size_t accepted = 0;    // result 0
+  std::size_t too_long = 0;    // the 1-based number of an input line over kMaxLineBytes (reading stopped there), or 0
 };
 
 // Reads JSON lines from `in` until EOF and writes one output line per non-blank input line to
-// `out` (buffered: written in large blocks).
+// `out` (buffered: written in large blocks), in constant memory. A line over kMaxLineBytes stops
+// the reading: the lines before it are written, that one is not (StreamStats::too_long).
 StreamStats process_stream(std::istream& in, std::ostream& out);
 
 // --- output pieces (shared with the CLI and describe.hpp's decode_json) ---
