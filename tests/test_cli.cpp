@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "cli_run.hpp"
 #include "cmd_encode.hpp"
 #include "options.hpp"
 #include "tmakit/tensor_map/describe.hpp"
@@ -25,6 +26,10 @@
 
 using namespace tmakit;
 using namespace tmakit::cli;
+using tmakit_test::CliRun;
+using tmakit_test::read_file;
+using tmakit_test::run_binary;
+using tmakit_test::run_inprocess;
 using nlohmann::json;
 
 namespace {
@@ -55,39 +60,9 @@ const std::string kWide =
     "--pixels 128 --mode W128";
 const std::string kMisaligned = "tiled --dtype bf16 --dims 4096,4096 --strides 8200 --box 64,128";
 
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run_inprocess(const std::vector<std::string>& args, const std::string& stdin_text = "") {
-  std::istringstream in(stdin_text);
-  std::ostringstream out, err;
-  const int rc = run_cli(args, in, out, err);
-  return {rc, out.str(), err.str()};
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs the built binary through the shell; `args` is pasted verbatim (quote it yourself).
-CliRun run_binary(const std::string& args, const std::string& stdin_file = "") {
-  static int counter = 0;
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const auto out = dir / ("tmakit_cli_out_" + tag);
-  const auto err = dir / ("tmakit_cli_err_" + tag);
-  std::string cmd = std::string("'") + TMAKIT_CLI_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  if (!stdin_file.empty()) cmd += " <'" + stdin_file + "'";
-  const int status = std::system(cmd.c_str());
-  CliRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+// The binary with its stdin read from a file.
+CliRun run_binary_stdin(const std::string& args, const std::string& stdin_file) {
+  return run_binary(args, "<'" + stdin_file + "'");
 }
 
 std::filesystem::path write_temp(const std::string& name, const std::string& text) {
@@ -494,7 +469,7 @@ TEST(Binary, Jsonl) {
       "\n{broken\n"
       R"({"kind":"tiled","dtype":0,"rank":6,"dims":[1,2,3,4,5,6],"strides":[16,32,64,128,256],"box":[1,1,1,1,1,1]})"
       "\n");
-  for (const CliRun& r : {run_binary("encode --jsonl '" + file.string() + "'"), run_binary("encode --jsonl -", file.string())}) {
+  for (const CliRun& r : {run_binary("encode --jsonl '" + file.string() + "'"), run_binary_stdin("encode --jsonl -", file.string())}) {
     EXPECT_EQ(r.rc, 0) << r.err;
     const auto lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 3u);

@@ -18,46 +18,16 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "cli_run.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 
 using tmakit::cli::run_cli;
+using tmakit_test::CliRun;
+using tmakit_test::read_file;
+using tmakit_test::run_binary;
+using tmakit_test::run_inprocess;
 
 namespace {
-
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-CliRun run_inprocess(const std::vector<std::string>& args, const std::string& stdin_text = "") {
-  std::istringstream in(stdin_text);
-  std::ostringstream out, err;
-  const int rc = run_cli(args, in, out, err);
-  return {rc, out.str(), err.str()};
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// The built binary through the shell; `args` and `redirect` are pasted verbatim. stdout goes to a
-// file unless `redirect` sends it elsewhere (">/dev/full", ">&-").
-CliRun run_binary(const std::string& args, const std::string& redirect = "") {
-  static int counter = 0;
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  const auto out = dir / ("tmakit_contract_out_" + tag), err = dir / ("tmakit_contract_err_" + tag);
-  const std::string cmd = std::string("'") + TMAKIT_CLI_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
-                          err.string() + "' " + redirect;
-  const int status = std::system(cmd.c_str());
-  CliRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
-}
 
 const std::vector<std::string> kTiled = {"encode", "tiled", "--dtype", "bf16", "--dims", "4096,4096",
                                          "--strides", "8192", "--box", "64,128"};
