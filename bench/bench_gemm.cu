@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   Reference reference;
   if (const char* path = std::getenv("TMAKIT_BENCH_REFERENCE"); path && *path) {
     if (!reference.load(path)) return 1;
-    std::printf("reference: %s (%s)\n", reference.name(), path);
+    const char* base = std::strrchr(path, '/');
+    std::printf("reference: %s (%s)\n", reference.name(), base ? base + 1 : path);
   }
 
   const std::vector<Shape> shapes = {
