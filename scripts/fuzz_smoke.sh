@@ -11,6 +11,17 @@ seconds=${1:-10}
 build=$(realpath -m "${BUILD_DIR:-build-fuzz}")  # absolute: fuzz/run.sh runs the target from its work directory
 targets=(decode cli jsonl layout smem_store plan)
 
+# clang and its libFuzzer runtime (Debian: clang, libclang-rt-14-dev), installed when missing as
+# scripts/build.sh installs its packages (apt-get, sudo when not root).
+if ! command -v clang++ >/dev/null || ! echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' |
+    clang++ -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+  command -v apt-get >/dev/null || { echo "fuzz_smoke.sh: no clang with libFuzzer and no apt-get" >&2; exit 1; }
+  sudo=()
+  if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+  echo "fuzz_smoke.sh: installing clang and libclang-rt-14-dev"
+  "${sudo[@]}" apt-get update >/dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends clang libclang-rt-14-dev >/dev/null
+fi
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DTMAKIT_BUILD_FUZZ=ON -DTMAKIT_BUILD_TESTS=OFF \
   -DTMAKIT_ENABLE_CUDA=OFF -DTMAKIT_BUILD_PYTHON=OFF -DTMAKIT_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build "$build" -j"${JOBS:-2}" --target "${targets[@]/#/fuzz_}"
