@@ -44,10 +44,6 @@ const char* const kOps[16] = {"coalesce",        "composition",     "complement"
 
 constexpr std::int64_t kMaxChecked = 4096;  // indices walked by the function checks
 
-void require(bool ok) {
-  if (!ok) std::abort();  // libFuzzer reports the input
-}
-
 void round_trips(const Layout& l) {
   const Parsed<Layout> p = parse_layout(to_string(l));
   if (p.ok) require(p.value == l);

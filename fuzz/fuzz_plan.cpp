@@ -41,17 +41,6 @@ using namespace tmakit;
 
 namespace {
 
-void require(bool ok) {
-  if (!ok) std::abort();  // libFuzzer reports the input
-}
-
-// Whether a word would be an option on the command line (tmakit's parse step refuses it as a value).
-bool option_word(const std::vector<std::string>& w) {
-  for (const std::string& x : w)
-    if (x.size() > 2 && x[0] == '-' && x[1] == '-') return true;
-  return false;
-}
-
 struct Request {
   std::vector<std::string> args;
   PlanOptions options;
