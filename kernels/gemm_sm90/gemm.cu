@@ -203,13 +203,14 @@ Gemm::Gemm(const GemmArgs& g) {
   // heuristics.hpp. Clusters of two need two M tiles to pair.
   const std::int64_t tiles_m = (g.m + kTileM - 1) / kTileM;
   const std::int64_t k_blocks = (g.k + kTileK - 1) / kTileK;
-  int resident_ctas = 0;
-  if ((st.cuda = cudaDeviceGetAttribute(&resident_ctas, cudaDevAttrMultiProcessorCount, 0)) != cudaSuccess) {
+  int device = 0, sms = 0;
+  if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
+      (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
     errors.push_back(std::string("cuda: the device's multiprocessor count: ") + cudaGetErrorString(st.cuda));
     return;
   }
-  const FormChoice choice = choose_form(g.m, g.n, g.batch, k_blocks, resident_ctas, g.tile_n, g.cluster_m, g.splits);
-  prep->cluster_m = choice.cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
+  const FormChoice choice = choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.tile_n, g.cluster_m, g.splits);
+  prep->cluster_m = choice.cluster_m;
   KernelForm form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, false, choice.tile_n);
 
   Planned a, b, c, d;

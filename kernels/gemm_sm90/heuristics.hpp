@@ -22,8 +22,8 @@ inline std::int64_t automatic_splits(std::int64_t cluster_tiles, std::int64_t re
   return std::max<std::int64_t>(1, std::min({resident_clusters / cluster_tiles, k_blocks / kMinSplitBlocks, kMaxSplits}));
 }
 
-// The form the launcher takes: tile width, CTAs per cluster, K slices. A GemmArgs value other than
-// 0 (automatic) is taken as given.
+// The form the launcher takes: tile width, CTAs per cluster (two only where M has two tiles to
+// pair), K slices. A GemmArgs value other than 0 (automatic) is taken as given.
 struct FormChoice {
   int tile_n = 256, cluster_m = 1;
   std::int64_t splits = 1;
@@ -39,14 +39,12 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 // cluster-turns busy; where none does (skinny problems), the one that keeps the most busy, with
 // its tiles split along K to fill the GPU (docs/lab/gemm.md, 2026-12-01 20:59: the sweep of widths,
 // clusters and slices on the skinny shapes).
-inline FormChoice choose_form(std::int64_t m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
+inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
                               int tile_n, int cluster_m, int splits) {
   FormChoice c;
-  const std::int64_t tiles_m = (m + 127) / 128;
-  c.cluster_m = cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m);
-  const int pair = c.cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
-  const std::int64_t resident = std::max(1, sms / pair);
-  auto cluster_tiles = [&](int w) { return (tiles_m + pair - 1) / pair * ((n + w - 1) / w) * batch; };
+  c.cluster_m = (cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m)) == 2 && tiles_m >= 2 ? 2 : 1;
+  const std::int64_t resident = std::max(1, sms / c.cluster_m);
+  auto cluster_tiles = [&](int w) { return (tiles_m + c.cluster_m - 1) / c.cluster_m * ((n + w - 1) / w) * batch; };
   if (tile_n != 0) {
     c.tile_n = tile_n;
   } else {

@@ -58,14 +58,6 @@ struct RingState {
     }
     return *this;
   }
-  // The state `n` rounds further on (n >= 0), without a division when Stages is a power of two.
-  __device__ __forceinline__ RingState advanced(std::uint32_t n) const {
-    RingState s;
-    const std::uint32_t k = index + n;
-    s.index = k % static_cast<std::uint32_t>(Stages);
-    s.phase = phase ^ ((k / static_cast<std::uint32_t>(Stages)) & 1u);
-    return s;
-  }
 };
 
 template <int Stages>
@@ -99,8 +91,6 @@ struct Ring {
   __device__ __forceinline__ void wait_full(const RingState<Stages>& st) {
     watchdog::wait_parity(full[st.index], st.phase, watchdog::bound_ns());
   }
-  // A non-blocking look: whether they have (a consumer may do other work meanwhile).
-  __device__ __forceinline__ bool is_full(const RingState<Stages>& st) { return test_wait(full[st.index], st.phase); }
 };
 
 // A consumer warpgroup's hand-back of ring stages to the CTAs whose producers fill them. Built once
