@@ -87,8 +87,11 @@ def _check_counts(fields: Mapping[str, Any]) -> None:
     if fields.get("rank") is not None and fields["rank"] != rank:
         raise _usage("rank", f"rank {fields['rank']!r} but {rank} dims", "leave rank out, or give one extent per dim")
     kind = fields.get("kind", "tiled")
-    kind = {0: "tiled", 1: "im2col", 2: "im2col_wide"}.get(kind, kind) if isinstance(kind, int) else str(kind)
-    kind = kind.lower().replace("-", "_")
+    if isinstance(kind, int):
+        if kind not in (0, 1, 2):
+            return  # no map kind: the library refuses it by its own rule, lists or not
+        kind = ("tiled", "im2col", "im2col_wide")[kind]
+    kind = str(kind).lower().replace("-", "_")
     _expect(fields, "strides", rank - 1, f"byte strides of dims 1..rank-1 for rank {rank}", required=rank > 1)
     _expect(fields, "elem_strides", rank, f"one per dim for rank {rank}", required=False)
     if kind == "tiled":

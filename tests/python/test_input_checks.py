@@ -56,6 +56,15 @@ def test_lists_are_never_padded_or_cut(change, key):
         tmakit.validate(**{**KW, **change})
 
 
+@pytest.mark.parametrize("kind", [-1, 3, 99])
+def test_a_kind_number_no_map_has_is_refused_by_the_library(kind):
+    # the list-length check takes kind 0..2 only; any other number goes to the library's own rule
+    # (it raised AttributeError here once: found by test_properties.py)
+    with pytest.raises(tmakit.Refused) as e:
+        tmakit.encode({"dims": [0], "kind": kind})
+    assert e.value.rules and all(isinstance(r, str) for r in e.value.rules)
+
+
 def test_im2col_corners_one_per_spatial_dim(cli):
     kw = dict(dtype="f16", dims=[64, 32, 32, 8], strides=[128, 4096, 131072], lower=[-1, -1], upper=[1, 1],
               channels=64, pixels=128)
