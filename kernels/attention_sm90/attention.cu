@@ -17,30 +17,10 @@
 namespace tmakit::attention_sm90 {
 namespace {
 
-// A [batch, seqlen, heads, head_dim] row-major tensor as the planner sees it. Q, K and O tiles are
-// (seqlen rows, head_dim columns): modes (seqlen, head_dim, heads, batch). V's tile is read as the
-// MN-major B operand, (head_dim rows, seqlen columns): modes (head_dim, seqlen, heads, batch).
+// A's tensor `data` with `heads` heads as the planner sees it (programs.cuh).
 GlobalTensor bshd_tensor(const AttentionArgs& a, const void* data, std::int64_t heads, bool head_dim_first) {
-  GlobalTensor g;
-  g.dtype = a.dtype;
-  g.address = reinterpret_cast<std::uint64_t>(data);
-  g.base_alignment = known_alignment(g.address);
-  const std::int64_t row = heads * a.head_dim, batch = a.seqlen * row;
-  if (head_dim_first)
-    g.layout = make_layout(IntTuple::make(a.head_dim, a.seqlen, heads, a.batch), IntTuple::make(1, row, a.head_dim, batch));
-  else
-    g.layout = make_layout(IntTuple::make(a.seqlen, a.head_dim, heads, a.batch), IntTuple::make(row, 1, a.head_dim, batch));
-  return g;
-}
-
-TileExtents tile(std::int64_t e0, std::int64_t e1) {
-  TileExtents t;
-  t.modes = 4;
-  t.extent[0] = e0;
-  t.extent[1] = e1;
-  t.extent[2] = 1;
-  t.extent[3] = 1;
-  return t;
+  return attention_sm90::bshd_tensor(a.dtype, reinterpret_cast<std::uint64_t>(data), a.batch, a.seqlen, heads,
+                                     a.head_dim, head_dim_first);
 }
 
 using KernelFn = void (*)(KernelParams);
@@ -93,39 +73,39 @@ auto with_shape(std::int64_t d, PSource source, F&& f) {
   });
 }
 
-// The planned tiles of head dim D with P from Path.
-template <int D, PSource Path>
-bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
-  constexpr int C = kConsumersFor<D, Path>;
+// The planned tiles of head dim D with P from Path, each checked against the kernel's compiled copy
+// program of its element type (programs.cuh).
+template <DataType T, int D, PSource Path>
+bool plan_tiles_of(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
+  using P = Programs<T, D, Path>;
+  constexpr int C = P::C;
   constexpr int N = kBlockN<D, Path>;
   const std::vector<std::string> rows_first = {"seqlen", "head_dim", "heads", "batch"};
   const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
   kernels::PlannedTile q, k, v, o;
   const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
-  bool ok = kernels::plan_and_encode("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D, C>.tile, tile(kBlockM<C>, D), rows_first, q, errors);
-  ok &= kernels::plan_and_encode("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D, Path>.tile, tile(N, D), rows_first, k, errors);
-  ok &= kernels::plan_and_encode("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D, Path>.tile, tile(D, N), dim_first, v, errors);
-  PlanOptions store;  // O leaves shared memory through store_tile: a store plan
-  store.direction = PlanDirection::store;
-  ok &= kernels::plan_and_encode("O", bshd_tensor(a, a.o, a.heads, false), kOTile<D>.tile, tile(kRowsPerConsumer, D), rows_first,
-                                 o, errors, store);
+  const PlanOptions load = tile_options(PlanDirection::load);
+  constexpr const char* kRule = "attention.plan_shape";
+  bool ok = kernels::plan_compiled_tile("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D, C>.tile, bshd_tile(kBlockM<C>, D),
+                                        rows_first, load, P::Q::kShape, kRule, q, errors);
+  ok &= kernels::plan_compiled_tile("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D, Path>.tile, bshd_tile(N, D),
+                                    rows_first, load, P::K::kShape, kRule, k, errors);
+  ok &= kernels::plan_compiled_tile("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D, Path>.tile, bshd_tile(D, N),
+                                    dim_first, load, P::V::kShape, kRule, v, errors);
+  ok &= kernels::plan_compiled_tile("O", bshd_tensor(a, a.o, a.heads, false), kOTile<D>.tile,
+                                    bshd_tile(kRowsPerConsumer, D), rows_first, tile_options(PlanDirection::store),
+                                    P::O::kShape, kRule, o, errors);
   if (!ok) return false;
-  // One source of truth: the kernel's stage buffers are sized for these tiles; a plan that needs
-  // more would be a defect here, not a user error.
-  if (q.plan.expect_tx_bytes != kQBytes<D, C> || k.plan.expect_tx_bytes != kKVBytes<D, Path> ||
-      v.plan.expect_tx_bytes != kKVBytes<D, Path> || o.plan.smem_bytes > kOBufferBytes<D, Path>) {
-    errors.push_back("attention.internal: a tile plan does not match the kernel's shared buffers");
-    return false;
-  }
-  p.q = q.plan;
-  p.k = k.plan;
-  p.v = v.plan;
-  p.o = o.plan;
   p.q_map = q.map;
   p.k_map = k.map;
   p.v_map = v.map;
   p.o_map = o.map;
   return true;
+}
+template <int D, PSource Path>
+bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
+  return a.dtype == DataType::float16 ? plan_tiles_of<DataType::float16, D, Path>(a, p, errors)
+                                      : plan_tiles_of<DataType::bfloat16, D, Path>(a, p, errors);
 }
 
 }  // namespace

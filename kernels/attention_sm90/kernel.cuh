@@ -6,7 +6,7 @@
 //                      K / V rings and the consumers' turns run on across tiles (head dims 64-128).
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
-//                   KV block (kBlockN rows) into rings of their own (K_j ahead of
+//                   KV block (kBlockN rows) into rings of their own (device::Ring: K_j ahead of
 //                   V_{j-1}, the order the consumers need them), each stage freed by its own barrier
 //   warpgroup 1 ..  (consumers: 3 or 2, kConsumersFor) each owns 64 query rows, pipelined by one
 //                   block: iteration j issues
@@ -28,7 +28,9 @@
 //
 // Nothing here computes a byte count, a box, a coordinate or a shared offset by hand:
 //   - the Q, K, V and O tiles' descriptors, copies and expected bytes are tmakit plans (plan_tile,
-//     made on the host in attention.cu against the layouts below) that load_tile / store_tile run;
+//     against the layouts of tiles.cuh): their shapes compiled into copy programs (programs.cuh,
+//     one TMA instruction per copy with constant offsets), each plan the host makes checked
+//     against them (attention.cu), the tensor maps the only run-time part;
 //   - Q, K, P and O are gmma_operand's canonical K-major layouts and V its MN-major one (V is
 //     [kv, d] with d contiguous: N-major for the B operand of O = P V); the WGMMA descriptors are
 //     read off them (wgmma_descriptor_fields, wgmma_start_offset);
@@ -43,180 +45,21 @@
 #include <utility>
 
 #include "kernels/attention_sm90/attention.hpp"
+#include "kernels/attention_sm90/programs.cuh"
+#include "kernels/attention_sm90/tiles.cuh"
 #include "tmakit/device/element_bits.cuh"
-#include "tmakit/device/load_tile.cuh"
-#include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/fast_math.cuh"
 #include "tmakit/device/named_barrier.cuh"
 #include "tmakit/device/registers.cuh"
+#include "tmakit/device/ring.cuh"
 #include "tmakit/device/smem_store.cuh"
-#include "tmakit/device/store_tile.cuh"
+#include "tmakit/device/tma.cuh"
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/device/wgmma.cuh"
-#include "tmakit/plan/tma_plan.hpp"
 #include "tmakit/smem_store/gmma_descriptor.hpp"
 #include "tmakit/smem_store/plan.hpp"
-#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit::attention_sm90 {
-
-// ---- the tiles and their shared-memory layouts (compile time; attention.cu plans against the same objects)
-//
-//   head dim D        64     96     128        256
-//   consumers C       3      3 / 2  3 / 2      2        (warpgroups of 64 query rows, kBlockM = 64 C;
-//                                                        P through shared memory / in registers)
-//   KV rows per block 128    128    128 / 160  64 / 80  (kBlockN: S is 64 x kBlockN per consumer; P
-//                                                        through shared memory / in registers)
-//   K stages          4      2 / 3  2          2        (as many as fit beside Q and the scratch buffers
-//   V stages          5      3 / 4  2          2         in 227 KiB; V first: V_j's stage is freed last,
-//                                                        by P_j V_j, so its load has the least time)
-//   registers         32 / 160 with three consumers (512 threads), else 40 / 232 (384): producer / consumers
-//   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
-//                                                   whole atoms of 128)
-//   O leaves through  the consumer's scratch buffer (D <= 128) or a K stage (D = 256: a 64 x 256 tile
-//                     does not fit beside the stages; the stages are free once both consumers are done)
-// Consumer warpgroups C, 64 query rows each: three where their registers allow, else two. A third
-// warpgroup's multiplies fill the time two spend in softmaxes (head dim 64's multiplies per KV block are
-// half head dim 128's for the same softmax), but three leave each consumer 160 registers: enough for O,
-// S and the bookkeeping, and at head dims 96 and 128 not for P's register fragments beside them (P in
-// registers spilled there, docs/lab/attention.md), so P in registers keeps two consumers above head dim 64.
-template <int D, PSource Path>
-inline constexpr int kConsumersFor = D == 64 || (Path == PSource::smem && D <= 128) ? 3 : 2;
-inline constexpr int kRowsPerConsumer = 64;
-template <int C>
-inline constexpr int kBlockM = kRowsPerConsumer * C;  // query rows per CTA (a tile)
-template <int C>
-inline constexpr int kThreads = 128 * (1 + C);
-// Registers per thread after setmaxnreg: the producer warpgroup gives up what the consumers take, the
-// CTA's total within what it was launched with (512 threads x 128 with three consumers, 384 x 168 with
-// two: __launch_bounds__(threads, 1) gives each thread 64 Ki / threads rounded down to a multiple of 8).
-// A setmaxnreg.inc beyond that total waits for registers that never come: the kernel hangs (measured
-// with 32 / 240 at 384 threads, 65,536 > 64,512).
-template <int C>
-inline constexpr int kProducerRegs = C == 3 ? 32 : 40;
-template <int C>
-inline constexpr int kConsumerRegs = C == 3 ? 160 : 232;
-template <int C>
-inline constexpr int kLaunchRegs = 65536 / (128 * (1 + C)) / 8 * 8;
-template <int C>
-inline constexpr bool kRegistersFit = 128 * kProducerRegs<C> + C * 128 * kConsumerRegs<C> <= 128 * (1 + C) * kLaunchRegs<C>;
-static_assert(kRegistersFit<3> && kRegistersFit<2>, "the warpgroups' registers fit what the CTA is launched with");
-inline constexpr int kElemBytes = 2;
-// The head dims there are kernels for (attention.cu refuses the others).
-constexpr bool head_dim_built(long long d) { return d == 64 || d == 96 || d == 128 || d == 256; }
-// KV rows per block. With P in registers at head dims 128 and 256 a block is wider (160, 80): the
-// fixed costs of a block (waits, the turn, O's rescale) are paid over more multiplies. P through shared
-// memory keeps whole 64-element rows of the 128B swizzle (128, 64).
-template <int D, PSource Path>
-inline constexpr int kBlockN = Path == PSource::registers && D == 128 ? 160
-                               : Path == PSource::registers && D == 256 ? 80
-                               : D > 128                                 ? 64
-                                                                         : 128;
-template <int D, PSource Path>
-inline constexpr int kKStages = D == 64 ? 4 : D == 96 && kConsumersFor<D, Path> == 2 ? 3 : 2;  // depth of the K ring
-template <int D, PSource Path>
-inline constexpr int kVStages = D == 64 ? 5 : D == 96 ? (kConsumersFor<D, Path> == 3 ? 3 : 4) : 2;  // of the V ring
-template <int D>
-inline constexpr Swizzle kSwizzle = D % 64 == 0 ? Swizzle::b128 : Swizzle::b64;
-
-constexpr StoreDestination k_major_tile(int rows, int cols, Swizzle sw = Swizzle::b128) {
-  return gmma_operand(OperandMajor::k, sw, kElemBytes, rows, cols).value;
-}
-// Q: kBlockM x D (query rows x head dim), the A operand of S = Q K^T, K-major.
-template <int D, int C>
-inline constexpr StoreDestination kQTile = k_major_tile(kBlockM<C>, D, kSwizzle<D>);
-// K: kBlockN x D (KV rows x head dim), the B operand of S (N = KV rows, K = head dim), K-major.
-template <int D, PSource Path>
-inline constexpr StoreDestination kKTile = k_major_tile(kBlockN<D, Path>, D, kSwizzle<D>);
-// V: the B operand of O = P V (N = head dim, K = KV rows); V's head dim is contiguous, so it is
-// MN-major: gmma_operand(mn, ...) of D x kBlockN (rows = head dim, cols = KV rows).
-template <int D, PSource Path>
-inline constexpr StoreDestination kVTile =
-    gmma_operand(OperandMajor::mn, kSwizzle<D>, kElemBytes, D, kBlockN<D, Path>).value;
-// P through shared memory (PSource::smem): a consumer's 64 x kBlockN probabilities, the A operand of
-// O = P V, K-major.
-template <int D>
-inline constexpr StoreDestination kPTile = k_major_tile(kRowsPerConsumer, kBlockN<D, PSource::smem>);
-// O: a consumer's 64 x D output rows, written by the store plan and read by the O plan's TMA store.
-template <int D>
-inline constexpr StoreDestination kOTile = k_major_tile(kRowsPerConsumer, D, kSwizzle<D>);
-
-// The register -> shared stores: S's accumulator as P, O's accumulator as O.
-template <int D, PSource Path>
-inline constexpr StoreSource kSSrc = wgmma_accumulator(kBlockN<D, Path>);
-template <int D>
-inline constexpr SmemStorePlan kPStore = plan_smem_store(kSSrc<D, PSource::smem>, kPTile<D>);
-// O is stored in pieces of at most 128 columns: a piece of the m64nD accumulator (its slots
-// 64 i .. 64 i + 63 for columns [128 i, 128 i + 128)) is an m64n128 accumulator of its own, and the piece
-// of the O tile is a 64 x 128 K-major tile at the tile's offset of column 128 i. A piece small enough is
-// checked XOR-linear at compile time (no layout evaluated on the GPU); all of 64 x 256 is past that check.
-template <int D>
-inline constexpr int kOPieceCols = D > 128 ? 128 : D;
-template <int D>
-inline constexpr int kOPieces = D / kOPieceCols<D>;
-template <int D>
-inline constexpr StoreSource kOSrc = wgmma_accumulator(kOPieceCols<D>);
-template <int D>
-inline constexpr StoreDestination kOPieceTile = k_major_tile(kRowsPerConsumer, kOPieceCols<D>, kSwizzle<D>);
-template <int D>
-inline constexpr SmemStorePlan kOStore = plan_smem_store(kOSrc<D>, kOPieceTile<D>);
-template <int D, int Piece>
-inline constexpr std::uint32_t kOPieceOffset = static_cast<std::uint32_t>(kOTile<D>.buffer_offset(0, kOPieceCols<D> * Piece));
-// The pieces tile the O tile: the piece's layout shifted by the piece's offset is the tile's (checked
-// at the corners of every 8 x 8 block).
-template <int D>
-constexpr bool o_pieces_tile_o() {
-  for (int piece = 0; piece < kOPieces<D>; ++piece)
-    for (int r = 0; r < kRowsPerConsumer; r += 7)
-      for (int c = 0; c < kOPieceCols<D>; c += 7)
-        if (kOTile<D>.buffer_offset(r, kOPieceCols<D> * piece + c) !=
-            kOTile<D>.buffer_offset(0, kOPieceCols<D> * piece) + kOPieceTile<D>.buffer_offset(r, c))
-          return false;
-  return true;
-}
-static_assert(o_pieces_tile_o<256>(), "the O tile of head dim 256 is two 64 x 128 pieces side by side");
-
-// Where the WGMMA operands start inside their buffers, before the swizzle (scalar constants): the
-// first row of consumer Wg's 64-row share of Q, and the first column of k16 step Kk.
-template <int D, int C, int Wg, int Kk>
-inline constexpr std::uint32_t kQStart = wgmma_start_offset(kQTile<D, C>, kRowsPerConsumer * Wg, 16 * Kk);
-// Consumer wg's share of Q (the first k16 step).
-template <int D, int C>
-__device__ __forceinline__ std::uint32_t q_start(int wg) {
-  if constexpr (C == 3)
-    return wg == 0 ? kQStart<D, C, 0, 0> : wg == 1 ? kQStart<D, C, 1, 0> : kQStart<D, C, 2, 0>;
-  else
-    return wg == 0 ? kQStart<D, C, 0, 0> : kQStart<D, C, 1, 0>;
-}
-template <int D, PSource Path, int Kk>
-inline constexpr std::uint32_t kKStart = wgmma_start_offset(kKTile<D, Path>, 0, 16 * Kk);
-template <int D, PSource Path, int Kk>
-inline constexpr std::uint32_t kVStart = wgmma_start_offset(kVTile<D, Path>, 0, 16 * Kk);
-template <int D, int Kk>
-inline constexpr std::uint32_t kPStart = wgmma_start_offset(kPTile<D>, 0, 16 * Kk);
-
-template <int D, int C>
-inline constexpr std::uint32_t kQBytes = kBlockM<C> * D * kElemBytes;
-template <int D, PSource Path>
-inline constexpr std::uint32_t kKVBytes = kBlockN<D, Path> * D * kElemBytes;
-template <int D>
-inline constexpr std::uint32_t kOBytes = kRowsPerConsumer * D * kElemBytes;
-// O is staged in the K stages (one per consumer) at head dim 256: a 64 x 256 tile does not fit beside them.
-template <int D>
-inline constexpr bool kOInKStages = D > 128;
-// A consumer's scratch buffer: P (PSource::smem) during the KV loop, and O in the epilogue unless
-// kOInKStages (then, with P in registers, a token 16 bytes).
-template <int D, PSource Path>
-inline constexpr std::uint32_t kScratchBytes =
-    Path == PSource::smem ? kRowsPerConsumer * kBlockN<D, Path> * kElemBytes : kOInKStages<D> ? 16 : kOBytes<D>;
-template <int D, PSource Path>
-inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D, Path> : kScratchBytes<D, Path>;
-static_assert(kKStages<256, PSource::smem> >= 2 && kKVBytes<256, PSource::smem> >= kOBytes<256> &&
-                  kKStages<256, PSource::registers> >= 2 && kKVBytes<256, PSource::registers> >= kOBytes<256>,
-              "O of head dim 256 fits a K stage per consumer");
-static_assert(kScratchBytes<64, PSource::smem> >= kOBytes<64> && kScratchBytes<96, PSource::smem> >= kOBytes<96> &&
-                  kScratchBytes<128, PSource::smem> >= kOBytes<128>,
-              "P's scratch buffer holds O in the epilogue");
 
 template <int D, PSource Path, int C = kConsumersFor<D, Path>>
 struct alignas(1024) SharedStorage {
@@ -224,13 +67,12 @@ struct alignas(1024) SharedStorage {
   unsigned char k[kKStages<D, Path>][kKVBytes<D, Path>];
   unsigned char v[kVStages<D, Path>][kKVBytes<D, Path>];
   unsigned char scratch[C][kScratchBytes<D, Path>];
-  device::Barrier q_full;
-  // Persistent form: one arrival per consumer warp once every consumer's last S of the tile has completed
-  // (Q is read no more): the producer may load the next tile's Q.
-  device::Barrier q_empty;
-  device::Barrier k_full[kKStages<D, Path>], v_full[kVStages<D, Path>];
-  // One arrival per consumer warp: the stage's K has been read (S computed), its V has been read (P V).
-  device::Barrier k_empty[kKStages<D, Path>], v_empty[kVStages<D, Path>];
+  // Each ring's stage is released by every consumer warpgroup (one arrival each): Q once each
+  // consumer's last S of the tile has completed (then, persistent form, the producer may load the
+  // next tile's Q), a K stage once S is computed from it, a V stage once P V is.
+  device::Ring<1> q_ring;
+  device::Ring<kKStages<D, Path>> k_ring;
+  device::Ring<kVStages<D, Path>> v_ring;
 };
 
 // Each fits the 227 KiB a CTA may have, with the 1 KiB the kernel may skip to align its base.
@@ -243,8 +85,8 @@ static_assert(kFitsBoth<64> && kFitsBoth<96> && kFitsBoth<128> && kFitsBoth<256>
               "the stages, Q and the scratch buffers fit in shared memory");
 
 // Everything the kernel reads from the host, as one __grid_constant__ parameter.
+// The copies' shapes are compiled (programs.cuh); the tensor maps carry the rest.
 struct KernelParams {
-  TmaPlan q, k, v, o;
   CUtensorMap q_map, k_map, v_map, o_map;
   float* lse = nullptr;  // [batch, heads, seqlen]
   std::int32_t seqlen = 0, heads = 0, batch = 0, q_blocks = 0;
@@ -265,27 +107,6 @@ __device__ __forceinline__ std::int32_t kv_blocks(const KernelParams& p, std::in
   const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<kConsumersFor<D, Path>>) : p.seqlen;
   return (cols + kN - 1) / kN;
 }
-
-// Round j of a ring of Stages uses stage j % Stages; its barriers complete phase j / Stages.
-template <int Stages>
-__device__ __forceinline__ std::uint32_t ring_parity(std::int32_t j) {
-  return static_cast<std::uint32_t>(j / Stages) & 1u;
-}
-
-// A consumer's place in a ring of Stages: the stage of its current round and the parity that round's
-// full barrier completes with, advanced one round at a time. Counters rather than n % Stages and
-// n / Stages of a round number n, which take a division wherever Stages is not a power of two.
-template <int Stages>
-struct RingPosition {
-  std::int32_t stage = 0;
-  std::uint32_t parity = 0;
-  __device__ __forceinline__ void advance() {
-    if (++stage == Stages) {
-      stage = 0;
-      parity ^= 1u;
-    }
-  }
-};
 
 // A tile: query block qb (128 rows) of head h of batch b.
 struct Tile {
@@ -347,38 +168,37 @@ struct TileWalk<true> {
 
 // ---- producer: one thread. Per tile Q, then K and V of every KV block, a stage each, in the order the
 // consumers need them: K_0, then K_j ahead of V_{j-1} (a consumer multiplies Q K_j^T while P_{j-1} V_{j-1}
-// runs), then V of the last block. K and V stages are freed separately (k_empty once S is computed,
-// v_empty once P V is). The rings count rounds across tiles (round n: stage n % stages, phase n / stages),
-// so in the persistent form the next tile's K_0 is loaded as soon as a stage frees, while the consumers
-// still finish this tile; its Q only once every consumer's last S of this tile has completed (q_empty).
-template <int D, PSource Path, bool Causal, bool Persistent>
+// runs), then V of the last block. K and V stages are freed separately (K once S is computed, V once
+// P V is). The rings' states run on across tiles, so in the persistent form the next tile's K_0 is
+// loaded as soon as a stage frees, while the consumers still finish this tile; its Q only once every
+// consumer's last S of this tile has completed (Q's ring of one stage).
+template <DataType T, int D, PSource Path, bool Causal, bool Persistent>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, Path>& s) {
+  using P = Programs<T, D, Path>;
   device::prefetch_tensor_map(&p.q_map);
   device::prefetch_tensor_map(&p.k_map);
   device::prefetch_tensor_map(&p.v_map);
-  std::int32_t n0 = 0;  // the rings' rounds before this tile (K and V: one round per KV block each)
+  device::RingState<1> qs;
+  device::RingState<kKStages<D, Path>> ks;
+  device::RingState<kVStages<D, Path>> vs;
   Tile t;
   TileWalk<Persistent> walk;
   for (std::int32_t i = 0; walk.next(p, t); ++i) {
+    const std::int32_t kv_head = t.h / p.group;
     auto load_q = [&] {
-      const std::int32_t qc[kMaxTileModes] = {t.qb, 0, t.h, t.b};
-      device::load_tile(p.q, &p.q_map, s.q, s.q_full, qc);
+      s.q_ring.wait_free(qs);
+      P::Q::issue(&p.q_map, s.q, s.q_ring.arm(qs, P::Q::kBytes), typename P::Q::Share{}, t.qb, 0, t.h, t.b);
+      ++qs;
     };
     auto load_k = [&](std::int32_t j) {
-      constexpr int kRing = kKStages<D, Path>;
-      const std::int32_t n = n0 + j;
-      const int st = n % kRing;
-      if (n >= kRing) device::watchdog::wait_parity(s.k_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
-      const std::int32_t kc[kMaxTileModes] = {j, 0, t.h / p.group, t.b};  // K: (KV rows, head dim, head, batch)
-      device::load_tile(p.k, &p.k_map, s.k[st], s.k_full[st], kc);
+      s.k_ring.wait_free(ks);
+      P::K::issue(&p.k_map, s.k[ks.index], s.k_ring.arm(ks, P::K::kBytes), typename P::K::Share{}, j, 0, kv_head, t.b);
+      ++ks;
     };
     auto load_v = [&](std::int32_t j) {
-      constexpr int kRing = kVStages<D, Path>;
-      const std::int32_t n = n0 + j;
-      const int st = n % kRing;
-      if (n >= kRing) device::watchdog::wait_parity(s.v_empty[st], ring_parity<kRing>(n - kRing), device::watchdog::bound_ns());
-      const std::int32_t vc[kMaxTileModes] = {0, j, t.h / p.group, t.b};  // V: (head dim, KV rows, head, batch)
-      device::load_tile(p.v, &p.v_map, s.v[st], s.v_full[st], vc);
+      s.v_ring.wait_free(vs);
+      P::V::issue(&p.v_map, s.v[vs.index], s.v_ring.arm(vs, P::V::kBytes), typename P::V::Share{}, 0, j, kv_head, t.b);
+      ++vs;
     };
     const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, t.qb);
     if (i == 0) {
@@ -386,7 +206,6 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
       load_k(0);
     } else {
       load_k(0);  // into the ring as it frees; Q waits for the consumers' last S of the previous tile
-      device::watchdog::wait_parity(s.q_empty, static_cast<std::uint32_t>(i - 1) & 1u, device::watchdog::bound_ns());
       load_q();
     }
     for (std::int32_t j = 1; j < blocks; ++j) {
@@ -394,7 +213,6 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
       load_v(j - 1);
     }
     load_v(blocks - 1);
-    n0 += blocks;
   }
 }
 
@@ -435,7 +253,7 @@ __device__ __forceinline__ void overlap_fence(float x) {
 // runs, then waits for P V, rescales O and makes P_j the next A operand. The first block's S and the last
 // block's P V stand alone. Across tiles (persistent form) the ring rounds and the turns continue: round
 // n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the rounds
-// with a RingPosition per ring.
+// with a RingState per ring.
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent, int C = kConsumersFor<D, Path>>
 __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, Path>& s, int wg) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D, C>);
@@ -492,8 +310,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
   // row0 + 8 r), the rings' rounds before it.
   std::int32_t qb = 0, row0 = 0;
-  RingPosition<kKStages<D, Path>> kr;  // K's next round to read
-  RingPosition<kVStages<D, Path>> vr;  // V's
+  device::RingState<1> qr;                    // Q's round: the tile's
+  device::RingState<kKStages<D, Path>> kr;  // K's next round to read
+  device::RingState<kVStages<D, Path>> vr;  // V's
+  // A stage goes back to the producer with one arrival per consumer warpgroup, after its reads
+  // have completed (the warpgroup's wgmma.wait_group): thread 0 of the warpgroup arrives.
+  const device::RingRelease<1, 1> q_release(s.q_ring, t);
+  const device::RingRelease<kKStages<D, Path>, 1> k_release(s.k_ring, t);
+  const device::RingRelease<kVStages<D, Path>, 1> v_release(s.v_ring, t);
   float o[kO];
   float m[2];  // running row maxima, in units of log2 (scaled scores)
   float l[2];  // this thread's share of the running row sums
@@ -501,10 +325,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 
   // K of round n has landed: waited for before a warpgroup takes its turn, so that the turn is not held
   // while a load is still in flight.
-  auto wait_k = [&] { device::watchdog::wait_parity(s.k_full[kr.stage], kr.parity, device::watchdog::bound_ns()); };
+  auto wait_k = [&] { s.k_ring.wait_full(kr); };
   // S = Q K^T into sc, K of round kr: D / 16 k16 steps, one commit group (K waited for).
   auto issue_s = [&](float (&sc)[kS]) {
-    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, kr.stage * kKVBytes<D, Path>);
+    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, kr.index * kKVBytes<D, Path>);
     device::wgmma::fence();
     device::wgmma::fence_operands(sc);
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
@@ -517,8 +341,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   };
   // O += P V, V of round vr: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
   auto issue_pv = [&] {
-    device::watchdog::wait_parity(s.v_full[vr.stage], vr.parity, device::watchdog::bound_ns());
-    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, vr.stage * kKVBytes<D, Path>);
+    s.v_ring.wait_full(vr);
+    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, vr.index * kKVBytes<D, Path>);
     device::wgmma::fence();
     device::wgmma::fence_operands(o);
     if constexpr (Path == PSource::smem) {
@@ -537,16 +361,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::wgmma::commit_group();
     device::wgmma::fence_operands(o);
   };
-  // A buffer (a K or V stage, Q) is read by every warp of this warpgroup: one arrival per warp.
-  auto release = [&](device::Barrier& empty) {
-    __syncwarp();
-    if (t % 32 == 0) device::arrive(empty);
-  };
   // S of the tile's last block has completed: this warpgroup reads Q no more (persistent form: the
   // producer may load the next tile's Q once both warpgroups have said so).
   auto release_q = [&](std::int32_t j, std::int32_t blocks) {
     if constexpr (Persistent) {
-      if (j == blocks - 1) release(s.q_empty);
+      if (j == blocks - 1) q_release.release(s.q_ring, qr);
     }
   };
   // Masks of block j (columns past the sequence's end: the rows TMA filled with zeros; causal: columns
@@ -630,7 +449,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     for (int v = 0; v < kO; ++v) o[v] = 0.0f;
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
-    device::watchdog::wait_parity(s.q_full, static_cast<std::uint32_t>(i) & 1u, device::watchdog::bound_ns());
+    s.q_ring.wait_full(qr);
     const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, qb);
     // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
     // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
@@ -650,8 +469,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       pass_turn<C>(wg);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(sc);
-      release(s.k_empty[kr.stage]);
-      kr.advance();
+      k_release.release(s.k_ring, kr);
+      ++kr;
       release_q(0, mine);
       softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
       if constexpr (Persistent && Path == PSource::smem) {
@@ -670,14 +489,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       pass_turn<C>(wg);
       device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
       device::wgmma::fence_operands(sc);
-      release(s.k_empty[kr.stage]);
-      kr.advance();
+      k_release.release(s.k_ring, kr);
+      ++kr;
       release_q(j, mine);
       softmax(sc, j, bits, corr);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(o);
-      release(s.v_empty[vr.stage]);
-      vr.advance();
+      v_release.release(s.v_ring, vr);
+      ++vr;
       // O is rescaled only where a row's maximum moved: skipped by every warp whose rows kept theirs.
       if (__any_sync(0xffffffffu, corr[0] != 1.0f || corr[1] != 1.0f)) {
 #pragma unroll
@@ -692,8 +511,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     if (wg != C - 1 || have_next) pass_turn<C>(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
-    release(s.v_empty[vr.stage]);
-    vr.advance();
+    v_release.release(s.v_ring, vr);
+    ++vr;
     if constexpr (Causal) {
       // The blocks this warpgroup skips: their turns, passed on at once, and their K and V stages,
       // released in ring order, each once its load has landed: the full barrier's phase says that the
@@ -704,11 +523,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
         wait_turn<C>(wg);
         pass_turn<C>(wg);
         wait_k();
-        release(s.k_empty[kr.stage]);
-        kr.advance();
-        device::watchdog::wait_parity(s.v_full[vr.stage], vr.parity, device::watchdog::bound_ns());
-        release(s.v_empty[vr.stage]);
-        vr.advance();
+        k_release.release(s.k_ring, kr);
+        ++kr;
+        s.v_ring.wait_full(vr);
+        v_release.release(s.v_ring, vr);
+        ++vr;
       }
     }
 
@@ -743,8 +562,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::fence_smem_writes_for_async();
     device::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
-      const std::int32_t oc[kMaxTileModes] = {C * qb + wg, 0, h, b};
-      device::store_tile(p.o, &p.o_map, obuf, oc);
+      Programs<T, D, Path>::O::store(&p.o_map, obuf, C * qb + wg, 0, h, b);
       device::commit_group();
     }
     if (t % 4 == 0) {
@@ -756,6 +574,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
         if (row < p.seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
       }
     }
+    ++qr;
     tile = next_tile;
     have = have_next;
   }
@@ -769,19 +588,14 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   const std::uint32_t base = device::shared_address(dyn);
   SharedStorage<D, Path>& s = *reinterpret_cast<SharedStorage<D, Path>*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0) {
-    device::init(s.q_full, 1);
-    device::init(s.q_empty, 4 * C);
-    device::watchdog::expect_note(s.q_empty, "every consumer warp: each consumer's last S of the tile has completed");
-    for (int i = 0; i < kKStages<D, Path>; ++i) {
-      device::init(s.k_full[i], 1);
-      device::init(s.k_empty[i], 4 * C);
-      device::watchdog::expect_note(s.k_empty[i], "every consumer warp: S computed from this K stage");
-    }
-    for (int i = 0; i < kVStages<D, Path>; ++i) {
-      device::init(s.v_full[i], 1);
-      device::init(s.v_empty[i], 4 * C);
-      device::watchdog::expect_note(s.v_empty[i], "every consumer warp: P V computed from this V stage");
-    }
+    s.q_ring.init(C);
+    s.k_ring.init(C);
+    s.v_ring.init(C);
+    device::watchdog::expect_note(s.q_ring.empty[0], "every consumer warpgroup: its last S of the tile has completed");
+    for (int i = 0; i < kKStages<D, Path>; ++i)
+      device::watchdog::expect_note(s.k_ring.empty[i], "every consumer warpgroup: S computed from this K stage");
+    for (int i = 0; i < kVStages<D, Path>; ++i)
+      device::watchdog::expect_note(s.v_ring.empty[i], "every consumer warpgroup: P V computed from this V stage");
   }
   __syncthreads();
 
@@ -790,7 +604,7 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   const int wg = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
   if (wg == 0) {
     device::setmaxnreg_dec<kProducerRegs<C>>();
-    if (threadIdx.x == 0) produce<D, Path, Causal, Persistent>(p, s);
+    if (threadIdx.x == 0) produce<T, D, Path, Causal, Persistent>(p, s);
   } else {
     device::setmaxnreg_inc<kConsumerRegs<C>>();
     consume<T, D, Causal, Path, Persistent>(p, s, wg - 1);
@@ -798,3 +612,4 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
 }
 
 }  // namespace tmakit::attention_sm90
+

@@ -26,24 +26,13 @@ GlobalTensor global_tensor(DataType t, const Matrix& mx, std::int64_t rows, std:
 
 using Planned = kernels::PlannedTile;
 
-// Plans one operand's (rows x cols x 1) tile and encodes its descriptor, then checks that the plan
-// has the shape the kernel's copy program was compiled from; on refusal appends every reason to
-// `errors`. A fixed-shape plan of a layout the kernel compiles always has it: a difference is a
-// defect of the kernel's tables, reported as such rather than launched.
+// Plans one operand's (rows x cols x 1) tile, encodes its descriptor and checks the plan against
+// the kernel's compiled copy program (kernels/common/planned_tile.hpp).
 bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout& smem, std::int64_t tile_rows,
                   std::int64_t tile_cols, const std::vector<std::string>& mode_names, const PlanOptions& options,
                   const TmaPlan& compiled, Planned& out, std::vector<std::string>& errors) {
-  if (!kernels::plan_and_encode(name, g, smem, tile_extents(tile_rows, tile_cols), mode_names, out, errors, options))
-    return false;
-  const ShapeDifference d = shape_difference(compiled, plan_shape(out.plan));
-  if (!d.same) {
-    errors.push_back(std::string(name) + ": error [gemm.plan_shape] the plan's " + d.field + " is " +
-                     std::to_string(d.planned) + " where the kernel's compiled copy program has " +
-                     std::to_string(d.compiled) + "; fix: none on the caller's side (the kernel's compiled shapes "
-                     "must cover every fixed-shape plan of its layouts): report it with the GEMM's arguments");
-    return false;
-  }
-  return true;
+  return kernels::plan_compiled_tile(name, g, smem, tile_extents(tile_rows, tile_cols), mode_names, options, compiled,
+                                     "gemm.plan_shape", out, errors);
 }
 
 using KernelFn = void (*)(KernelParams);

@@ -197,13 +197,13 @@ __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Stor
     multiply_stage<F>(acc, device::shared_address(s.a[st.index]) + a_row0, device::shared_address(s.b[st.index]),
                       kb == w.kb_begin);
     device::wgmma::wait_group<1>();
-    if (kb > w.kb_begin) rel.release(prev);
+    if (kb > w.kb_begin) rel.release(s.ring, prev);
     prev = st;
     ++st;
   }
   device::wgmma::wait_group<0>();
   device::wgmma::fence_operands(acc);
-  rel.release(prev);
+  rel.release(s.ring, prev);
 }
 
 // Epilogue: the share's 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the

@@ -247,7 +247,7 @@ __global__ void __cluster_dims__(2, 1, 1) tmakit_compile_check_copy_program_kern
   for (int k = 0; k < 2; ++k, ++c) {
     ring.wait_full(c);
     out[threadIdx.x] += static_cast<float>(stage[c.index][threadIdx.x]);
-    release.release(c);
+    release.release(ring, c);
   }
   td::named_barrier_sync(1, 64);
   out[0] = td::ex2_approx_ftz(out[1]);

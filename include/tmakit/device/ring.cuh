@@ -94,31 +94,34 @@ struct Ring {
 };
 
 // A consumer warpgroup's hand-back of ring stages to the CTAs whose producers fill them. Built once
-// per thread (the remote address is computed here, not per release); release() is called by every
+// per thread (a remote address is computed here, not per release); release() is called by every
 // thread of the warpgroup after its reads of the stage are complete (for WGMMA: after
-// wgmma.wait_group), and only threads 0 .. Ctas - 1 arrive. Ctas == 1: the local barrier.
+// wgmma.wait_group), and only threads 0 .. Ctas - 1 arrive. Ctas == 1: thread 0 arrives on the
+// local barrier, which release() reads off the ring (no address held in a register).
 template <int Stages, int Ctas>
 struct RingRelease {
-  static_assert(Ctas >= 1 && Ctas <= 16, "a cluster of at most 16 CTAs");
+  static_assert(Ctas >= 2 && Ctas <= 16, "a cluster of at most 16 CTAs");
   Barrier* empty = nullptr;  // stage 0's empty barrier in CTA `thread` of the cluster (null: this thread does not arrive)
 
   __device__ RingRelease(Ring<Stages>& ring, std::uint32_t thread_in_warpgroup) {
-    if (thread_in_warpgroup < static_cast<std::uint32_t>(Ctas)) {
-      if constexpr (Ctas == 1) empty = &ring.empty[0];
-      else empty = cooperative_groups::this_cluster().map_shared_rank(&ring.empty[0], thread_in_warpgroup);
-    }
+    if (thread_in_warpgroup < static_cast<std::uint32_t>(Ctas))
+      empty = cooperative_groups::this_cluster().map_shared_rank(&ring.empty[0], thread_in_warpgroup);
   }
-  __device__ __forceinline__ void release(const RingState<Stages>& st) const {
+  __device__ __forceinline__ void release(Ring<Stages>&, const RingState<Stages>& st) const {
     if (!empty) return;
     Barrier& b = empty[st.index];
-    if constexpr (Ctas == 1) {
-      arrive(b);
-    } else {
-      // relaxed: the stage's reads have completed (wgmma.wait_group / the consumers' own loads) before
-      // this arrival, and the producer's next copies cannot overtake a read whose value has returned.
-      detail::ledger_arrive(b, 0);
-      cuda::ptx::mbarrier_arrive(cuda::ptx::sem_relaxed, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, raw(b), 1u);
-    }
+    // relaxed: the stage's reads have completed (wgmma.wait_group / the consumers' own loads) before
+    // this arrival, and the producer's next copies cannot overtake a read whose value has returned.
+    detail::ledger_arrive(b, 0);
+    cuda::ptx::mbarrier_arrive(cuda::ptx::sem_relaxed, cuda::ptx::scope_cluster, cuda::ptx::space_cluster, raw(b), 1u);
+  }
+};
+template <int Stages>
+struct RingRelease<Stages, 1> {
+  bool arrives = false;  // thread 0 of the warpgroup
+  __device__ RingRelease(Ring<Stages>&, std::uint32_t thread_in_warpgroup) : arrives(thread_in_warpgroup == 0) {}
+  __device__ __forceinline__ void release(Ring<Stages>& ring, const RingState<Stages>& st) const {
+    if (arrives) arrive(ring.empty[st.index]);
   }
 };
 

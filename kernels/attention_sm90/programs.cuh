@@ -1,0 +1,89 @@
+// The attention kernel's tensors as the planner sees them, and the copy programs compiled from
+// them: for each head dim and P path, the shapes of the Q, K, V and O plans of a representative
+// tensor (device/copy_program.cuh), which attention.cu checks every plan it makes against
+// (plan/copy_shape.hpp: shape_difference).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/attention_sm90/tiles.cuh"
+#include "tmakit/device/copy_program.cuh"
+#include "tmakit/plan/copy_shape.hpp"
+#include "tmakit/plan/make_problem.hpp"
+
+namespace tmakit::attention_sm90 {
+
+// A [batch, seqlen, heads, head_dim] row-major tensor (PyTorch's (B, S, H, D) contiguous) as the
+// planner sees it. Q, K and O tiles are (seqlen rows, head_dim columns): modes (seqlen, head_dim,
+// heads, batch). V's tile is read as the MN-major B operand, (head_dim rows, seqlen columns): modes
+// (head_dim, seqlen, heads, batch).
+TMAKIT_HD constexpr GlobalTensor bshd_tensor(DataType t, std::uint64_t address, std::int64_t batch, std::int64_t seqlen,
+                                             std::int64_t heads, std::int64_t head_dim, bool head_dim_first) {
+  GlobalTensor g;
+  g.dtype = t;
+  g.address = address;
+  g.base_alignment = known_alignment(address);
+  const std::int64_t row = heads * head_dim, batch_stride = seqlen * row;
+  if (head_dim_first)
+    g.layout = make_layout(IntTuple::make(head_dim, seqlen, heads, batch), IntTuple::make(1, row, head_dim, batch_stride));
+  else
+    g.layout = make_layout(IntTuple::make(seqlen, head_dim, heads, batch), IntTuple::make(row, 1, head_dim, batch_stride));
+  return g;
+}
+
+// A tile of e0 x e1 elements of one head of one batch.
+TMAKIT_HD constexpr TileExtents bshd_tile(std::int64_t e0, std::int64_t e1) {
+  TileExtents t;
+  t.modes = 4;
+  t.extent[0] = e0;
+  t.extent[1] = e1;
+  t.extent[2] = 1;
+  t.extent[3] = 1;
+  return t;
+}
+
+// Every tensor is planned with a fixed shape (unit modes kept, no mode cut), so that one compiled
+// program fits every batch, sequence length and head count; O leaves through a store plan.
+TMAKIT_HD constexpr PlanOptions tile_options(PlanDirection direction) {
+  PlanOptions o;
+  o.fixed_shape = true;
+  o.direction = direction;
+  return o;
+}
+
+// The plan of a representative tensor (any extents the rules accept: with fixed_shape the shape
+// does not depend on them), reduced to its shape.
+constexpr TmaPlan compiled_shape(DataType t, std::int64_t head_dim, bool head_dim_first, const SwizzledLayout& smem,
+                                 std::int64_t e0, std::int64_t e1, PlanDirection direction) {
+  const GlobalTensor g = bshd_tensor(t, std::uint64_t{1} << 20, 2, 4096, 4, head_dim, head_dim_first);
+  const PlanResult r = plan_tile(g, smem, bshd_tile(e0, e1), tile_options(direction));
+  return r.ok() ? plan_shape(r.plan) : TmaPlan{};
+}
+template <DataType T, int D, int C>
+inline constexpr TmaPlan kQShape = compiled_shape(T, D, false, kQTile<D, C>.tile, kBlockM<C>, D, PlanDirection::load);
+template <DataType T, int D, PSource Path>
+inline constexpr TmaPlan kKShape =
+    compiled_shape(T, D, false, kKTile<D, Path>.tile, kBlockN<D, Path>, D, PlanDirection::load);
+template <DataType T, int D, PSource Path>
+inline constexpr TmaPlan kVShape =
+    compiled_shape(T, D, true, kVTile<D, Path>.tile, D, kBlockN<D, Path>, PlanDirection::load);
+template <DataType T, int D>
+inline constexpr TmaPlan kOShape = compiled_shape(T, D, false, kOTile<D>.tile, kRowsPerConsumer, D, PlanDirection::store);
+
+// The copy programs of one kernel form. Tile coordinates (in tiles): Q (query block, 0, head,
+// batch), K (KV block, 0, K / V head, batch), V (0, KV block, K / V head, batch), O (a consumer's
+// 64-row block, 0, head, batch).
+template <DataType T, int D, PSource Path>
+struct Programs {
+  static constexpr int C = kConsumersFor<D, Path>;
+  using Q = device::CopyProgram<kQShape<T, D, C>>;
+  using K = device::CopyProgram<kKShape<T, D, Path>>;
+  using V = device::CopyProgram<kVShape<T, D, Path>>;
+  using O = device::CopyProgram<kOShape<T, D>>;
+  // One source of truth: the kernel's buffers are sized for these tiles.
+  static_assert(Q::kBytes == kQBytes<D, C> && K::kBytes == kKVBytes<D, Path> && V::kBytes == kKVBytes<D, Path>,
+                "the plans fill the stage buffers exactly");
+  static_assert(O::kShape.smem_bytes <= kOBufferBytes<D, Path>, "O's plan reads no more than its buffer");
+};
+
+}  // namespace tmakit::attention_sm90
