@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "tmakit/device/ring.cuh"
 #include "tmakit/device/tma.cuh"
 #include "check.hpp"
 #include "stream_copy_probe.cuh"
@@ -28,8 +29,9 @@ namespace td = tmakit::device;
 using stream_copy::min_u64;
 
 // Persistent TMA copy: chunks of kChunk bytes, CTA b takes chunks b, b + grid, ... One thread
-// issues everything; the data never enters registers. Stage s: load -> (full[s]) -> store; the
-// stage is refilled once the store that read it has finished reading (wait_group_read).
+// issues everything; the data never enters registers. The device ring (ring.cuh), freed by that
+// thread's own bulk groups: chunk k's load -> (stage k's full barrier) -> store; the stage is
+// refilled once the store that read it has finished reading (run_bulk_ring, lag 1).
 // kContiguous: CTA b takes one contiguous run of chunks instead of chunks b, b + grid, ...
 // kEvictFirst: loads and stores carry an L2 evict_first cache policy (the data is touched once).
 // kPrefetchAhead = D > 0: before loading its k-th chunk the CTA prefetches its (k + D)-th chunk into
@@ -39,7 +41,7 @@ template <std::uint32_t kStages, std::uint32_t kChunk, bool kContiguous = false,
 __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst,
                                                std::uint64_t bytes) {
   extern __shared__ __align__(128) unsigned char smem[];
-  __shared__ td::Barrier full[kStages];
+  __shared__ td::Ring<kStages> ring;
   if (threadIdx.x != 0) return;
   const std::uint64_t nchunks = (bytes + kChunk - 1) / kChunk;
   if (blockIdx.x >= nchunks) return;
@@ -48,45 +50,34 @@ __global__ void __launch_bounds__(32) tma_copy(const unsigned char* __restrict__
   if (kContiguous && first >= nchunks) return;
   const std::uint64_t mine =
       kContiguous ? min_u64(per, nchunks - first) : (nchunks - blockIdx.x + gridDim.x - 1) / gridDim.x;
-  for (std::uint32_t s = 0; s < kStages; ++s) td::init(full[s], 1);
+  ring.init_full();
   td::fence_smem_writes_for_async();  // barrier init visible to the async proxy
-  std::uint32_t parity_bits = 0;      // phase parity per stage
   const std::uint64_t policy = kEvictFirst ? td::policy_evict_first() : 0;
   auto chunk_of = [&](std::uint64_t k) { return kContiguous ? first + k : blockIdx.x + k * gridDim.x; };
-  auto issue_load = [&](std::uint64_t k) {
-    const std::uint32_t s = static_cast<std::uint32_t>(k % kStages);
-    const std::uint64_t off = chunk_of(k) * kChunk;
-    const auto n = static_cast<std::uint32_t>(min_u64(kChunk, bytes - off));
-    if constexpr (kPrefetchAhead > 0) {
-      if (k + kPrefetchAhead < mine) {
-        const std::uint64_t ahead = chunk_of(k + kPrefetchAhead) * kChunk;
-        td::bulk_prefetch_l2(src + ahead, static_cast<std::uint32_t>(min_u64(kChunk, bytes - ahead)));
-      }
-    }
-    td::arrive_expect_tx(full[s], n);
-    if constexpr (kEvictFirst) td::bulk_load_hint(smem + s * kChunk, src + off, n, full[s], policy);
-    else td::bulk_load(smem + s * kChunk, src + off, n, full[s]);
-  };
-  const std::uint64_t pro = min_u64(kStages, mine);
-  for (std::uint64_t k = 0; k < pro; ++k) issue_load(k);
-  for (std::uint64_t k = 0; k < mine; ++k) {
-    const std::uint32_t s = static_cast<std::uint32_t>(k % kStages);
-    while (!td::try_wait(full[s], (parity_bits >> s) & 1u)) {
-    }
-    parity_bits ^= 1u << s;
-    td::fence_smem_writes_for_async();  // conservative: order the observed completion before the async read
-    const std::uint64_t off = chunk_of(k) * kChunk;
-    const auto n = static_cast<std::uint32_t>(min_u64(kChunk, bytes - off));
-    if constexpr (kEvictFirst) td::bulk_store_hint(dst + off, smem + s * kChunk, n, policy);
-    else td::bulk_store(dst + off, smem + s * kChunk, n);
-    td::commit_group();
-    // Refill the stage used one iteration ago, once its store has read it (the store just issued
-    // may still be reading).
-    if (k >= 1 && k - 1 + kStages < mine) {
-      td::wait_group_read<1>();
-      issue_load(k - 1 + kStages);
-    }
-  }
+  auto size_of = [&](std::uint64_t off) { return static_cast<std::uint32_t>(min_u64(kChunk, bytes - off)); };
+  td::RingState<kStages> st;
+  td::run_bulk_ring<1>(
+      ring, st, mine,
+      [&](std::uint64_t k, const td::RingState<kStages>& r) {
+        const std::uint64_t off = chunk_of(k) * kChunk;
+        const std::uint32_t n = size_of(off);
+        if constexpr (kPrefetchAhead > 0) {
+          if (k + kPrefetchAhead < mine) {
+            const std::uint64_t ahead = chunk_of(k + kPrefetchAhead) * kChunk;
+            td::bulk_prefetch_l2(src + ahead, size_of(ahead));
+          }
+        }
+        td::Barrier& full = ring.arm(r, n);
+        if constexpr (kEvictFirst) td::bulk_load_hint(smem + r.index * kChunk, src + off, n, full, policy);
+        else td::bulk_load(smem + r.index * kChunk, src + off, n, full);
+      },
+      [&](std::uint64_t k, std::uint32_t s) {
+        td::fence_smem_writes_for_async();  // conservative: order the observed completion before the async read
+        const std::uint64_t off = chunk_of(k) * kChunk;
+        const std::uint32_t n = size_of(off);
+        if constexpr (kEvictFirst) td::bulk_store_hint(dst + off, smem + s * kChunk, n, policy);
+        else td::bulk_store(dst + off, smem + s * kChunk, n);
+      });
   td::wait_group<0>();
 }
 

@@ -38,7 +38,8 @@ using gemm_sm90::kTileM;
 auto* const kKernel = &allgather_gemm_kernel<false>;
 
 // What the GEMM CTAs need of the dynamic shared memory (gemm_cta: SharedStorage + its alignment);
-// the pullers use the same bytes for their stages and, after them, their stage barriers.
+// the pullers use the same bytes for their stages and, after them, their ring's full barriers (one
+// per stage; the ring is freed by the puller's own bulk groups, so it has no empty barriers).
 constexpr std::size_t kSmem = gemm_sm90::kDynamicSmem<detail::GemmTile>;
 constexpr std::size_t kPullerBarrierBytes = collectives::kMaxStages * sizeof(device::Barrier);
 

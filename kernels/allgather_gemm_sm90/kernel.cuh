@@ -38,6 +38,7 @@
 #include "kernels/collectives_sm90/kernel.cuh"
 #include "kernels/gemm_sm90/kernel.cuh"
 #include "tmakit/device/peer_signal.cuh"
+#include "tmakit/device/ring.cuh"
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/peer/row_gather_plan.hpp"
 
@@ -130,16 +131,20 @@ struct PulledRows {
 };
 
 // Puller b (one thread): its remote row blocks j = b, b + P, ... in pull order, each a pipeline of
-// block_tiles tile copies, drained and released before the next.
+// block_tiles tile copies on the collectives' ring (f.stages stages, freed by the puller's own
+// bulk groups: run_bulk_ring, lag 1), drained and released before the next. The stages' full
+// barriers follow the stages in the dynamic shared memory (allgather_gemm.cu reserves room for
+// kMaxStages of them); the ring has no empty barriers.
 __device__ inline void pull_rows(const FusedParams& f, unsigned char* dyn) {
   unsigned char* smem = device::align_smem(dyn, f.load.smem_alignment);
-  device::Barrier* full = reinterpret_cast<device::Barrier*>(smem + static_cast<std::size_t>(f.stages) * f.stage_bytes);
+  collectives::detail::Ring ring{
+      reinterpret_cast<device::Barrier*>(smem + static_cast<std::size_t>(f.stages) * f.stage_bytes), nullptr, f.stages};
   const auto b = static_cast<std::int32_t>(blockIdx.x);
   const RowGatherSchedule& sc = f.schedule;
-  for (std::uint32_t s = 0; s < f.stages; ++s) device::init(full[s], 1);
+  ring.init_full();
   device::arrive_and_wait_all(f.signals, static_cast<std::uint32_t>(b), f.call);
   auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * f.stage_bytes; };
-  std::uint32_t k = 0;
+  collectives::detail::RingState st = ring.start();
   for (std::int32_t j = b; j < sc.remote_blocks(); j += sc.pullers) {
     const std::int32_t owner = sc.owner(j), m = sc.row_block(j), in_shard = j % sc.shard_blocks;
     auto at = [&](std::uint32_t i) {
@@ -149,9 +154,11 @@ __device__ inline void pull_rows(const FusedParams& f, unsigned char* dyn) {
       c.v[2] = owner;
       return c;
     };
-    collectives::detail::run_pipeline<1>(
-        static_cast<std::uint32_t>(f.block_tiles), f.stages, full, k,
-        [&](std::uint32_t i, std::uint32_t s) { device::load_tile(f.load, &f.a_peer[owner], stage(s), full[s], at(i).v); },
+    device::run_bulk_ring<1>(
+        ring, st, static_cast<std::uint32_t>(f.block_tiles),
+        [&](std::uint32_t i, const collectives::detail::RingState& r) {
+          collectives::detail::load_stage(ring, r, f.load, &f.a_peer[owner], stage(r.index), at(i));
+        },
         [&](std::uint32_t i, std::uint32_t s) { device::store_tile(f.store, &f.a_store, stage(s), at(i).v); });
     device::wait_group<0>();
     device::publish_async_writes();

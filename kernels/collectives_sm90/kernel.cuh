@@ -22,9 +22,11 @@
 //                   shared; TMA reduce-add into this rank's output (local)
 //   3. each block signals each peer the bytes it READ from it, and waits until every peer has read
 //      its share of this rank's input (the input may be rewritten after the call)
-// Pipeline: tile i's copies are one bulk group; the stage of tile i-lag is refilled (tile
+// Pipeline: the device ring (device/ring.cuh) of `stages` stages, a run-time count, walked by
+// run_bulk_ring: tile i's copies are one bulk group; the stage of tile i-lag is refilled (tile
 // i-lag+stages) once that group has read it (wait_group_read<lag>, lag 1 to 3), so stages-lag loads
-// and the writes of every committed group are in flight.
+// and the writes of every committed group are in flight. The one thread that issues the copies
+// out of a stage is the one that waits for their reads and refills it: no empty barriers.
 #pragma once
 
 #include <cuda.h>
@@ -35,6 +37,7 @@
 #include "tmakit/device/load_tile.cuh"
 #include "tmakit/device/mbarrier.cuh"
 #include "tmakit/device/peer_signal.cuh"
+#include "tmakit/device/ring.cuh"
 #include "tmakit/device/store_tile.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/peer/collective_plan.hpp"
@@ -58,7 +61,7 @@ struct CollectiveArgs {
   std::uint32_t tile_bytes = 0;   // bytes per tile copy (the plan's)
   std::uint32_t stage_bytes = 0;
   std::uint32_t stages = 0;
-  std::uint32_t lag = 1;          // 1 to 3 (run_pipeline)
+  std::uint32_t lag = 1;          // 1 to 3 (run_bulk_ring's Lag)
   std::uint32_t pull = 0;         // 0: push (write the peers' memory), 1: pull (read it)
   std::uint32_t schedule = 0;     // pushed all-gather: the order of its stores (GatherSchedule)
   std::uint64_t call = 0;         // 1, 2, ... on this communicator
@@ -78,39 +81,32 @@ __device__ inline Coord tile_coord(const CollectiveArgs& a, std::int64_t t, std:
   return c;
 }
 
-// Runs n jobs through the stages. load(j, stage) issues job j's load into `stage` (armed on
-// full[stage]); issue(j, stage) issues its copies out of the stage. k counts the loads issued by
-// this block so far (stage and parity of every barrier follow from it).
-// Lag: the stage of job i - Lag is refilled after job i's copies are committed, once job i - Lag's
-// group has read it (wait_group_read<Lag>): stages - Lag loads and Lag + 1 groups reading shared
-// memory in flight.
-template <int Lag, class Load, class Issue>
-__device__ __forceinline__ void run_pipeline(std::uint32_t n, std::uint32_t stages, device::Barrier* full,
-                                             std::uint32_t& k, Load load, Issue issue) {
-  const std::uint32_t k0 = k;
-  for (std::uint32_t j = 0; j < n && j < stages; ++j) load(j, (k0 + j) % stages);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t s = (k0 + i) % stages;
-    device::Phase ph{((k0 + i) / stages) & 1u};
-    device::wait(full[s], ph);
-    issue(i, s);
-    device::commit_group();
-    if (i >= Lag && i - Lag + stages < n) {
-      device::wait_group_read<Lag>();  // the group of job i - Lag has read its stage
-      load(i - Lag + stages, (k0 + i - Lag) % stages);
-    }
-  }
-  k = k0 + n;
+// A block's ring: a.stages stages (a run-time count, 2 to kMaxStages), freed by the block's one
+// thread's own bulk groups (device::run_bulk_ring: the thread that stores a stage out waits for
+// those stores' reads before it refills the stage, so the ring has no empty barriers).
+using Ring = device::Ring<device::kRuntimeStages>;
+using RingState = device::RingState<device::kRuntimeStages>;
+
+// A tile into round r's stage: the ring arms the stage's full barrier with the plan's bytes, then
+// the planned copies are issued on it.
+__device__ __forceinline__ void load_stage(Ring& ring, const RingState& r, const TmaPlan& plan, const CUtensorMap* src,
+                                           unsigned char* stage, const Coord& c) {
+  device::Barrier& full = ring.arm(r, plan.expect_tx_bytes);
+  device::load_armed_tile(plan, src, stage, full, c.v);
 }
 
 }  // namespace detail
 
+// Every pipeline below runs its jobs through the ring with run_bulk_ring<Lag> (job i's copies are
+// one bulk group; job i - Lag's stage is refilled once that group has read it), all on one walk:
+// `st` continues from one pipeline to the next.
 template <CollectiveKind Kind, int Lag>
 __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigned char* dyn, device::Barrier* full) {
   unsigned char* smem = device::align_smem(dyn, a.load.smem_alignment);
   const std::uint32_t block = blockIdx.x;
   const std::int32_t rank = a.signals.rank, world = a.signals.world;
-  for (std::uint32_t s = 0; s < a.stages; ++s) device::init(full[s], 1);
+  detail::Ring ring{full, nullptr, a.stages};
+  ring.init_full();
   const std::uint32_t blocks = gridDim.x;
   const auto schedule = static_cast<GatherSchedule>(a.schedule);
   const auto b32 = static_cast<std::int32_t>(block);
@@ -118,15 +114,19 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
   const auto n = static_cast<std::uint32_t>(walk.count);
   auto tile = [&](std::uint32_t i) { return walk.first + static_cast<std::int64_t>(i) * walk.step; };
   auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * a.stage_bytes; };
-  std::uint32_t k = 0;
+  detail::RingState st = ring.start();
 
   auto at = [&](std::uint32_t i, std::int32_t slice) { return detail::tile_coord(a, tile(i), slice); };
+  // A tile of `src` (the load plan's) into round r's stage.
+  auto load = [&](const CUtensorMap* src, const detail::Coord& c, const detail::RingState& r) {
+    detail::load_stage(ring, r, a.load, src, stage(r.index), c);
+  };
+  using State = detail::RingState;
 
   if constexpr (Kind == CollectiveKind::reduce_scatter) {
     // 0. this rank's own slice into its output
-    detail::run_pipeline<Lag>(
-        n, a.stages, full, k,
-        [&](std::uint32_t j, std::uint32_t s) { device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, rank).v); },
+    device::run_bulk_ring<Lag>(
+        ring, st, n, [&](std::uint32_t j, const State& r) { load(&a.in[rank], at(j, rank), r); },
         [&](std::uint32_t j, std::uint32_t s) { device::store_tile(a.own, &a.out[rank], stage(s), at(j, 0).v); });
     device::wait_group<0>();
     device::publish_async_writes();
@@ -137,34 +137,29 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
   const auto w = static_cast<std::uint32_t>(world);
   if constexpr (Kind == CollectiveKind::all_gather) {
     auto to = [&](std::int32_t d) { return &a.out[(rank + d) % world]; };
-    auto load_own = [&](std::uint32_t j, std::uint32_t s) {
-      device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j, 0).v);
-    };
+    auto load_own = [&](std::uint32_t j, const State& r) { load(&a.in[rank], at(j, 0), r); };
     if (!a.pull && schedule == GatherSchedule::peers_in_turn) {  // all tiles to distance 1, then 2, ..., then 0
-      detail::run_pipeline<Lag>(
-          n * w, a.stages, full, k, [&](std::uint32_t j, std::uint32_t s) { load_own(j % n, s); },
+      device::run_bulk_ring<Lag>(
+          ring, st, n * w, [&](std::uint32_t j, const State& r) { load_own(j % n, r); },
           [&](std::uint32_t j, std::uint32_t s) {
             const auto turn = static_cast<std::int32_t>(j / n);
             device::store_tile(a.push, to(gather_turn_distance(world, turn)), stage(s), at(j % n, rank).v);
           });
     } else if (!a.pull && schedule == GatherSchedule::peer_groups) {  // one peer per group of blocks
-      detail::run_pipeline<Lag>(n, a.stages, full, k, load_own, [&](std::uint32_t j, std::uint32_t s) {
+      device::run_bulk_ring<Lag>(ring, st, n, load_own, [&](std::uint32_t j, std::uint32_t s) {
         const detail::Coord c = at(j, rank);
         device::store_tile(a.push, to(gather_group_distance(b32, world)), stage(s), c.v);
         if (gather_group_stores_own(b32, tile(j), world)) device::store_tile(a.push, to(0), stage(s), c.v);
       });
     } else if (!a.pull) {  // one load, a store into every rank's output (every_peer, rotated)
-      detail::run_pipeline<Lag>(n, a.stages, full, k, load_own, [&](std::uint32_t j, std::uint32_t s) {
+      device::run_bulk_ring<Lag>(ring, st, n, load_own, [&](std::uint32_t j, std::uint32_t s) {
         const detail::Coord c = at(j, rank);
         for (std::int32_t d = 0; d < world; ++d)
           device::store_tile(a.push, to(gather_store_distance(schedule, world, b32, j, d)), stage(s), c.v);
       });
     } else {  // per source rank q: a load from q's input, a store into slice q of this rank's output
-      detail::run_pipeline<Lag>(
-          n * w, a.stages, full, k,
-          [&](std::uint32_t j, std::uint32_t s) {
-            device::load_tile(a.load, &a.in[(rank + j % w) % w], stage(s), full[s], at(j / w, 0).v);
-          },
+      device::run_bulk_ring<Lag>(
+          ring, st, n * w, [&](std::uint32_t j, const State& r) { load(&a.in[(rank + j % w) % w], at(j / w, 0), r); },
           [&](std::uint32_t j, std::uint32_t s) {
             device::store_tile(a.push, &a.out[rank], stage(s), at(j / w, static_cast<std::int32_t>((rank + j % w) % w)).v);
           });
@@ -173,20 +168,14 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
     const std::uint32_t peers = w - 1;
     auto peer = [&](std::uint32_t j) { return static_cast<std::int32_t>((rank + 1 + j % peers) % w); };
     if (!a.pull) {  // a load of slice q, a reduce-add into rank q's output
-      detail::run_pipeline<Lag>(
-          n * peers, a.stages, full, k,
-          [&](std::uint32_t j, std::uint32_t s) {
-            device::load_tile(a.load, &a.in[rank], stage(s), full[s], at(j / peers, peer(j)).v);
-          },
+      device::run_bulk_ring<Lag>(
+          ring, st, n * peers, [&](std::uint32_t j, const State& r) { load(&a.in[rank], at(j / peers, peer(j)), r); },
           [&](std::uint32_t j, std::uint32_t s) {
             device::reduce_tile<ReduceOp::add>(a.push, &a.out[peer(j)], stage(s), at(j / peers, 0).v);
           });
     } else {  // a load of slice `rank` of rank q's input, a reduce-add into this rank's output
-      detail::run_pipeline<Lag>(
-          n * peers, a.stages, full, k,
-          [&](std::uint32_t j, std::uint32_t s) {
-            device::load_tile(a.load, &a.in[peer(j)], stage(s), full[s], at(j / peers, rank).v);
-          },
+      device::run_bulk_ring<Lag>(
+          ring, st, n * peers, [&](std::uint32_t j, const State& r) { load(&a.in[peer(j)], at(j / peers, rank), r); },
           [&](std::uint32_t j, std::uint32_t s) {
             device::reduce_tile<ReduceOp::add>(a.push, &a.out[rank], stage(s), at(j / peers, 0).v);
           });

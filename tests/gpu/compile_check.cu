@@ -129,6 +129,33 @@ __global__ void __cluster_dims__(2, 1, 1)
   cooperative_groups::this_cluster().sync();
 }
 
+// A ring of a run-time stage count freed by its producer's bulk groups (ring.cuh: run_bulk_ring):
+// planned loads on the ring's own arm (load_armed_tile), TMA stores out, no empty barriers.
+__global__ void tmakit_compile_check_bulk_ring_kernel(const __grid_constant__ tmakit::TmaPlan load,
+                                                      const __grid_constant__ tmakit::TmaPlan store,
+                                                      const __grid_constant__ CUtensorMap in,
+                                                      const __grid_constant__ CUtensorMap out, std::uint32_t stages,
+                                                      std::uint32_t jobs) {
+  __shared__ td::Barrier full[4];
+  __shared__ alignas(1024) std::uint8_t stage[4][8192];
+  if (threadIdx.x != 0) return;
+  td::Ring<td::kRuntimeStages> ring{full, nullptr, stages};
+  ring.init_full();
+  td::RingState<td::kRuntimeStages> st = ring.start();
+  td::run_bulk_ring<2>(
+      ring, st, jobs,
+      [&](std::uint32_t j, const td::RingState<td::kRuntimeStages>& r) {
+        const std::int32_t c[tmakit::kMaxTileModes] = {static_cast<std::int32_t>(j)};
+        td::Barrier& f = ring.arm(r, load.expect_tx_bytes);
+        td::load_armed_tile(load, &in, stage[r.index], f, c);
+      },
+      [&](std::uint32_t j, std::uint32_t s) {
+        const std::int32_t c[tmakit::kMaxTileModes] = {static_cast<std::int32_t>(j)};
+        td::store_tile(store, &out, stage[s], c);
+      });
+  td::wait_group<0>();
+}
+
 // Rule tables (core/diagnostics.hpp) read in device code with a rule known only at run time, and a
 // list whose ok() / errors() follow the table's severities.
 __global__ void tmakit_compile_check_rule_tables_kernel(int r, const char** text, int* out) {

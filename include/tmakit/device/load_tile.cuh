@@ -68,11 +68,16 @@ __device__ inline void issue_planned_multicast(const TmaPlan& plan, MapRef desc,
   }
 }
 
+// Tells the watchdog (when on) what the tile brings to `bar` (after `bar` was armed for it).
+__device__ __forceinline__ void expect(const TmaPlan& plan, MapRef desc, Barrier& bar) {
+  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, dtype_literal(plan.params.dtype), plan.params.box[0],
+                            plan.params.box[1], plan.params.box[2]);
+}
+
 // Arms `bar` with the whole tile's bytes (one arrival) and tells the watchdog (when on) what to expect.
 __device__ __forceinline__ void arm(const TmaPlan& plan, MapRef desc, Barrier& bar) {
   arrive_expect_tx(bar, plan.expect_tx_bytes);
-  watchdog::expect_tma_load(bar, desc.p, plan.expect_tx_bytes, dtype_literal(plan.params.dtype), plan.params.box[0],
-                            plan.params.box[1], plan.params.box[2]);
+  expect(plan, desc, bar);
 }
 
 // Issues instructions [first, first + count) of the tile at tile_coord; mask != 0: multicast to
@@ -112,6 +117,14 @@ __device__ inline void issue_tile_multicast(const TmaPlan& plan, MapRef desc, vo
   const std::uint32_t cta[3] = {b.x, b.y, b.z};
   detail::issue(plan, desc, smem, bar, tile_coord, plan.first_instruction(cta[plan.multicast_dim]),
                 plan.instructions_per_cta, plan.multicast_mask(cta));
+}
+
+// load_armed_tile: the tile's copies on a barrier its caller armed with plan.expect_tx_bytes
+// (Ring::arm: a ring arms its own stages): tells the watchdog (when on) what they bring, then issues.
+__device__ inline void load_armed_tile(const TmaPlan& plan, MapRef desc, void* smem, Barrier& bar,
+                                       const std::int32_t* tile_coord) {
+  detail::expect(plan, desc, bar);
+  issue_tile(plan, desc, smem, bar, tile_coord);
 }
 
 // One thread: arm + issue every instruction of the tile at tile_coord (plan.tile_modes entries).
