@@ -7,8 +7,8 @@
 //   for each round:                            for each round:
 //     ring.wait_free(st);                        ring.wait_full(st);
 //     Barrier& full = ring.arm(st, bytes);       ... read stage st.index ...
-//     <issue the stage's copies on full>         release.release(st);   (one elected thread
-//     ++st;                                      ++st;                    per receiving CTA)
+//     <issue the stage's copies on full>         release.release(ring, st);   (one elected thread
+//     ++st;                                      ++st;                          per receiving CTA)
 //
 // The producer arms its own stage's `full` barrier with the bytes every copy into this CTA brings
 // (the copy programs' kBytes, multicast slices of peers included), then issues. A peer's multicast
