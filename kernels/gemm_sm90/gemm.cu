@@ -10,7 +10,6 @@
 #include <string>
 
 #include "kernels/common/planned_tile.hpp"
-#include "kernels/gemm_sm90/finalize.cuh"
 #include "kernels/gemm_sm90/heuristics.hpp"
 #include "kernels/gemm_sm90/kernel.cuh"
 #include "tmakit/device/launch.cuh"
@@ -36,7 +35,6 @@ bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout&
 }
 
 using KernelFn = void (*)(KernelParams);
-using FinalizeFn = void (*)(FinalizeParams);
 
 // One compiled kernel form and what the launcher needs to know of it: the shapes its copy programs
 // were compiled from (for the check of the plans it makes), B's shared layout, its shared memory.
@@ -98,65 +96,52 @@ struct Gemm::Prepared {
   int cluster_m = 1;
   int ctas = 0;
   std::size_t smem = 0;
-  // Split K (params.splits > 1): the fp32 workspace the slices add into, and the kernel that turns
-  // it into D. cudaFree waits for the work queued on the device, so no launch outlives it.
+  // Split K (params.splits > 1): the fp32 workspace the slices meet in and their counters (one
+  // per tile share; zero between launches: device/split_turns.cuh). cudaFree waits for the work
+  // queued on the device, so no launch outlives them.
   float* workspace = nullptr;
-  FinalizeParams finalize{};
-  FinalizeFn finalize_kernel = nullptr;
-  dim3 finalize_grid{};
+  device::SplitCounters* counters = nullptr;
   Prepared() = default;
   Prepared(const Prepared&) = delete;
   Prepared& operator=(const Prepared&) = delete;
   ~Prepared() {
     if (workspace) cudaFree(workspace);
+    if (counters) cudaFree(counters);
   }
 };
 
 namespace {
 
-// Split K's workspace (zeroed once; the finalize kernel zeroes it again after reading it), its
-// reduce plan and descriptor, and the finalize kernel's arguments.
+// Split K's workspace (no zeroing: a tile's first slice overwrites its part), its store, reduce
+// and load plans and descriptors, and the tile shares' counters (zeroed once).
 bool prepare_split_k(const GemmArgs& g, Gemm::Prepared& prep, std::vector<std::string>& errors, GemmStatus& st) {
-  const std::int64_t ldw = (g.n + 3) / 4 * 4;  // 16-byte rows of four (TMA's stride rule; the finalize's float4)
+  const std::int64_t ldw = (g.n + 3) / 4 * 4;  // 16-byte rows of four (TMA's stride rule)
   const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(ldw * g.m * g.batch);
+  const KernelParams& p = prep.params;
+  const std::size_t rows = (p.tiles_m + kSplitRowsPadding - 1) / kSplitRowsPadding * kSplitRowsPadding;
+  const std::size_t shares = rows * p.tiles_n * p.batch * kConsumers;
   if ((st.cuda = cudaMalloc(&prep.workspace, bytes)) != cudaSuccess ||
-      (st.cuda = cudaMemset(prep.workspace, 0, bytes)) != cudaSuccess) {
-    errors.push_back(std::string("cuda: the split-K workspace (") + std::to_string(bytes) +
-                     " bytes): " + cudaGetErrorString(st.cuda));
+      (st.cuda = cudaMalloc(&prep.counters, sizeof(device::SplitCounters) * shares)) != cudaSuccess ||
+      (st.cuda = cudaMemset(prep.counters, 0, sizeof(device::SplitCounters) * shares)) != cudaSuccess) {
+    errors.push_back(std::string("cuda: the split-K workspace (") + std::to_string(bytes) + " bytes) and counters: " +
+                     cudaGetErrorString(st.cuda));
     return false;
   }
   const Matrix wm{prep.workspace, Order::row_major, ldw, ldw * g.m};
   const GlobalTensor gw = global_tensor(DataType::float32, wm, g.m, g.n, g.batch, false);
-  Planned w;  // the slices' partial sums are added into W: a reduce plan
-  if (!plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, {"M", "N", "batch"}, chunk_options(PlanDirection::reduce),
-                    kWShape, w, errors))
+  const std::vector<std::string> names = {"M", "N", "batch"};
+  Planned ws, wa, wl;
+  if (!plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, names, chunk_options(PlanDirection::store),
+                    kWShape<PlanDirection::store>, ws, errors) ||
+      !plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, names, chunk_options(PlanDirection::reduce),
+                    kWShape<PlanDirection::reduce>, wa, errors) ||
+      !plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, names, chunk_options(PlanDirection::load),
+                    kWShape<PlanDirection::load>, wl, errors))
     return false;
-  prep.params.w_map = w.map;
-
-  FinalizeParams& f = prep.finalize;
-  f.w = prep.workspace;
-  f.ldw = ldw;
-  f.w_batch_stride = ldw * g.m;
-  f.d = static_cast<std::uint16_t*>(const_cast<void*>(g.d.data));
-  f.ldd = g.d.ld;
-  f.d_batch_stride = g.batch > 1 ? g.d.batch_stride : 0;
-  f.read_c = g.beta != 0.0f ? 1 : 0;
-  f.c = f.read_c ? static_cast<const std::uint16_t*>(g.c.data) : nullptr;
-  f.ldc = g.c.ld;
-  f.c_batch_stride = g.batch > 1 ? g.c.batch_stride : 0;
-  f.m = g.m;
-  f.n = g.n;
-  f.batch = g.batch;
-  f.alpha = g.alpha;
-  f.beta = g.beta;
-  prep.finalize_kernel = g.dtype == DataType::bfloat16 ? &split_k_finalize<DataType::bfloat16>
-                                                       : &split_k_finalize<DataType::float16>;
-  f.vector_d = reinterpret_cast<std::uintptr_t>(g.d.data) % 8 == 0 && g.d.ld % 4 == 0 &&
-                (g.batch == 1 || g.d.batch_stride % 4 == 0);
-  // x: enough 256-thread blocks for a row's groups of four columns; y: rows, about 2048 blocks in all.
-  const std::int64_t x = std::min<std::int64_t>((g.n + 4 * 256 - 1) / (4 * 256), 1024);
-  const std::int64_t y = std::min<std::int64_t>({g.batch * g.m, std::max<std::int64_t>(1, 2048 / x), 65535});
-  prep.finalize_grid = dim3(static_cast<unsigned>(x), static_cast<unsigned>(y));
+  prep.params.w_store_map = ws.map;
+  prep.params.w_add_map = wa.map;
+  prep.params.w_load_map = wl.map;
+  prep.params.split_counters = prep.counters;
   return true;
 }
 
@@ -288,9 +273,7 @@ cudaError_t Gemm::launch(cudaStream_t stream) const {
   device::ClusterLaunchConfig l(shape, dim3(static_cast<unsigned>(q.ctas)), dim3(kThreads), q.smem);
   l.cfg.stream = stream;
   const cudaError_t e = cudaLaunchKernelEx(&l.cfg, q.kernel, q.params);
-  if (e != cudaSuccess || !q.finalize_kernel) return e;
-  q.finalize_kernel<<<q.finalize_grid, 256, 0, stream>>>(q.finalize);
-  return cudaGetLastError();
+  return e;
 }
 
 const KernelParams* Gemm::kernel_params() const { return status_.ok && prepared_ ? &prepared_->params : nullptr; }

@@ -51,7 +51,8 @@ struct GemmArgs {
   // vertically adjacent tiles share each B tile by multicast (where M has two tiles to pair).
   int cluster_m = 0;
   // Split K: each output tile's K extent cut into this many slices, computed by different CTAs and
-  // summed in an fp32 workspace by TMA reductions, then written out by a second kernel. 0: the
+  // summed in an fp32 workspace inside the kernel (the tile's last slice adds the others' sums and
+  // writes D: device/split_turns.cuh). 0: the
   // launcher decides (split where the tiles alone would leave most SMs idle: skinny problems); 1:
   // never; n > 1: n slices (at most one per K block of 64).
   int splits = 0;

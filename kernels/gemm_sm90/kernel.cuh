@@ -40,6 +40,7 @@
 #include "tmakit/device/registers.cuh"
 #include "tmakit/device/ring.cuh"
 #include "tmakit/device/smem_store.cuh"
+#include "tmakit/device/split_turns.cuh"
 #include "tmakit/device/tile_scheduler.cuh"
 #include "tmakit/device/wgmma.cuh"
 
@@ -48,14 +49,20 @@ namespace tmakit::gemm_sm90 {
 // Everything the kernel reads from the host, as one __grid_constant__ parameter: the descriptors
 // of plans whose shapes are the compiled ones, and the problem's extents in tiles.
 struct KernelParams {
-  CUtensorMap a_map, b_map, c_map, d_map, w_map;  // w: the split-K workspace (used when splits > 1)
+  // w_*: the split-K workspace W (used when splits > 1), one descriptor per direction
+  CUtensorMap a_map, b_map, c_map, d_map, w_store_map, w_add_map, w_load_map;
   std::int32_t tiles_m = 0, tiles_n = 0, batch = 1, k_blocks = 0, group_m = 8;
   // Split K: each cluster tile is `splits` work units, unit s taking K blocks
-  // [s * split_blocks, min(k_blocks, (s + 1) * split_blocks)); 1: one unit per tile.
+  // [s * split_blocks, min(k_blocks, (s + 1) * split_blocks)); 1: one unit per tile. The slices of
+  // a tile share meet at its counters (device/split_turns.cuh): one per (CTA tile, consumer).
   std::int32_t splits = 1, split_blocks = 0;
+  device::SplitCounters* split_counters = nullptr;
   float alpha = 1.0f, beta = 0.0f;
   std::int32_t read_c = 0;
 };
+// Split K's counters count M tiles in multiples of this (the largest cluster along M), so that every
+// CTA of a cluster, one past M included, has counters of its own.
+inline constexpr std::int32_t kSplitRowsPadding = 2;
 
 // Which CTAs of the grid run the GEMM, where the persistent loop's row tiles lie in A and D, and
 // what the producer waits for before its first load of a row tile of A. The GEMM alone (WholeGrid):
@@ -135,7 +142,7 @@ struct Form {
   static constexpr int kStages = Tile::kStages;
   static constexpr int kTileN = Tile::kTileN;
   static constexpr int kAcc = Tile::kAccumulators;
-  static_assert(ClusterM == 1 || ClusterM == 2, "clusters of 1 or 2 CTAs along M");
+  static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
 };
 
 // ---- producer: one thread walks the same units as the consumers; per K block it waits until the
@@ -249,11 +256,12 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
   }
 }
 
-// Split K: the share's 64 x 32 fp32 chunks of partial sums, each stored into a swizzled shared
-// chunk by its store plan and added into the workspace by one TMA reduction (the W program).
-template <class F>
-__device__ __forceinline__ void epilogue_reduce(const float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
-                                                const device::TileIndex& pos, int wg, int& buf) {
+// Split K, every slice but the last: the share's 64 x 32 fp32 chunks of partial sums, each stored
+// into a swizzled shared chunk by its store plan and written into the workspace by one TMA store
+// (the tile's first slice) or reduction (the others: the WStore and WAdd programs).
+template <class F, bool First>
+__device__ __forceinline__ void epilogue_partial(const float (&acc)[F::kAcc], const KernelParams& p,
+                                                 typename F::Storage& s, const device::TileIndex& pos, int wg, int& buf) {
   using P = typename F::P;
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;
@@ -269,11 +277,89 @@ __device__ __forceinline__ void epilogue_reduce(const float (&acc)[F::kAcc], con
     device::fence_smem_writes_for_async();
     device::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
-      P::W::template reduce<ReduceOp::add>(&p.w_map, chunk, 2 * pos.m + wg, F::Tile::kChunksF32 * pos.n + c, pos.batch);
+      const std::int32_t cm = 2 * pos.m + wg, cn = F::Tile::kChunksF32 * pos.n + c;
+      if constexpr (First) P::WStore::store(&p.w_store_map, chunk, cm, cn, pos.batch);
+      else P::WAdd::template reduce<ReduceOp::add>(&p.w_add_map, chunk, cm, cn, pos.batch);
       device::commit_group();
     }
     buf ^= 1;
   }
+}
+
+// Split K, the last slice: the other slices' sums (W's chunks, two in flight through the share's
+// two buffers) added to the accumulators, which then leave as an unsplit tile's do.
+template <class F>
+__device__ __forceinline__ void add_workspace(float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
+                                              const device::TileIndex& pos, int wg, device::Phase (&w_phase)[2]) {
+  using P = typename F::P;
+  constexpr int kChunks = F::Tile::kChunksF32;
+  const int t = threadIdx.x % 128;
+  const std::uint32_t barrier_id = 1 + wg;
+  auto load = [&](int c) {  // thread 0: chunk c into buffer c % 2
+    device::Barrier& f = s.w_full[wg][c % 2];
+    device::arrive_expect_tx(f, P::WLoad::kBytes);
+    P::WLoad::issue(&p.w_load_map, s.d[wg][c % 2], f, typename P::WLoad::Share{}, 2 * pos.m + wg,
+                    kChunks * pos.n + c, pos.batch);
+  };
+  if (t == 0) {
+    device::wait_group_read<0>();  // no earlier store still reads the buffers
+    load(0);
+    if (kChunks > 1) load(1);
+  }
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    device::wait(s.w_full[wg][c % 2], w_phase[c % 2]);
+    float vals[kChunkNF32 / 2];
+    device::load_elements<kChunkSrcF32, kChunkDstF32>(s.d[wg][c % 2], t, vals);
+#pragma unroll
+    for (int v = 0; v < kChunkNF32 / 2; ++v) acc[c * (kChunkNF32 / 2) + v] += vals[v];
+    if (c + 2 < kChunks) {
+      device::named_barrier_sync(barrier_id, 128);  // every thread has read the buffer
+      if (t == 0) load(c + 2);
+    }
+  }
+  device::named_barrier_sync(barrier_id, 128);  // the buffers are the D chunks' next
+}
+
+// Split K: this slice's turn at the tile share (thread 0 takes it, the warpgroup learns it through
+// shared memory), then its part: the first stores its sums into W, the middle ones add theirs once
+// the first has published, the last waits for all of them, adds W and writes D.
+template <class F>
+__device__ __forceinline__ void epilogue_split(float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
+                                               const device::TileIndex& pos, int wg, int& buf, device::Phase& c_phase,
+                                               device::Phase (&w_phase)[2]) {
+  const int t = threadIdx.x % 128;
+  const std::uint32_t barrier_id = 1 + wg;
+  // One counter pair per (tile, consumer); the rows counted as the clusters cover them (a cluster's
+  // CTA past M has a tile of its own, not the next batch's first).
+  const std::int64_t rows = kSplitRowsPadding * ((p.tiles_m + kSplitRowsPadding - 1) / kSplitRowsPadding);
+  device::SplitCounters* counters =
+      p.split_counters + ((pos.batch * rows + pos.m) * p.tiles_n + pos.n) * kConsumers + wg;
+  if (t == 0) s.turn[wg] = device::take_turn(counters);
+  device::named_barrier_sync(barrier_id, 128);
+  const std::uint32_t turn = s.turn[wg];
+  const std::uint32_t last = static_cast<std::uint32_t>(p.splits - 1);
+  if (turn < last) {
+    if (turn == 0) {
+      epilogue_partial<F, true>(acc, p, s, pos, wg, buf);
+    } else {
+      if (t == 0) device::wait_published(counters, 1);  // the first slice's store is in W
+      device::named_barrier_sync(barrier_id, 128);
+      epilogue_partial<F, false>(acc, p, s, pos, wg, buf);
+    }
+    if (t == 0) {
+      device::wait_group<0>();  // the copies have written W
+      device::publish(counters);
+    }
+    return;
+  }
+  if (t == 0) {
+    device::wait_published(counters, last);
+    device::reset(counters);
+  }
+  device::named_barrier_sync(barrier_id, 128);
+  add_workspace<F>(acc, p, s, pos, wg, w_phase);
+  epilogue_store<F>(acc, p, s, pos, wg, buf, c_phase);
 }
 
 template <class F, class Grid>
@@ -285,12 +371,12 @@ __device__ __forceinline__ void consume(const KernelParams& p, typename F::Stora
   const WorkUnits<F::ClusterM, F::SplitK, Grid> units(p, g, cluster_rank<F::ClusterM>());
   const typename F::Release rel(s.ring, static_cast<std::uint32_t>(t));
   typename F::State st;
-  device::Phase c_phase;
+  device::Phase c_phase, w_phase[2];
   int buf = 0;
   for (std::int32_t u = units.first; u < units.count; u += units.step) {
     const WorkUnit w = units.at(u);
     mainloop<F>(acc, s, w, wg, st, rel);
-    if constexpr (F::SplitK) epilogue_reduce<F>(acc, p, s, w.pos, wg, buf);
+    if constexpr (F::SplitK) epilogue_split<F>(acc, p, s, w.pos, wg, buf, c_phase, w_phase);
     else epilogue_store<F>(acc, p, s, w.pos, wg, buf, c_phase);
   }
   if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
@@ -307,7 +393,11 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
   // Initialized in every CTA before any peer arrives on it or copies into it (a cluster barrier,
   // taken by all threads; it also publishes c_full).
   device::cluster_init_ring(s.ring, kConsumers * F::ClusterM, [&] {
-    for (int i = 0; i < kConsumers; ++i) device::init(s.c_full[i], 1);
+    for (int i = 0; i < kConsumers; ++i) {
+      device::init(s.c_full[i], 1);
+      device::init(s.w_full[i][0], 1);
+      device::init(s.w_full[i][1], 1);
+    }
   });
 
   const int wg = threadIdx.x / 128;

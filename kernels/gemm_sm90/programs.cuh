@@ -76,8 +76,11 @@ template <DataType T>
 inline constexpr TmaPlan kCShape = compiled_shape(T, false, kChunkLayout, 64, kChunkN, chunk_options(PlanDirection::load));
 template <DataType T>
 inline constexpr TmaPlan kDShape = compiled_shape(T, false, kChunkLayout, 64, kChunkN, chunk_options(PlanDirection::store));
+// The split-K workspace W's fp32 chunks: stored by a tile's first K slice, reduced into by the
+// middle ones, loaded back by the last (device/split_turns.cuh).
+template <PlanDirection Direction>
 inline constexpr TmaPlan kWShape =
-    compiled_shape(DataType::float32, false, kChunkLayoutF32, 64, kChunkNF32, chunk_options(PlanDirection::reduce));
+    compiled_shape(DataType::float32, false, kChunkLayoutF32, 64, kChunkNF32, chunk_options(Direction));
 
 // The copy programs of one kernel form.
 template <DataType T, bool AMn, bool BMn, int TileN, int ClusterM>
@@ -86,12 +89,16 @@ struct Programs {
   using B = device::CopyProgram<kBShape<T, BMn, TileN, ClusterM>>;
   using C = device::CopyProgram<kCShape<T>>;
   using D = device::CopyProgram<kDShape<T>>;
-  using W = device::CopyProgram<kWShape>;
+  using WStore = device::CopyProgram<kWShape<PlanDirection::store>>;
+  using WAdd = device::CopyProgram<kWShape<PlanDirection::reduce>>;
+  using WLoad = device::CopyProgram<kWShape<PlanDirection::load>>;
   // Every byte that lands in a stage of one CTA: its A tile and the whole B tile (each slice, its
   // own and its peers' multicasts).
   static constexpr std::uint32_t kStageBytes = A::kBytes + B::kBytes;
   static_assert(A::kBytes == kABytes && B::kBytes == kBBytes<TileN>, "the plans fill the stage buffers exactly");
-  static_assert(D::kShape.smem_bytes <= kChunkBytes && W::kShape.smem_bytes <= kChunkBytes, "chunks fit their buffers");
+  static_assert(D::kShape.smem_bytes <= kChunkBytes && WStore::kShape.smem_bytes <= kChunkBytes &&
+                    WLoad::kBytes == kChunkBytes,
+                "chunks fit their buffers");
   static_assert(B::kSharers == static_cast<std::uint32_t>(ClusterM), "B is shared by the cluster's CTAs");
 };
 

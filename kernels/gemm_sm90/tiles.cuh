@@ -69,9 +69,10 @@ static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tma
 static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLinear,
               "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
 
-// Split K: each of a tile's K slices adds its fp32 partial sums into a workspace W (m x n fp32)
-// with TMA reductions (.add), in 64 x 32 chunks (128-byte rows, 128B swizzle: the same 8 KiB
-// buffers); a second kernel (finalize.cuh) writes D = alpha * W + beta * C.
+// Split K: a tile's K slices meet in a workspace W (m x n fp32) in 64 x 32 chunks (128-byte rows,
+// 128B swizzle: the same 8 KiB buffers): the first stores its partial sums, the middle ones add
+// theirs by TMA reductions (.add), the last loads W back into its accumulators and writes D as an
+// unsplit tile does (kernel.cuh, device/split_turns.cuh).
 inline constexpr SwizzledLayout kChunkLayoutF32 = chunk_layout(kChunkNF32);
 inline constexpr StoreDestination kChunkDstF32 = smem_destination(kChunkLayoutF32, 4, 64, kChunkNF32);
 inline constexpr StoreSource kChunkSrcF32 = wgmma_accumulator(kChunkNF32);  // columns [32c, 32c + 32)
@@ -104,6 +105,8 @@ struct alignas(1024) SharedStorage {
   unsigned char d[kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
   device::Ring<Tile::kStages> ring;
   device::Barrier c_full[kConsumers];
+  device::Barrier w_full[kConsumers][2];  // split K, the last slice: W's chunks into d[wg][buf]
+  std::uint32_t turn[kConsumers];         // split K: the slice's turn, told to the warpgroup
 };
 // What a CTA asks for: the storage and the alignment the kernel rounds its base up to.
 template <class Tile>
