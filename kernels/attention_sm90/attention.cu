@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/attention_sm90/heuristics.hpp"
 #include "kernels/attention_sm90/kernel.cuh"
 #include "kernels/common/planned_tile.hpp"
 

@@ -33,47 +33,14 @@ namespace tmakit::attention_sm90 {
 // How P (the softmax probabilities) reaches the P V multiply: through shared memory by the
 // smem-store plan (stmatrix into the K-major operand layout, then WGMMA with both operands in
 // shared memory), or in registers (WGMMA with A from registers); automatic picks p_source_chosen's
-// answer (the kernels are built for smem and registers).
+// answer (heuristics.hpp; the kernels are built for smem and registers).
 enum class PSource { smem, registers, automatic };
-
-// automatic's choice, from the paths measured side by side on an H200 (docs/attention.md), the better
-// grid form of each: non-causal, P through shared memory at head dims 96 and 128 (three consumer
-// warpgroups there; at 128 1-4 % faster than P in registers up to seqlen 8k, 2-4 % slower at 16k).
-// Causal, P in registers at head dim 128 (160 KV rows per block: 1.05-1.11x of P through shared memory
-// from 2k, about 1.4x at 512, where the 192-row tiles leave more of each tile masked) and at 96 below
-// seqlen 4096. P in registers at head dims 64 and 256.
-inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal) {
-  if (head_dim != 96 && head_dim != 128) return PSource::registers;
-  if (!causal) return PSource::smem;
-  return head_dim == 128 || seqlen < 4096 ? PSource::registers : PSource::smem;
-}
 
 // The grid: one CTA per tile (kBlockM query rows of one head of one batch: AttentionConfig::block_m), or
 // persistent: as many CTAs as are resident at once (at most one per tile), each computing tiles in
 // turn, one tile's epilogue under the next tile's loads (head dims 64, 96 and 128; 256 is refused:
-// attention.persistent). automatic picks persistent_grid_chosen's answer.
+// attention.persistent). automatic picks persistent_grid_chosen's answer (heuristics.hpp).
 enum class GridForm { automatic, per_tile, persistent };
-
-// automatic's choice: persistent where it measured faster on an H200 (docs/attention.md), i.e. for
-// short tiles, whose fixed costs (Q's load, the first S, the epilogue) the persistent form hides under
-// the next tile's work: when a tile visits at most 16.5 KV blocks of 128 rows on average (seqlen up to
-// 2048 non-causal, up to 4096 causal), at head dim 64 at most 8.5 (up to 1024 non-causal, 2048
-// causal: there the form with one CTA per tile measured 2-4 % faster at 2048 non-causal and 4096
-// causal), and the head dim has the form. Longer tiles ran up to 10 % slower persistent: ptxas spends
-// more instructions per KV block there (its walk over tiles holds registers that the
-// one-CTA-per-tile form does not need). Except at head dim 128 with P through shared memory (three
-// consumers), where the persistent form measured 1.01-1.15x of the other from seqlen 2k to 16k,
-// causal or not: persistent at every length. p_source: the path that runs (smem or registers,
-// automatic resolved).
-inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
-                                   PSource p_source = PSource::registers) {
-  if (head_dim == 256 || seqlen < 1) return false;
-  if (head_dim == 128 && p_source == PSource::smem) return true;
-  const std::int64_t blocks = (seqlen + 127) / 128;  // KV blocks of the longest tile
-  const std::int64_t twice_mean_limit = head_dim == 64 ? 17 : 33;  // twice the mean's limit
-  // twice the mean over the query blocks: all of them, or (causal) 1, 2, ..., blocks: (blocks + 1) / 2
-  return (causal ? blocks + 1 : 2 * blocks) <= twice_mean_limit;
-}
 
 struct AttentionArgs {
   DataType dtype = DataType::bfloat16;  // of Q, K, V and O: bfloat16 or float16

@@ -32,6 +32,7 @@
 
 #include "gpu_test_util.cuh"
 #include "kernels/attention_sm90/attention.hpp"
+#include "kernels/attention_sm90/heuristics.hpp"
 
 namespace {
 
@@ -468,46 +469,46 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   EXPECT_NE(e9.find("attention.p_source"), std::string::npos) << e9;
 }
 
-// PSource::automatic's rule: P through shared memory at head dims 96 and 128 non-causal (three consumers
-// there); causal, P in registers at 128 and at 96 below seqlen 4096; P in registers at 64 and 256.
+// PSource::automatic's rule (heuristics.hpp): head dim 96 through shared memory non-causal, in registers
+// causal; head dim 128 non-causal through shared memory up to seqlen 4096, else in registers; 64 and
+// 256 in registers.
 TEST(AttentionArgs, AutomaticPSourceFollowsTheMeasuredPaths) {
   using tmakit::attention_sm90::p_source_chosen;
   EXPECT_EQ(p_source_chosen(96, 2048, false), PSource::smem);
+  EXPECT_EQ(p_source_chosen(96, 16384, false), PSource::smem);
+  EXPECT_EQ(p_source_chosen(96, 512, true), PSource::registers);
+  EXPECT_EQ(p_source_chosen(96, 16384, true), PSource::registers);
   EXPECT_EQ(p_source_chosen(128, 512, false), PSource::smem);
-  EXPECT_EQ(p_source_chosen(128, 16384, true), PSource::registers);
-  EXPECT_EQ(p_source_chosen(128, 16384, false), PSource::smem);
-  EXPECT_EQ(p_source_chosen(96, 4096, true), PSource::smem);
-  EXPECT_EQ(p_source_chosen(96, 4095, true), PSource::registers);
+  EXPECT_EQ(p_source_chosen(128, 4096, false), PSource::smem);
+  EXPECT_EQ(p_source_chosen(128, 4097, false), PSource::registers);
   EXPECT_EQ(p_source_chosen(128, 1024, true), PSource::registers);
+  EXPECT_EQ(p_source_chosen(128, 16384, true), PSource::registers);
   EXPECT_EQ(p_source_chosen(64, 16384, false), PSource::registers);
   EXPECT_EQ(p_source_chosen(256, 16384, false), PSource::registers);
 }
 
-// GridForm::automatic's rule: persistent while a tile visits at most 16.5 KV blocks on average, and at
-// head dim 128 with P through shared memory.
+// GridForm::automatic's rule (heuristics.hpp): persistent on the shorter tiles, by head dim and path.
 TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   using tmakit::attention_sm90::persistent_grid_chosen;
+  // head dim 64: up to seqlen 4096
   EXPECT_TRUE(persistent_grid_chosen(64, 512, false));
-  EXPECT_TRUE(persistent_grid_chosen(128, 2048, false));    // 16 blocks
-  EXPECT_FALSE(persistent_grid_chosen(128, 2049, false));   // 17
-  EXPECT_TRUE(persistent_grid_chosen(96, 4096, true));      // 32 blocks, 16.5 on average
-  EXPECT_FALSE(persistent_grid_chosen(96, 4097, true));     // 33, 17 on average
-  EXPECT_FALSE(persistent_grid_chosen(128, 16384, false));
-  // Head dim 64: at most 8.5 blocks on average.
-  EXPECT_TRUE(persistent_grid_chosen(64, 1024, false));     // 8 blocks
-  EXPECT_FALSE(persistent_grid_chosen(64, 1025, false));    // 9
-  EXPECT_FALSE(persistent_grid_chosen(64, 2048, false));
-  EXPECT_TRUE(persistent_grid_chosen(64, 2048, true));      // 16 blocks, 8.5 on average
-  EXPECT_FALSE(persistent_grid_chosen(64, 2049, true));     // 17, 9 on average
-  EXPECT_FALSE(persistent_grid_chosen(64, 4096, true));
-  EXPECT_FALSE(persistent_grid_chosen(256, 512, false));    // no persistent form
-  EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
-  // Head dim 128 with P through shared memory: persistent at every length; not so with P in registers
-  // or at another head dim.
+  EXPECT_TRUE(persistent_grid_chosen(64, 4096, true));
+  EXPECT_FALSE(persistent_grid_chosen(64, 4097, false));
+  EXPECT_FALSE(persistent_grid_chosen(64, 16384, true));
+  // head dim 96: up to 8192, and at every length non-causal through shared memory
+  EXPECT_TRUE(persistent_grid_chosen(96, 8192, true));
+  EXPECT_FALSE(persistent_grid_chosen(96, 8193, true));
+  EXPECT_FALSE(persistent_grid_chosen(96, 16384, false, PSource::registers));
+  EXPECT_TRUE(persistent_grid_chosen(96, 16384, false, PSource::smem));
+  // head dim 128: through shared memory always, in registers causal always, non-causal up to 4096
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, false, PSource::smem));
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::smem));
-  EXPECT_FALSE(persistent_grid_chosen(128, 16384, false, PSource::registers));
-  EXPECT_FALSE(persistent_grid_chosen(96, 16384, false, PSource::smem));
+  EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::registers));
+  EXPECT_TRUE(persistent_grid_chosen(128, 4096, false, PSource::registers));
+  EXPECT_FALSE(persistent_grid_chosen(128, 4097, false, PSource::registers));
+  // no persistent form at head dim 256; nothing to run without rows
+  EXPECT_FALSE(persistent_grid_chosen(256, 512, false));
+  EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
   EXPECT_FALSE(persistent_grid_chosen(128, 0, false, PSource::smem));
 }
 
