@@ -40,8 +40,7 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 // its tiles split along K to fill the GPU (docs/lab/gemm.md, 2026-12-01 20:59: the sweep of widths,
 // clusters and slices on the skinny shapes). A form that splits K runs one CTA per cluster when the
 // cluster size is left to the launcher: with the slices summed inside the kernel, every split form
-// of the sweep at 2026-12-02 00:44 ran 1.0-1.08x faster so (256 x 2112 x 7168, 128 x 64 tiles in two
-// slices: 0.837 against 0.782 of cuBLASLt).
+// of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44).
 inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
                                  int tile_n, int cluster_m, int splits) {
   FormChoice c;
