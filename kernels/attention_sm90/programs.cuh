@@ -33,13 +33,7 @@ TMAKIT_HD constexpr GlobalTensor bshd_tensor(DataType t, std::uint64_t address, 
 
 // A tile of e0 x e1 elements of one head of one batch.
 TMAKIT_HD constexpr TileExtents bshd_tile(std::int64_t e0, std::int64_t e1) {
-  TileExtents t;
-  t.modes = 4;
-  t.extent[0] = e0;
-  t.extent[1] = e1;
-  t.extent[2] = 1;
-  t.extent[3] = 1;
-  return t;
+  return make_tile_extents(e0, e1, 1, 1);  // one head of one batch
 }
 
 // Every tensor is planned with a fixed shape (unit modes kept, no mode cut), so that one compiled

@@ -49,12 +49,7 @@ TMAKIT_HD constexpr PlanOptions chunk_options(PlanDirection direction) {
   return o;
 }
 TMAKIT_HD constexpr TileExtents tile_extents(std::int64_t rows, std::int64_t cols) {
-  TileExtents t;
-  t.modes = 3;
-  t.extent[0] = rows;
-  t.extent[1] = cols;
-  t.extent[2] = 1;
-  return t;
+  return make_tile_extents(rows, cols, 1);  // (rows, cols, batch)
 }
 
 // The plan of a representative tensor of each layout (any extents and strides the rules accept;

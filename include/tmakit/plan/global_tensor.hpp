@@ -4,6 +4,7 @@
 // built from a DLPack DLTensor (dlpack.hpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tmakit/core/dtype.hpp"
@@ -34,5 +35,17 @@ struct TileExtents {
   std::int32_t modes = 0;
   std::int64_t extent[kMaxTileModes] = {};
 };
+
+// The extents of a tile, one per global mode in order: make_tile_extents(128, 64, 1).
+template <class... E>
+TMAKIT_HD constexpr TileExtents make_tile_extents(E... extents) {
+  static_assert(sizeof...(E) >= 1 && sizeof...(E) <= static_cast<std::size_t>(kMaxTileModes),
+                "one extent per global mode, at most kMaxTileModes");
+  TileExtents t;
+  t.modes = static_cast<std::int32_t>(sizeof...(E));
+  std::int32_t m = 0;
+  ((t.extent[m++] = static_cast<std::int64_t>(extents)), ...);
+  return t;
+}
 
 }  // namespace tmakit
