@@ -12,6 +12,7 @@
 //   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
 //   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128 or 256; unset: automatic).
+//   TMAKIT_GEMM_SWAPPED=1|-1 sets GemmArgs::swapped (1: swapped 128 x 64 tiles; -1: never; unset: automatic).
 //   TMAKIT_BENCH_REFERENCE=lib.so times a third GEMM beside the two, for the shapes it takes (A
 //   row-major, B column-major): a shared library exporting
 //     extern "C" const char* reference_gemm_name();
@@ -164,11 +165,13 @@ int main(int argc, char** argv) {
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
     const char* splits = std::getenv("TMAKIT_GEMM_SPLITS");
     const char* tile_n = std::getenv("TMAKIT_GEMM_TILE_N");
+    const char* swapped = std::getenv("TMAKIT_GEMM_SWAPPED");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
       g.cluster_m = force ? std::atoi(force) : 0;
       g.splits = splits ? std::atoi(splits) : 0;
       g.tile_n = tile_n ? std::atoi(tile_n) : 0;
+      g.swapped = swapped ? std::atoi(swapped) : 0;
       g.m = s.m;
       g.n = s.n;
       g.k = s.k;
@@ -275,8 +278,9 @@ int main(int argc, char** argv) {
     if (contenders > 2)
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
                     tf_tm / tf_ref, ref_rel);
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles, %d stages, %d CTAs, cluster %d, splits %d%s\n",
-                s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.stages, cfg.ctas,
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s\n",
+                s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : "",
+                cfg.stages, cfg.ctas,
                 cfg.cluster_m, cfg.splits, ref_text);
     std::fflush(stdout);
     char line[512];

@@ -46,7 +46,7 @@ struct KernelForm {
   const TmaPlan* d_shape = nullptr;
   const SwizzledLayout* b_tile = nullptr;
   std::size_t smem = 0;
-  int tile_n = 0, stages = 0;
+  int tile_n = 0, stages = 0, threads = 0;
 };
 
 template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile>
@@ -59,33 +59,37 @@ KernelForm form_of() {
           &kBTile<BMn, Tile::kTileN>.tile,
           kDynamicSmem<Tile>,
           Tile::kTileN,
-          Tile::kStages};
+          Tile::kStages,
+          Tile::kThreads};
 }
 // Each run-time choice becomes a template argument, one level at a time.
 template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
-KernelForm form_by_tile(int tile_n) {
+KernelForm form_by_tile(int tile_n, bool swapped) {
+  if (swapped) return form_of<T, AMn, BMn, ClusterM, SplitK, SwappedTile>();
   if (tile_n == 64) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile64>();
   if (tile_n == 128) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile128>();
   return form_of<T, AMn, BMn, ClusterM, SplitK, WideTile>();
 }
 template <DataType T, bool AMn, bool BMn, int ClusterM>
-KernelForm form_by_split(bool split_k, int tile_n) {
-  return split_k ? form_by_tile<T, AMn, BMn, ClusterM, true>(tile_n) : form_by_tile<T, AMn, BMn, ClusterM, false>(tile_n);
+KernelForm form_by_split(bool split_k, int tile_n, bool swapped) {
+  return split_k ? form_by_tile<T, AMn, BMn, ClusterM, true>(tile_n, swapped)
+                 : form_by_tile<T, AMn, BMn, ClusterM, false>(tile_n, swapped);
 }
 template <DataType T, bool AMn, bool BMn>
-KernelForm form_by_cluster(int cluster_m, bool split_k, int tile_n) {
-  return cluster_m == 2 ? form_by_split<T, AMn, BMn, 2>(split_k, tile_n) : form_by_split<T, AMn, BMn, 1>(split_k, tile_n);
+KernelForm form_by_cluster(int cluster_m, bool split_k, int tile_n, bool swapped) {
+  return cluster_m == 2 ? form_by_split<T, AMn, BMn, 2>(split_k, tile_n, swapped)
+                        : form_by_split<T, AMn, BMn, 1>(split_k, tile_n, swapped);
 }
 template <DataType T>
-KernelForm form_by_layout(bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n) {
-  if (!a_mn && !b_mn) return form_by_cluster<T, false, false>(cluster_m, split_k, tile_n);
-  if (!a_mn && b_mn) return form_by_cluster<T, false, true>(cluster_m, split_k, tile_n);
-  if (a_mn && !b_mn) return form_by_cluster<T, true, false>(cluster_m, split_k, tile_n);
-  return form_by_cluster<T, true, true>(cluster_m, split_k, tile_n);
+KernelForm form_by_layout(bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n, bool swapped) {
+  if (!a_mn && !b_mn) return form_by_cluster<T, false, false>(cluster_m, split_k, tile_n, swapped);
+  if (!a_mn && b_mn) return form_by_cluster<T, false, true>(cluster_m, split_k, tile_n, swapped);
+  if (a_mn && !b_mn) return form_by_cluster<T, true, false>(cluster_m, split_k, tile_n, swapped);
+  return form_by_cluster<T, true, true>(cluster_m, split_k, tile_n, swapped);
 }
-KernelForm pick_form(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n) {
-  return t == DataType::bfloat16 ? form_by_layout<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k, tile_n)
-                                 : form_by_layout<DataType::float16>(a_mn, b_mn, cluster_m, split_k, tile_n);
+KernelForm pick_form(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n, bool swapped) {
+  return t == DataType::bfloat16 ? form_by_layout<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k, tile_n, swapped)
+                                 : form_by_layout<DataType::float16>(a_mn, b_mn, cluster_m, split_k, tile_n, swapped);
 }
 
 }  // namespace
@@ -94,7 +98,7 @@ struct Gemm::Prepared {
   KernelParams params{};
   KernelFn kernel = nullptr;
   int cluster_m = 1;
-  int ctas = 0;
+  int ctas = 0, threads = 0;
   std::size_t smem = 0;
   // Split K (params.splits > 1): the fp32 workspace the slices meet in and their counters (one
   // per tile share; zero between launches: device/split_turns.cuh). cudaFree waits for the work
@@ -114,9 +118,12 @@ namespace {
 
 // Split K's workspace (no zeroing: a tile's first slice overwrites its part), its store, reduce
 // and load plans and descriptors, and the tile shares' counters (zeroed once).
-bool prepare_split_k(const GemmArgs& g, Gemm::Prepared& prep, std::vector<std::string>& errors, GemmStatus& st) {
-  const std::int64_t ldw = (g.n + 3) / 4 * 4;  // 16-byte rows of four (TMA's stride rule)
-  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(ldw * g.m * g.batch);
+bool prepare_split_k(const GemmArgs& g, bool swapped, Gemm::Prepared& prep, std::vector<std::string>& errors,
+                     GemmStatus& st) {
+  // W is m x n, or n x m for a swapped tile (its accumulator rows are D's columns)
+  const std::int64_t w_rows = swapped ? g.n : g.m, w_cols = swapped ? g.m : g.n;
+  const std::int64_t ldw = (w_cols + 3) / 4 * 4;  // 16-byte rows of four (TMA's stride rule)
+  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(ldw * w_rows * g.batch);
   const KernelParams& p = prep.params;
   const std::size_t rows = (p.tiles_m + kSplitRowsPadding - 1) / kSplitRowsPadding * kSplitRowsPadding;
   const std::size_t shares = rows * p.tiles_n * p.batch * kConsumers;
@@ -127,9 +134,10 @@ bool prepare_split_k(const GemmArgs& g, Gemm::Prepared& prep, std::vector<std::s
                      cudaGetErrorString(st.cuda));
     return false;
   }
-  const Matrix wm{prep.workspace, Order::row_major, ldw, ldw * g.m};
-  const GlobalTensor gw = global_tensor(DataType::float32, wm, g.m, g.n, g.batch, false);
-  const std::vector<std::string> names = {"M", "N", "batch"};
+  const Matrix wm{prep.workspace, Order::row_major, ldw, ldw * w_rows};
+  const GlobalTensor gw = global_tensor(DataType::float32, wm, w_rows, w_cols, g.batch, false);
+  const std::vector<std::string> names = swapped ? std::vector<std::string>{"N", "M", "batch"}
+                                                 : std::vector<std::string>{"M", "N", "batch"};
   Planned ws, wa, wl;
   if (!plan_operand("W", gw, kChunkLayoutF32, 64, kChunkNF32, names, chunk_options(PlanDirection::store),
                     kWShape<PlanDirection::store>, ws, errors) ||
@@ -169,6 +177,12 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
   if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 256)
     errors.push_back("gemm.tile_n: 0 (automatic), 64, 128 or 256, got " + std::to_string(g.tile_n));
+  if (g.swapped < -1 || g.swapped > 1)
+    errors.push_back("gemm.swapped: 0 (automatic), 1 (swapped 128 x 64 tiles) or -1 (never), got " +
+                     std::to_string(g.swapped));
+  if (g.swapped == 1 && g.tile_n != 0 && g.tile_n != 64)
+    errors.push_back("gemm.swapped: a swapped tile is 64 columns wide; tile_n " + std::to_string(g.tile_n) +
+                     " asks for another (leave it 0 or give 64)");
   if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))
     errors.push_back("gemm.d_order: C and D must be row-major (a column-major D is D^T = B^T A^T: swap the operands)");
   if (!errors.empty()) return;
@@ -183,9 +197,11 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back(std::string("cuda: the device's multiprocessor count: ") + cudaGetErrorString(st.cuda));
     return;
   }
-  const FormChoice choice = choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.tile_n, g.cluster_m, g.splits);
+  const FormChoice choice =
+      choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits, g.swapped);
+  const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
-  KernelForm form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, false, choice.tile_n);
+  KernelForm form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, false, choice.tile_n, swapped);
 
   Planned a, b, c, d;
   const std::vector<std::string> a_names = {"M", "K", "batch"}, b_names = {"N", "K", "batch"},
@@ -228,7 +244,7 @@ Gemm::Gemm(const GemmArgs& g) {
   // Persistent grid: as many clusters as can be resident at once, or one per work unit if fewer.
   const ClusterShape shape{static_cast<std::uint32_t>(prep->cluster_m), 1, 1};
   int resident = 0;
-  if ((st.cuda = device::max_active_clusters(form.kernel, shape, dim3(kThreads), form.smem, &resident)) != cudaSuccess ||
+  if ((st.cuda = device::max_active_clusters(form.kernel, shape, dim3(form.threads), form.smem, &resident)) != cudaSuccess ||
       resident < 1) {
     errors.push_back(std::string("cuda: no cluster of this kernel fits on the device: ") + cudaGetErrorString(st.cuda));
     return;
@@ -245,8 +261,8 @@ Gemm::Gemm(const GemmArgs& g) {
   p.splits = static_cast<std::int32_t>(splits);
   p.split_blocks = static_cast<std::int32_t>(split_blocks);
   if (splits > 1) {
-    if (!prepare_split_k(g, *prep, errors, st)) return;
-    form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, true, form.tile_n);  // same threads and shared memory
+    if (!prepare_split_k(g, swapped, *prep, errors, st)) return;
+    form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, true, form.tile_n, swapped);  // same threads and shared memory
     if ((st.cuda = device::set_cluster_attributes(form.kernel, shape, form.smem)) != cudaSuccess) {
       errors.push_back(std::string("cuda: the split-K kernel's attributes: ") + cudaGetErrorString(st.cuda));
       return;
@@ -254,9 +270,11 @@ Gemm::Gemm(const GemmArgs& g) {
   }
   prep->kernel = form.kernel;
   prep->smem = form.smem;
+  prep->threads = form.threads;
   prep->ctas = static_cast<int>(std::min<std::int64_t>(cluster_tiles * splits, resident)) * prep->cluster_m;
   st.config.tile_n = form.tile_n;
   st.config.stages = form.stages;
+  st.config.swapped = swapped;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
   st.config.ctas = prep->ctas;
@@ -270,7 +288,7 @@ cudaError_t Gemm::launch(cudaStream_t stream) const {
   if (!status_.ok || !prepared_) return cudaErrorInvalidValue;
   const Prepared& q = *prepared_;
   const ClusterShape shape{static_cast<std::uint32_t>(q.cluster_m), 1, 1};
-  device::ClusterLaunchConfig l(shape, dim3(static_cast<unsigned>(q.ctas)), dim3(kThreads), q.smem);
+  device::ClusterLaunchConfig l(shape, dim3(static_cast<unsigned>(q.ctas)), dim3(static_cast<unsigned>(q.threads)), q.smem);
   l.cfg.stream = stream;
   const cudaError_t e = cudaLaunchKernelEx(&l.cfg, q.kernel, q.params);
   return e;

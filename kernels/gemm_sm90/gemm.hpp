@@ -59,6 +59,10 @@ struct GemmArgs {
   // Columns of D per tile: 0: the launcher decides (heuristics.hpp: narrower tiles where the wide
   // ones would leave most SMs idle); 64, 128 or 256.
   int tile_n = 0;
+  // Swapped tiles (kernels/gemm_sm90/tiles.cuh): 128 x 64 tiles multiplied by one consumer warpgroup
+  // with WGMMA's M along N (m64n128k16), where the unswapped 128 x 64 tile takes two warpgroups of
+  // m64n64k16. 0: the launcher decides (heuristics.hpp); 1: swapped (tile_n 0 or 64); -1: never.
+  int swapped = 0;
 };
 
 // Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).
@@ -67,6 +71,7 @@ struct GemmConfig {
   int stages = 0;          // ring stages (kernel.cuh's kStages)
   int cluster_m = 1;       // CTAs per cluster along M (2: they share each B tile by multicast)
   int splits = 1;          // K slices per output tile (GemmArgs::splits)
+  bool swapped = false;    // 128 x 64 tiles with one consumer warpgroup (GemmArgs::swapped)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches
   std::size_t smem_bytes = 0;

@@ -27,6 +27,7 @@ inline std::int64_t automatic_splits(std::int64_t cluster_tiles, std::int64_t re
 struct FormChoice {
   int tile_n = 256, cluster_m = 1;
   std::int64_t splits = 1;
+  bool swapped = false;  // 128 x 64 tiles with one consumer warpgroup (tiles.cuh)
 };
 
 // How evenly `units` work units spread over `resident` clusters: the fraction of cluster-turns busy.
@@ -38,9 +39,9 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 // Tile width: the widest tile (the most work per byte loaded) whose tiles keep at least 3/4 of the
 // cluster-turns busy; where none does (skinny problems), the one that keeps the most busy, with
 // its tiles split along K to fill the GPU (docs/lab/gemm.md, 2026-12-01 20:59: the sweep of widths,
-// clusters and slices on the skinny shapes). A form that splits K runs one CTA per cluster when the
-// cluster size is left to the launcher: with the slices summed inside the kernel, every split form
-// of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44).
+// clusters and slices on the skinny shapes). An unswapped form that splits K runs one CTA per cluster
+// when the cluster size is left to the launcher: with the slices summed inside the kernel, every such
+// form of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44).
 inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
                                  int tile_n, int cluster_m, int splits) {
   FormChoice c;
@@ -68,12 +69,19 @@ inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int6
   c.splits = splits != 0 ? splits : automatic_splits(cluster_tiles(c.tile_n), resident, k_blocks);
   return c;
 }
+// A 64-column tile is a swapped one (one warpgroup of m64n128k16 instead of two of m64n64k16) unless
+// GemmArgs says otherwise: faster at 256 x 2112 x 7168, as fast at 128 x 8192 x 8192 (docs/lab/gemm.md,
+// 2026-12-02 04:17). A swapped tile that splits K keeps its clusters of two (faster so, same entry).
+inline bool automatic_swapped(int swapped, int tile_n) { return swapped == 1 || (swapped == 0 && tile_n == 64); }
 inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
-                              int tile_n, int cluster_m, int splits) {
-  const FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n,
-                                      cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), splits);
-  if (cluster_m == 0 && c.cluster_m == 2 && c.splits > 1)
-    return choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n, 1, splits);
+                              int tile_n, int cluster_m, int splits, int swapped) {
+  FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n,
+                                cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), splits);
+  c.swapped = automatic_swapped(swapped, c.tile_n);
+  if (cluster_m == 0 && c.cluster_m == 2 && c.splits > 1 && !c.swapped) {
+    c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n, 1, splits);
+    c.swapped = automatic_swapped(swapped, c.tile_n);
+  }
   return c;
 }
 

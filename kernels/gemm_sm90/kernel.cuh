@@ -5,6 +5,8 @@
 //   warpgroup 1, 2 (consumers): each multiplies its 64 rows of the tile with m64nNk16 WGMMA,
 //                hands each stage back as soon as the WGMMAs reading it completed, then writes
 //                its rows out through shared memory with TMA stores
+//   (a swapped tile, tiles.cuh: one consumer warpgroup multiplies the whole 128 x 64 tile with
+//                m64n128k16, WGMMA's M along the tile's columns, and writes it out transposed)
 //
 // CTAs run in clusters of ClusterM (1 or 2) along M: the CTAs of a cluster compute vertically
 // adjacent tiles, which share their B tile. Each loads its own A and one slice of B, multicast to
@@ -142,8 +144,25 @@ struct Form {
   static constexpr int kStages = Tile::kStages;
   static constexpr int kTileN = Tile::kTileN;
   static constexpr int kAcc = Tile::kAccumulators;
+  static constexpr int kConsumers = Tile::kConsumers;
   static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
 };
+
+// Where chunk c of consumer wg's share of tile pos lies in D (in 64 x 64 chunks) and in W (in
+// 64 x 32 chunks: rows x columns of the workspace, which a swapped tile holds transposed).
+struct ChunkAt {
+  std::int32_t row, col;
+};
+template <class F>
+__device__ __forceinline__ ChunkAt d_chunk(const device::TileIndex& pos, int wg, int c) {
+  if constexpr (F::Tile::kSwapped) return {2 * pos.m + c, pos.n};
+  else return {2 * pos.m + wg, F::Tile::kChunks * pos.n + c};
+}
+template <class F>
+__device__ __forceinline__ ChunkAt w_chunk(const device::TileIndex& pos, int wg, int c) {
+  if constexpr (F::Tile::kSwapped) return {pos.n, F::Tile::kChunksF32 * pos.m + c};
+  else return {2 * pos.m + wg, F::Tile::kChunksF32 * pos.n + c};
+}
 
 // ---- producer: one thread walks the same units as the consumers; per K block it waits until the
 // stage is free in every CTA its copies land in (the ring's releases), arms its own stage with
@@ -173,7 +192,8 @@ __device__ __forceinline__ void produce(const KernelParams& p, typename F::Stora
 
 // ---- consumers: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
 
-// One K block: four m64nNk16 WGMMAs on a stage, accumulating unless `first`.
+// One K block: four m64nNk16 WGMMAs on a stage, accumulating unless `first`; in a swapped tile four
+// m64n128k16 with the operands' roles exchanged (B's 64 x 64 tile as A, A's 128 x 64 tile as B).
 template <class F>
 __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], std::uint32_t a0, std::uint32_t b0, bool first) {
   constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn>;
@@ -182,10 +202,16 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], std::uint3
   device::wgmma::fence();
   device::wgmma::fence_operands(acc);
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-    ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
-         acc, wgmma_descriptor(a0 + kAStart<F::AMn, 0, Kk>, kAF), wgmma_descriptor(b0 + kBStart<F::BMn, F::kTileN, Kk>, kBF),
-         !first || Kk > 0)),
-     ...);
+    if constexpr (F::Tile::kSwapped)
+      ((device::wgmma::mma<F::T, kTileM, F::BMn ? 1 : 0, F::AMn ? 1 : 0>(
+           acc, wgmma_descriptor(b0 + kBStart<F::BMn, F::kTileN, Kk>, kBF), wgmma_descriptor(a0 + kAStart<F::AMn, 0, Kk>, kAF),
+           !first || Kk > 0)),
+       ...);
+    else
+      ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
+           acc, wgmma_descriptor(a0 + kAStart<F::AMn, 0, Kk>, kAF), wgmma_descriptor(b0 + kBStart<F::BMn, F::kTileN, Kk>, kBF),
+           !first || Kk > 0)),
+       ...);
   }(std::make_integer_sequence<int, kTileK / 16>{});
   device::wgmma::commit_group();
   device::wgmma::fence_operands(acc);
@@ -227,16 +253,18 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
     unsigned char* chunk = s.d[wg][buf];
     if (t == 0) device::wait_group_read<1>();  // the store that read this buffer last is done with it
     device::named_barrier_sync(barrier_id, 128);
-    const std::int32_t cm = 2 * pos.m + wg, cn = F::Tile::kChunks * pos.n + c;
+    const ChunkAt at = d_chunk<F>(pos, wg, c);
     std::uint16_t bits[kChunkN / 2];
     if (p.read_c) {
       if (t == 0) {
         device::Barrier& f = s.c_full[wg];
         device::arrive_expect_tx(f, P::C::kBytes);
-        P::C::issue(&p.c_map, chunk, f, typename P::C::Share{}, cm, cn, pos.batch);
+        P::C::issue(&p.c_map, chunk, f, typename P::C::Share{}, at.row, at.col, pos.batch);
       }
       device::wait(s.c_full[wg], c_phase);
-      device::load_elements<kChunkSrc, kChunkDst>(chunk, t, bits);  // C, element for element where D goes
+      // C, element for element where D goes
+      if constexpr (F::Tile::kSwapped) device::load_elements<kChunkSrc, kChunkDstT>(chunk, t, bits);
+      else device::load_elements<kChunkSrc, kChunkDst>(chunk, t, bits);
 #pragma unroll
       for (int v = 0; v < kChunkN / 2; ++v)
         bits[v] = device::to_bits<F::T>(p.alpha * acc[c * (kChunkN / 2) + v] + p.beta * device::from_bits<F::T>(bits[v]));
@@ -245,11 +273,12 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
 #pragma unroll
       for (int v = 0; v < kChunkN / 2; ++v) bits[v] = device::to_bits<F::T>(p.alpha * acc[c * (kChunkN / 2) + v]);
     }
-    device::store_planned<kChunkStore, kChunkSrc, kChunkDst>(chunk, t, bits);
+    if constexpr (F::Tile::kSwapped) device::store_planned<kChunkStoreT, kChunkSrc, kChunkDstT>(chunk, t, bits);
+    else device::store_planned<kChunkStore, kChunkSrc, kChunkDst>(chunk, t, bits);
     device::fence_smem_writes_for_async();
     device::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
-      P::D::store(&p.d_map, chunk, cm, cn, pos.batch);
+      P::D::store(&p.d_map, chunk, at.row, at.col, pos.batch);
       device::commit_group();
     }
     buf ^= 1;
@@ -277,9 +306,9 @@ __device__ __forceinline__ void epilogue_partial(const float (&acc)[F::kAcc], co
     device::fence_smem_writes_for_async();
     device::named_barrier_sync(barrier_id, 128);
     if (t == 0) {
-      const std::int32_t cm = 2 * pos.m + wg, cn = F::Tile::kChunksF32 * pos.n + c;
-      if constexpr (First) P::WStore::store(&p.w_store_map, chunk, cm, cn, pos.batch);
-      else P::WAdd::template reduce<ReduceOp::add>(&p.w_add_map, chunk, cm, cn, pos.batch);
+      const ChunkAt at = w_chunk<F>(pos, wg, c);
+      if constexpr (First) P::WStore::store(&p.w_store_map, chunk, at.row, at.col, pos.batch);
+      else P::WAdd::template reduce<ReduceOp::add>(&p.w_add_map, chunk, at.row, at.col, pos.batch);
       device::commit_group();
     }
     buf ^= 1;
@@ -298,8 +327,8 @@ __device__ __forceinline__ void add_workspace(float (&acc)[F::kAcc], const Kerne
   auto load = [&](int c) {  // thread 0: chunk c into buffer c % 2
     device::Barrier& f = s.w_full[wg][c % 2];
     device::arrive_expect_tx(f, P::WLoad::kBytes);
-    P::WLoad::issue(&p.w_load_map, s.d[wg][c % 2], f, typename P::WLoad::Share{}, 2 * pos.m + wg,
-                    kChunks * pos.n + c, pos.batch);
+    const ChunkAt at = w_chunk<F>(pos, wg, c);
+    P::WLoad::issue(&p.w_load_map, s.d[wg][c % 2], f, typename P::WLoad::Share{}, at.row, at.col, pos.batch);
   };
   if (t == 0) {
     device::wait_group_read<0>();  // no earlier store still reads the buffers
@@ -382,18 +411,18 @@ __device__ __forceinline__ void consume(const KernelParams& p, typename F::Stora
   if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
 }
 
-// One CTA of the GEMM (kThreads threads; `dyn`: the dynamic shared memory, kDynamicSmem<Tile>
+// One CTA of the GEMM (Tile::kThreads threads; `dyn`: the dynamic shared memory, kDynamicSmem<Tile>
 // bytes). gemm_kernel runs it in every CTA; a kernel of its own may run it in some (Grid).
 template <class F, class Grid>
 __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* dyn, const Grid& g) {
   const std::uint32_t base = device::shared_address(dyn);
   auto& s = *reinterpret_cast<typename F::Storage*>(dyn + ((1024 - base % 1024) % 1024));
   // A stage of this CTA is written by the producer of every CTA of the cluster (B's slices), so it
-  // is free once both consumer warpgroups of every CTA released it: kConsumers x ClusterM arrivals.
+  // is free once the consumer warpgroups of every CTA released it: kConsumers x ClusterM arrivals.
   // Initialized in every CTA before any peer arrives on it or copies into it (a cluster barrier,
   // taken by all threads; it also publishes c_full).
-  device::cluster_init_ring(s.ring, kConsumers * F::ClusterM, [&] {
-    for (int i = 0; i < kConsumers; ++i) {
+  device::cluster_init_ring(s.ring, F::kConsumers * F::ClusterM, [&] {
+    for (int i = 0; i < F::kConsumers; ++i) {
       device::init(s.c_full[i], 1);
       device::init(s.w_full[i][0], 1);
       device::init(s.w_full[i][1], 1);
@@ -413,7 +442,7 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
 }
 
 template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile>
-__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
+__global__ void __launch_bounds__(Tile::kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
   extern __shared__ unsigned char dyn[];
   gemm_cta<Form<T, AMn, BMn, ClusterM, SplitK, Tile>>(p, dyn, WholeGrid{});
 }

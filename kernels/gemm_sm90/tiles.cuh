@@ -14,9 +14,13 @@
 
 namespace tmakit::gemm_sm90 {
 
-// Every tile is 128 rows (two consumer warpgroups of 64 rows) by TileN columns, in K blocks of 64.
+// Every tile is 128 rows by TileN columns, in K blocks of 64. Two consumer warpgroups of 64 rows each
+// (m64nNk16 with N = TileN), or, in a swapped tile, one warpgroup over the whole 128 x 64 tile with
+// WGMMA's M along the tile's 64 columns and its N along the 128 rows (m64n128k16 with B's tile as
+// WGMMA's A operand and A's as its B): twice the work per instruction and each operand read once,
+// where two warpgroups of m64n64 read B's tile twice.
 inline constexpr int kTileM = 128, kTileK = 64;
-inline constexpr int kConsumers = 2;  // warpgroups, kTileM / 64 rows each
+inline constexpr int kConsumers = 2;  // warpgroups of an unswapped tile, kTileM / 64 rows each
 inline constexpr int kThreads = 128 * (1 + kConsumers);
 inline constexpr int kElemBytes = 2;
 inline constexpr int kChunkN = 64;     // the epilogue writes D (and reads C) in 64 x 64 chunks
@@ -26,20 +30,27 @@ inline constexpr int kChunkNF32 = 32;  // and adds split-K partial sums in 64 x 
 inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 static_assert(kProducerRegisters * 128 + kConsumers * kConsumerRegisters * 128 <= 65536, "the register file");
 
-// A tile shape: TileN columns per tile and the ring's depth. The stages fill what the shared memory
-// leaves beside the epilogue's chunks (heuristics.hpp says which shape a problem takes).
-template <int TileN, int Stages>
+// A tile shape: TileN columns per tile, the ring's depth, and whether it is swapped (above). The
+// stages fill what the shared memory leaves beside the epilogue's chunks (heuristics.hpp says which
+// shape a problem takes).
+template <int TileN, int Stages, bool Swapped = false>
 struct TileShape {
   static_assert(TileN == 64 || TileN == 128 || TileN == 256, "m64nNk16 with N = 64, 128 or 256");
+  static_assert(!Swapped || TileN == 64, "a swapped tile's 64 columns are WGMMA's M");
   static constexpr int kTileN = TileN;
   static constexpr int kStages = Stages;
-  static constexpr int kChunks = TileN / kChunkN;        // D chunks per consumer and tile
-  static constexpr int kChunksF32 = TileN / kChunkNF32;  // W chunks likewise
-  static constexpr int kAccumulators = TileN / 2;        // fp32 registers per consumer thread
+  static constexpr bool kSwapped = Swapped;
+  static constexpr int kConsumers = Swapped ? 1 : 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  // D chunks per consumer and tile: 64 columns each (unswapped), 64 rows each (swapped); W's 32.
+  static constexpr int kChunks = Swapped ? kTileM / 64 : TileN / kChunkN;
+  static constexpr int kChunksF32 = Swapped ? kTileM / kChunkNF32 : TileN / kChunkNF32;
+  static constexpr int kAccumulators = (Swapped ? kTileM : TileN) / 2;  // fp32 registers per consumer thread
 };
-using WideTile = TileShape<256, 4>;    // the large problems
-using Tile128 = TileShape<128, 6>;     // skinny problems: more tiles, a deeper ring
-using Tile64 = TileShape<64, 8>;       // the skinniest: more tiles still
+using WideTile = TileShape<256, 4>;          // the large problems
+using Tile128 = TileShape<128, 6>;           // skinny problems: more tiles, a deeper ring
+using Tile64 = TileShape<64, 8>;             // the skinniest: more tiles still
+using SwappedTile = TileShape<64, 8, true>;  // the same tiles, one consumer warpgroup
 
 // A as 128 x 64 (M x K), B as TileN x 64 (N x K): K-major when the operand's K is contiguous in
 // global memory, MN-major otherwise (WGMMA reads either; imm-trans says which).
@@ -68,8 +79,23 @@ inline constexpr SmemStorePlan kChunkStore = plan_smem_store(kChunkSrc, kChunkDs
 static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tmakit smem-store explains a refusal)");
 static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLinear,
               "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
+// A swapped tile's accumulator rows are D's columns: the same row-major D chunk, seen from the
+// accumulator as (column, row) (stride 1 along the accumulator's rows, 64 along its columns); the
+// store plan takes stmatrix's transposing form.
+constexpr SwizzledLayout transposed_chunk_layout() {
+  SwizzledLayout s;
+  s.swizzle = swizzle_for(Swizzle::b128);
+  s.layout = make_layout(IntTuple::make(64, kChunkN), IntTuple::make(1, kChunkN));
+  return s;
+}
+inline constexpr StoreDestination kChunkDstT = smem_destination(transposed_chunk_layout(), kElemBytes, 64, kChunkN);
+inline constexpr SmemStorePlan kChunkStoreT = plan_smem_store(kChunkSrc, kChunkDstT);
+static_assert(kChunkStoreT.ok, "the swapped accumulator chunk must have a store plan");
+static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDstT>::kLinear,
+              "the swapped chunk's addresses are XOR-linear");
 
-// Split K: a tile's K slices meet in a workspace W (m x n fp32) in 64 x 32 chunks (128-byte rows,
+// Split K: a tile's K slices meet in a workspace W (m x n fp32; a swapped tile's W is n x m, so that
+// its chunks are the accumulator's rows as they are) in 64 x 32 chunks (128-byte rows,
 // 128B swizzle: the same 8 KiB buffers): the first stores its partial sums, the middle ones add
 // theirs by TMA reductions (.add), the last loads W back into its accumulators and writes D as an
 // unsplit tile does (kernel.cuh, device/split_turns.cuh).
@@ -102,16 +128,17 @@ template <class Tile>
 struct alignas(1024) SharedStorage {
   unsigned char a[Tile::kStages][kABytes];
   unsigned char b[Tile::kStages][kBBytes<Tile::kTileN>];
-  unsigned char d[kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
+  unsigned char d[Tile::kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
   device::Ring<Tile::kStages> ring;
-  device::Barrier c_full[kConsumers];
-  device::Barrier w_full[kConsumers][2];  // split K, the last slice: W's chunks into d[wg][buf]
-  std::uint32_t turn[kConsumers];         // split K: the slice's turn, told to the warpgroup
+  device::Barrier c_full[Tile::kConsumers];
+  device::Barrier w_full[Tile::kConsumers][2];  // split K, the last slice: W's chunks into d[wg][buf]
+  std::uint32_t turn[Tile::kConsumers];         // split K: the slice's turn, told to the warpgroup
 };
 // What a CTA asks for: the storage and the alignment the kernel rounds its base up to.
 template <class Tile>
 inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile>) + 1024;
-static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448,
+static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
+                  kDynamicSmem<SwappedTile> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
 
 }  // namespace tmakit::gemm_sm90

@@ -57,6 +57,7 @@ struct Case {
   int tile_n = 0;                  // GemmArgs::tile_n
   int expect_tile_n = 0;           // > 0: the tile width the launcher must choose
   int launches = 1;                // > 1: one Gemm launched this many times (the workspace is reused)
+  int swapped = 0;                 // GemmArgs::swapped (1: the launcher must run swapped tiles)
 };
 
 std::string describe(const Case& c) {
@@ -64,7 +65,8 @@ std::string describe(const Case& c) {
   return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " batch " +
          std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
          std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16") + " splits " +
-         std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m);
+         std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m) + " tile_n " + std::to_string(c.tile_n) +
+         (c.swapped == 1 ? " swapped" : "");
 }
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -125,6 +127,7 @@ void run_case(const Case& c) {
   g.cluster_m = c.cluster_m;
   g.tile_n = c.tile_n;
   g.splits = c.splits;
+  g.swapped = c.swapped;
   GemmStatus s;
   if (c.launches > 1) {
     const tmakit::gemm_sm90::Gemm prepared(g);
@@ -137,10 +140,13 @@ void run_case(const Case& c) {
   // clusters of two where asked for, if M has two tiles to pair; left to the launcher
   // (heuristics.hpp), also only where it does not split K
   if (s.ok) {
-    const int want = c.cluster_m == 1 || c.m <= 128 ? 1 : c.cluster_m == 2 ? 2 : s.config.splits > 1 ? 1 : 2;
+    const bool one = s.config.splits > 1 && !s.config.swapped;  // an unswapped split form: one CTA per cluster
+    const int want = c.cluster_m == 1 || c.m <= 128 ? 1 : c.cluster_m == 2 ? 2 : one ? 1 : 2;
     EXPECT_EQ(s.config.cluster_m, want);
   }
   if (s.ok && c.expect_splits > 0) EXPECT_EQ(s.config.splits, c.expect_splits);
+  if (s.ok && c.swapped != 0) EXPECT_EQ(s.config.swapped, c.swapped == 1);
+  if (s.ok && c.swapped == 0) EXPECT_EQ(s.config.swapped, s.config.tile_n == 64);  // a 64-column tile is swapped
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
   std::string why;
@@ -323,8 +329,9 @@ TEST(GemmSmall, SkinnyShapesFillTheGpu) {
   run_case(full);
 }
 
-// Every tile width (128 x 64 with 8 stages, 128 x 128 with 6, 128 x 256 with 4), every layout, in
-// clusters of one and two, on partial tiles; and split K at each width.
+// Every tile width (128 x 64 with 8 stages, 128 x 128 with 6, 128 x 256 with 4; the 64-column one
+// unswapped here, swapped in SwappedTiles), every layout, in clusters of one and two, on partial
+// tiles; and split K at each width.
 TEST(GemmSmall, EveryTileWidth) {
   TMAKIT_REQUIRE_GPU();
   for (int tile : {64, 128, 256})
@@ -334,13 +341,54 @@ TEST(GemmSmall, EveryTileWidth) {
           Case c{300, 330, 520, 1, a, b};
           c.tile_n = tile;
           c.cluster_m = cluster;
+          c.swapped = -1;
           run_case(c);
         }
   for (int tile : {64, 128, 256}) {
     Case c{260, 200, 1100, 2, Order::col_major, Order::row_major, 1.0f, 0.5f};
     c.tile_n = tile;
+    c.swapped = -1;
     c.splits = 3;
     c.expect_splits = 3;
+    run_case(c);
+  }
+}
+
+// Swapped 128 x 64 tiles (one consumer warpgroup, WGMMA's M along N, D written through the
+// transposing store plan; split K's workspace held transposed): every layout in clusters of one and
+// two on partial tiles, batches with alpha and beta, f16, odd and tiny shapes, split K (K not a
+// multiple of the slices, beta, batches, clusters of two, repeated launches).
+TEST(GemmSmall, SwappedTiles) {
+  TMAKIT_REQUIRE_GPU();
+  auto swapped = [](Case c) {
+    c.swapped = 1;
+    return c;
+  };
+  for (int cluster : {1, 2})
+    for (Order a : {Order::row_major, Order::col_major})
+      for (Order b : {Order::row_major, Order::col_major}) {
+        Case c = swapped({300, 330, 520, 1, a, b});
+        c.cluster_m = cluster;
+        run_case(c);
+      }
+  run_case(swapped({256, 2112, 1024, 1}));
+  run_case(swapped({192, 320, 512, 3, Order::row_major, Order::col_major, 0.5f, -1.0f}));
+  run_case(swapped({150, 260, 700, 2, Order::col_major, Order::row_major, 2.0f, 0.25f, DataType::float16}));
+  run_case(swapped({1, 1, 1, 1}));
+  run_case(swapped({77, 131, 93, 1, Order::col_major, Order::col_major}));
+  for (Order a : {Order::row_major, Order::col_major})
+    for (Order b : {Order::row_major, Order::col_major}) {
+      Case c = swapped({200, 300, 1000, 1, a, b});
+      c.splits = 3;
+      c.expect_splits = 3;
+      run_case(c);
+    }
+  for (int cluster : {1, 2}) {
+    Case c = swapped({260, 200, 1100, 2, Order::row_major, Order::col_major, 0.5f, 0.75f});
+    c.cluster_m = cluster;
+    c.splits = 4;
+    c.expect_splits = 4;
+    c.launches = 2;
     run_case(c);
   }
 }
@@ -380,6 +428,11 @@ TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   const GemmStatus tn = tmakit::gemm_sm90::gemm(g);
   ASSERT_FALSE(tn.ok);
   EXPECT_NE(tn.errors[0].find("gemm.tile_n"), std::string::npos);
+  g.tile_n = 128;
+  g.swapped = 1;  // a swapped tile is 64 columns wide
+  const GemmStatus sw = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(sw.ok);
+  EXPECT_NE(sw.errors[0].find("gemm.swapped"), std::string::npos);
 }
 
 TEST(GemmLarge, IssueShapes) {
