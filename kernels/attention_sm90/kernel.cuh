@@ -126,9 +126,12 @@ struct Tile {
 template <bool Persistent>
 struct TileWalk;
 
+// next(p, t) moves t to the walk's next tile (false once there is none); more(p) says whether there
+// is one, without moving.
 template <>
 struct TileWalk<false> {
   bool done = false;
+  __device__ __forceinline__ bool more(const KernelParams&) const { return !done; }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
     if (done) return false;
     done = true;
@@ -139,29 +142,33 @@ struct TileWalk<false> {
   }
 };
 
+// The walk's state, which every consumer thread holds across its KV loops, is two words: the next
+// unit (unsigned: unit < units <= 2^31 - 1 and gridDim.x <= 2^31 - 1, so unit + gridDim.x does not
+// wrap) and the query block of the unit's second tile, -1 when none is due. The second tile has the
+// first's head and batch, which t still holds when next() comes to it: callers pass back the tile
+// the previous next() left, unchanged.
 template <>
 struct TileWalk<true> {
-  std::int64_t unit;  // the next unit this CTA takes
-  Tile second;        // the unit's second tile, next
-  bool has_second = false;
+  std::uint32_t unit;            // the next unit this CTA takes
+  std::int32_t second_qb = -1;  // the query block of the unit's second tile, next
   __device__ TileWalk() : unit(blockIdx.x) {}
+  __device__ __forceinline__ bool more(const KernelParams& p) const {
+    return second_qb >= 0 || unit < static_cast<std::uint32_t>(p.units);
+  }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
-    if (has_second) {
-      has_second = false;
-      t = second;
+    if (second_qb >= 0) {
+      t.qb = second_qb;  // t.h and t.b: the first tile's
+      second_qb = -1;
       return true;
     }
-    if (unit >= p.units) return false;
+    if (unit >= static_cast<std::uint32_t>(p.units)) return false;
     const std::int32_t u = static_cast<std::int32_t>(unit);
     unit += gridDim.x;
     const std::int32_t k = u % p.units_per_head, hb = u / p.units_per_head;
     t.qb = p.q_blocks - 1 - k;
     t.h = hb % p.heads;
     t.b = hb / p.heads;
-    if (p.pair_tiles && k < t.qb) {
-      second = Tile{k, t.h, t.b};
-      has_second = true;
-    }
+    if (p.pair_tiles && k < t.qb) second_qb = k;
     return true;
   }
 };
@@ -438,10 +445,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   if (wg == C - 1) pass_turn<C>(wg);  // warpgroup 0 takes the first turn
   Tile tile;
   TileWalk<Persistent> walk;
-  bool have = walk.next(p, tile);
-  for (std::int32_t i = 0; have; ++i) {
-    Tile next_tile;
-    const bool have_next = walk.next(p, next_tile);
+  for (std::int32_t i = 0; walk.next(p, tile); ++i) {
     const std::int32_t h = tile.h, b = tile.b;
     qb = tile.qb;
     row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
@@ -508,7 +512,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     issue_pv();
     // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
     // tiles it is warpgroup 0's turn for the next tile's first S. (The last warpgroup skips no block.)
-    if (wg != C - 1 || have_next) pass_turn<C>(wg);
+    if (wg != C - 1 || walk.more(p)) pass_turn<C>(wg);
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     v_release.release(s.v_ring, vr);
@@ -575,8 +579,6 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       }
     }
     ++qr;
-    tile = next_tile;
-    have = have_next;
   }
   if (t == 0) device::wait_group<0>();  // the stores have completed before the CTA's shared memory goes
 }
