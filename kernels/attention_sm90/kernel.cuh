@@ -21,8 +21,9 @@
 //
 // P reaches the second WGMMA one of two ways (PSource, a template parameter so both are measured):
 //   PSource::smem       P is converted to 16 bits and written into a 64 x N K-major 128B-swizzled
-//                     operand buffer by the smem-store plan plan_smem_store(wgmma_accumulator(N),
-//                     that buffer) (stmatrix), fenced for the async proxy, and read by an SS WGMMA;
+//                     operand buffer, 64 columns at a time, by the smem-store plan
+//                     plan_smem_store(wgmma_accumulator(64), a 64 x 64 piece of that buffer)
+//                     (stmatrix), fenced for the async proxy, and read by an SS WGMMA;
 //   PSource::registers  the accumulator of S, converted to 16 bits, is the A fragment of the RS WGMMA
 //                     as it stands (wgmma::a_fragment: slots paired, no data moves between threads).
 //
@@ -272,8 +273,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
   // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
   // atoms per row) the store evaluates its layout per address, once per tile in the epilogue.
-  static_assert(kPStore<D>.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
-  static_assert(device::smem_store_impl::XorAddressMap<kSSrc<D, PSource::smem>, kPTile<D>>::kLinear,
+  static_assert(kPPieceStore.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
+  static_assert(device::smem_store_impl::XorAddressMap<kPPieceSrc, kPPieceTile>::kLinear,
                 "P's addresses are XOR-linear: no layout is evaluated on the GPU");
   // The persistent form stages O in the scratch buffer only: O in the K stages (head dim 256) would need
   // the producer to hold the next tile's K loads until the O stores have read them.
@@ -426,7 +427,15 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // into the RS form's fragments.
   auto stage_p = [&](const std::uint16_t (&bits)[kS]) {
     if constexpr (Path == PSource::smem) {
-      device::store_planned<kPStore<D>, kSSrc<D, Path>, kPTile<D>>(pbuf, t, bits);
+      // The store plan's values, per piece.
+      constexpr int kPieceSlots = kS / kPPieces<D>;
+      std::uint16_t pieces[kPPieces<D>][kPieceSlots];
+#pragma unroll
+      for (int v = 0; v < kS; ++v) pieces[v / kPieceSlots][v % kPieceSlots] = bits[v];
+      [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
+        (device::store_planned<kPPieceStore, kPPieceSrc, kPPieceTile>(pbuf + kPPieceOffset<D, Piece>, t, pieces[Piece]),
+         ...);
+      }(std::make_integer_sequence<int, kPPieces<D>>{});
       device::fence_smem_writes_for_async();
       device::named_barrier_sync(barrier_id, 128);
     } else {
