@@ -43,6 +43,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/attention_sm90/attention.hpp"
@@ -254,6 +255,20 @@ __device__ __forceinline__ void overlap_fence(float x) {
   if (__float_as_uint(x) == 0xffffffffu) __nanosleep(0);
 }
 
+// Two floats as the element type's 16 bits each, packed into one word, lo in the low half: one
+// cvt.rn of the pair, the same bits as to_bits<T> of each.
+template <DataType T>
+__device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi) {
+  static_assert(T == DataType::bfloat16 || T == DataType::float16, "pack_pair: bf16 or f16");
+  if constexpr (T == DataType::bfloat16) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
 // ---- consumer: warpgroup wg (0 or 1) owns query rows [64 wg, 64 wg + 64) of each of the CTA's tiles.
 //
 // Software-pipelined by one block: iteration j issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (two
@@ -281,6 +296,15 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   static_assert(!Persistent || !kOInKStages<D>, "the persistent form is built for head dims 64, 96 and 128");
   constexpr int kS = kN / 2;  // accumulator slots of S per thread
   constexpr int kO = D / 2;        // of O
+  // P of a block as the softmax leaves it. Through shared memory: pairs of 16-bit values, packed into
+  // words as they are computed. As single 16-bit values, ptxas converted and packed them only at the
+  // store, so that P stayed 64 fp32 registers beside O's 64 from the softmax to the store, and three
+  // consumers at 160 registers spilled; packed, P is 32. In registers: 16-bit values, packed into the
+  // A fragments after P_{j-1} V_{j-1} has completed, as before (packed in the softmax, while that
+  // multiply still reads the previous fragments, they had ptxas serialize the RS multiplies: a wait
+  // after each).
+  using PBits = std::conditional_t<Path == PSource::smem, std::uint32_t, std::uint16_t>;
+  constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
   const std::int32_t col0 = 2 * (t % 4);  // this thread's first column of a block
@@ -380,7 +404,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // right of the row; only blocks that reach either pay for them), then the online softmax: new row
   // maxima over the quad of threads sharing a row, l rescaled, P = exp2(S scale log2(e) - max) into
   // bits. Returns through corr what O must be multiplied by before P_j V_j is added.
-  auto softmax = [&](float (&sc)[kS], std::int32_t j, std::uint16_t (&bits)[kS], float (&corr)[2]) {
+  auto softmax = [&](float (&sc)[kS], std::int32_t j, PBits (&pbits)[kPBits], float (&corr)[2]) {
     const std::int32_t kv0 = j * kN;
     const bool tail = kv0 + kN > p.seqlen;
     const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM<C> + kRowsPerConsumer * wg;
@@ -411,13 +435,20 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       l[r] *= corr[r];
     }
 #pragma unroll
-    for (int v = 0; v < kS; ++v) {
-      const float pv = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
-      l[(v / 2) % 2] += pv;
-      bits[v] = device::to_bits<T>(pv);
+    for (int v = 0; v < kS; v += 2) {
+      const float p0 = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
+      const float p1 = device::ex2_approx_ftz(fmaf(sc[v + 1], p.scale_log2, -base[(v / 2) % 2]));
+      l[(v / 2) % 2] += p0;
+      l[(v / 2) % 2] += p1;
+      if constexpr (Path == PSource::smem) {
+        pbits[v / 2] = pack_pair<T>(p0, p1);
+      } else {
+        pbits[v] = device::to_bits<T>(p0);
+        pbits[v + 1] = device::to_bits<T>(p1);
+      }
     }
     // Pinned here: computed while P_{j-1} V_{j-1} runs, not after the wait for it.
-    device::wgmma::fence_operands(bits);
+    device::wgmma::fence_operands(pbits);
     device::wgmma::fence_operands(l);
     device::wgmma::fence_operands(corr);
     overlap_fence(l[0] + l[1]);
@@ -425,22 +456,25 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // P_j becomes the next P V's A operand: written by the smem-store plan into the scratch buffer and
   // fenced for the async proxy (every thread of the warpgroup, then the warpgroup's barrier), or packed
   // into the RS form's fragments.
-  auto stage_p = [&](const std::uint16_t (&bits)[kS]) {
+  auto stage_p = [&](const PBits (&pbits)[kPBits]) {
     if constexpr (Path == PSource::smem) {
-      // The store plan's values, per piece.
+      // The store plan's values, per piece: the words' halves, which it packs as they were.
       constexpr int kPieceSlots = kS / kPPieces<D>;
-      std::uint16_t pieces[kPPieces<D>][kPieceSlots];
+      std::uint16_t bits[kPPieces<D>][kPieceSlots];
 #pragma unroll
-      for (int v = 0; v < kS; ++v) pieces[v / kPieceSlots][v % kPieceSlots] = bits[v];
+      for (int v = 0; v < kS; v += 2) {
+        bits[v / kPieceSlots][v % kPieceSlots] = static_cast<std::uint16_t>(pbits[v / 2]);
+        bits[v / kPieceSlots][v % kPieceSlots + 1] = static_cast<std::uint16_t>(pbits[v / 2] >> 16);
+      }
       [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
-        (device::store_planned<kPPieceStore, kPPieceSrc, kPPieceTile>(pbuf + kPPieceOffset<D, Piece>, t, pieces[Piece]),
+        (device::store_planned<kPPieceStore, kPPieceSrc, kPPieceTile>(pbuf + kPPieceOffset<D, Piece>, t, bits[Piece]),
          ...);
       }(std::make_integer_sequence<int, kPPieces<D>>{});
       device::fence_smem_writes_for_async();
       device::named_barrier_sync(barrier_id, 128);
     } else {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        (device::wgmma::a_fragment<Kk>(bits, a[Kk]), ...);
+        (device::wgmma::a_fragment<Kk>(pbits, a[Kk]), ...);
       }(std::make_integer_sequence<int, kN / 16>{});
     }
   };
@@ -474,7 +508,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     }
     {
       float sc[kS];
-      std::uint16_t bits[kS];
+      PBits pbits[kPBits];
       float corr[2];
       wait_k();
       wait_turn<C>(wg);
@@ -485,15 +519,15 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       k_release.release(s.k_ring, kr);
       ++kr;
       release_q(0, mine);
-      softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
+      softmax(sc, 0, pbits, corr);  // O is still zero: nothing to rescale
       if constexpr (Persistent && Path == PSource::smem) {
         if (i > 0) scratch_free();  // P goes where the previous tile's O was
       }
-      stage_p(bits);
+      stage_p(pbits);
     }
     for (std::int32_t j = 1; j < mine; ++j) {
       float sc[kS];
-      std::uint16_t bits[kS];
+      PBits pbits[kPBits];
       float corr[2];
       wait_k();
       wait_turn<C>(wg);
@@ -505,7 +539,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       k_release.release(s.k_ring, kr);
       ++kr;
       release_q(j, mine);
-      softmax(sc, j, bits, corr);
+      softmax(sc, j, pbits, corr);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(o);
       v_release.release(s.v_ring, vr);
@@ -515,7 +549,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 #pragma unroll
         for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
       }
-      stage_p(bits);
+      stage_p(pbits);
     }
     wait_turn<C>(wg);
     issue_pv();
