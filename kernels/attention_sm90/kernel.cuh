@@ -239,7 +239,7 @@ __device__ __forceinline__ void wait_turn(int wg) {
 }
 template <int C>
 __device__ __forceinline__ void pass_turn(int wg) {
-  device::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1) % C, 256);
+  device::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1 == C ? 0 : wg + 1), 256);  // wg < C
 }
 
 // How far (in log2 units) a row's maximum may run behind the true one: P = exp2(S scale log2(e) - max)
@@ -306,7 +306,17 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   using PBits = std::conditional_t<Path == PSource::smem, std::uint32_t, std::uint16_t>;
   constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
   const int t = threadIdx.x % 128;
-  const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
+  // With P through shared memory and three consumers (160 registers per thread), wg is opaque at each
+  // use, so that the named barriers' ids (bar takes its id in a vector register) are formed from it
+  // next to their barriers: one value lives across the KV loop instead of three ids, which ptxas held
+  // in vector registers there and spilled. The other forms have the registers and form the ids once.
+  constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3;
+  auto wg_here = [&] {
+    int w = wg;
+    if constexpr (kIdsAtBarrier) asm volatile("" : "+r"(w));
+    return w;
+  };
+  auto barrier_id = [&] { return static_cast<std::uint32_t>(1 + wg_here()); };  // this warpgroup's 128 threads
   const std::int32_t col0 = 2 * (t % 4);  // this thread's first column of a block
   unsigned char* pbuf = s.scratch[wg];
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
@@ -471,7 +481,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
          ...);
       }(std::make_integer_sequence<int, kPPieces<D>>{});
       device::fence_smem_writes_for_async();
-      device::named_barrier_sync(barrier_id, 128);
+      device::named_barrier_sync(barrier_id(), 128);
     } else {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
         (device::wgmma::a_fragment<Kk>(pbits, a[Kk]), ...);
@@ -482,10 +492,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // and every thread of the warpgroup knows: the buffer may be written again.
   auto scratch_free = [&] {
     if (t == 0) device::wait_group_read<0>();
-    device::named_barrier_sync(barrier_id, 128);
+    device::named_barrier_sync(barrier_id(), 128);
   };
 
-  if (wg == C - 1) pass_turn<C>(wg);  // warpgroup 0 takes the first turn
+  if (wg == C - 1) pass_turn<C>(wg_here());  // warpgroup 0 takes the first turn
   Tile tile;
   TileWalk<Persistent> walk;
   for (std::int32_t i = 0; walk.next(p, tile); ++i) {
@@ -511,9 +521,9 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       PBits pbits[kPBits];
       float corr[2];
       wait_k();
-      wait_turn<C>(wg);
+      wait_turn<C>(wg_here());
       issue_s(sc);
-      pass_turn<C>(wg);
+      pass_turn<C>(wg_here());
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(sc);
       k_release.release(s.k_ring, kr);
@@ -530,10 +540,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       PBits pbits[kPBits];
       float corr[2];
       wait_k();
-      wait_turn<C>(wg);
+      wait_turn<C>(wg_here());
       issue_s(sc);
       issue_pv();  // V_{j-1}
-      pass_turn<C>(wg);
+      pass_turn<C>(wg_here());
       device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
       device::wgmma::fence_operands(sc);
       k_release.release(s.k_ring, kr);
@@ -551,11 +561,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       }
       stage_p(pbits);
     }
-    wait_turn<C>(wg);
+    wait_turn<C>(wg_here());
     issue_pv();
     // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
     // tiles it is warpgroup 0's turn for the next tile's first S. (The last warpgroup skips no block.)
-    if (wg != C - 1 || walk.more(p)) pass_turn<C>(wg);
+    if (wg != C - 1 || walk.more(p)) pass_turn<C>(wg_here());
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     v_release.release(s.v_ring, vr);
@@ -567,8 +577,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       // round's phase and not (two stages) toward the previous one's. One block at a time, so that no
       // stage another warpgroup waits for is held back.
       for (std::int32_t j = mine; j < blocks; ++j) {
-        wait_turn<C>(wg);
-        pass_turn<C>(wg);
+        wait_turn<C>(wg_here());
+        pass_turn<C>(wg_here());
         wait_k();
         k_release.release(s.k_ring, kr);
         ++kr;
@@ -601,13 +611,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
     } else {
-      device::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
+      device::named_barrier_sync(barrier_id(), 128);  // (PSource::smem) no warp still reads P from it
     }
     [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
       (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
     }(std::make_integer_sequence<int, kOPieces<D>>{});
     device::fence_smem_writes_for_async();
-    device::named_barrier_sync(barrier_id, 128);
+    device::named_barrier_sync(barrier_id(), 128);
     if (t == 0) {
       Programs<T, D, Path>::O::store(&p.o_map, obuf, C * qb + wg, 0, h, b);
       device::commit_group();
