@@ -324,7 +324,15 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D, C>(wg), kQF);
   const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
-  const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
+  // P's (PSource::smem) has its low word made opaque to the compiler (fence_operands): each k16 step is
+  // then one add to the word it holds. Seen through, the word was rebuilt at every KV block of the
+  // persistent form and each step's add masked (26 instructions more per block at head dim 128).
+  std::uint64_t p_desc = 0;
+  if constexpr (Path == PSource::smem) {
+    std::uint32_t p_lo[1] = {static_cast<std::uint32_t>(wgmma_descriptor(device::shared_address(pbuf), kPF))};
+    device::wgmma::fence_operands(p_lo);
+    p_desc = (wgmma_descriptor(0, kPF) & 0xFFFFFFFF00000000ull) | p_lo[0];
+  }
   // With P in registers, Q's descriptor at each k16 step is computed once and made opaque to the
   // compiler (fence_operands: an empty asm that may change them), so that it keeps them in registers
   // rather than rebuilding them at every KV block, which it did in the persistent form (its mainloop's
