@@ -21,8 +21,9 @@
 //
 // P reaches the second WGMMA one of two ways (PSource, a template parameter so both are measured):
 //   PSource::smem       P is converted to 16 bits and written into a 64 x N K-major 128B-swizzled
-//                     operand buffer by the smem-store plan plan_smem_store(wgmma_accumulator(N),
-//                     that buffer) (stmatrix), fenced for the async proxy, and read by an SS WGMMA;
+//                     operand buffer, 64 columns at a time, by the smem-store plan
+//                     plan_smem_store(wgmma_accumulator(64), a 64 x 64 piece of that buffer)
+//                     (stmatrix), fenced for the async proxy, and read by an SS WGMMA;
 //   PSource::registers  the accumulator of S, converted to 16 bits, is the A fragment of the RS WGMMA
 //                     as it stands (wgmma::a_fragment: slots paired, no data moves between threads).
 //
@@ -42,6 +43,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/attention_sm90/attention.hpp"
@@ -126,9 +128,12 @@ struct Tile {
 template <bool Persistent>
 struct TileWalk;
 
+// next(p, t) moves t to the walk's next tile (false once there is none); more(p) says whether there
+// is one, without moving.
 template <>
 struct TileWalk<false> {
   bool done = false;
+  __device__ __forceinline__ bool more(const KernelParams&) const { return !done; }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
     if (done) return false;
     done = true;
@@ -139,29 +144,33 @@ struct TileWalk<false> {
   }
 };
 
+// The walk's state, which every consumer thread holds across its KV loops, is two words: the next
+// unit (unsigned: unit < units <= 2^31 - 1 and gridDim.x <= 2^31 - 1, so unit + gridDim.x does not
+// wrap) and the query block of the unit's second tile, -1 when none is due. The second tile has the
+// first's head and batch, which t still holds when next() comes to it: callers pass back the tile
+// the previous next() left, unchanged.
 template <>
 struct TileWalk<true> {
-  std::int64_t unit;  // the next unit this CTA takes
-  Tile second;        // the unit's second tile, next
-  bool has_second = false;
+  std::uint32_t unit;            // the next unit this CTA takes
+  std::int32_t second_qb = -1;  // the query block of the unit's second tile, next
   __device__ TileWalk() : unit(blockIdx.x) {}
+  __device__ __forceinline__ bool more(const KernelParams& p) const {
+    return second_qb >= 0 || unit < static_cast<std::uint32_t>(p.units);
+  }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
-    if (has_second) {
-      has_second = false;
-      t = second;
+    if (second_qb >= 0) {
+      t.qb = second_qb;  // t.h and t.b: the first tile's
+      second_qb = -1;
       return true;
     }
-    if (unit >= p.units) return false;
+    if (unit >= static_cast<std::uint32_t>(p.units)) return false;
     const std::int32_t u = static_cast<std::int32_t>(unit);
     unit += gridDim.x;
     const std::int32_t k = u % p.units_per_head, hb = u / p.units_per_head;
     t.qb = p.q_blocks - 1 - k;
     t.h = hb % p.heads;
     t.b = hb / p.heads;
-    if (p.pair_tiles && k < t.qb) {
-      second = Tile{k, t.h, t.b};
-      has_second = true;
-    }
+    if (p.pair_tiles && k < t.qb) second_qb = k;
     return true;
   }
 };
@@ -230,7 +239,7 @@ __device__ __forceinline__ void wait_turn(int wg) {
 }
 template <int C>
 __device__ __forceinline__ void pass_turn(int wg) {
-  device::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1) % C, 256);
+  device::named_barrier_arrive(kSchedulerBarrier<C> + (wg + 1 == C ? 0 : wg + 1), 256);  // wg < C
 }
 
 // How far (in log2 units) a row's maximum may run behind the true one: P = exp2(S scale log2(e) - max)
@@ -244,6 +253,20 @@ inline constexpr float kMaxSlack = 8.0f;
 // cannot rise above the softmax that x sums up, which is then computed while that multiply runs.
 __device__ __forceinline__ void overlap_fence(float x) {
   if (__float_as_uint(x) == 0xffffffffu) __nanosleep(0);
+}
+
+// Two floats as the element type's 16 bits each, packed into one word, lo in the low half: one
+// cvt.rn of the pair, the same bits as to_bits<T> of each.
+template <DataType T>
+__device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi) {
+  static_assert(T == DataType::bfloat16 || T == DataType::float16, "pack_pair: bf16 or f16");
+  if constexpr (T == DataType::bfloat16) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
 }
 
 // ---- consumer: warpgroup wg (0 or 1) owns query rows [64 wg, 64 wg + 64) of each of the CTA's tiles.
@@ -265,16 +288,35 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
   // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
   // atoms per row) the store evaluates its layout per address, once per tile in the epilogue.
-  static_assert(kPStore<D>.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
-  static_assert(device::smem_store_impl::XorAddressMap<kSSrc<D, PSource::smem>, kPTile<D>>::kLinear,
+  static_assert(kPPieceStore.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
+  static_assert(device::smem_store_impl::XorAddressMap<kPPieceSrc, kPPieceTile>::kLinear,
                 "P's addresses are XOR-linear: no layout is evaluated on the GPU");
   // The persistent form stages O in the scratch buffer only: O in the K stages (head dim 256) would need
   // the producer to hold the next tile's K loads until the O stores have read them.
   static_assert(!Persistent || !kOInKStages<D>, "the persistent form is built for head dims 64, 96 and 128");
   constexpr int kS = kN / 2;  // accumulator slots of S per thread
   constexpr int kO = D / 2;        // of O
+  // P of a block as the softmax leaves it. Through shared memory: pairs of 16-bit values, packed into
+  // words as they are computed. As single 16-bit values, ptxas converted and packed them only at the
+  // store, so that P stayed 64 fp32 registers beside O's 64 from the softmax to the store, and three
+  // consumers at 160 registers spilled; packed, P is 32. In registers: 16-bit values, packed into the
+  // A fragments after P_{j-1} V_{j-1} has completed, as before (packed in the softmax, while that
+  // multiply still reads the previous fragments, they had ptxas serialize the RS multiplies: a wait
+  // after each).
+  using PBits = std::conditional_t<Path == PSource::smem, std::uint32_t, std::uint16_t>;
+  constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
   const int t = threadIdx.x % 128;
-  const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
+  // With P through shared memory and three consumers (160 registers per thread), wg is opaque at each
+  // use, so that the named barriers' ids (bar takes its id in a vector register) are formed from it
+  // next to their barriers: one value lives across the KV loop instead of three ids, which ptxas held
+  // in vector registers there and spilled. The other forms have the registers and form the ids once.
+  constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3;
+  auto wg_here = [&] {
+    int w = wg;
+    if constexpr (kIdsAtBarrier) asm volatile("" : "+r"(w));
+    return w;
+  };
+  auto barrier_id = [&] { return static_cast<std::uint32_t>(1 + wg_here()); };  // this warpgroup's 128 threads
   const std::int32_t col0 = 2 * (t % 4);  // this thread's first column of a block
   unsigned char* pbuf = s.scratch[wg];
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
@@ -282,7 +324,15 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D, C>(wg), kQF);
   const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
-  const std::uint64_t p_desc = wgmma_descriptor(device::shared_address(pbuf), kPF);
+  // P's (PSource::smem) has its low word made opaque to the compiler (fence_operands): each k16 step is
+  // then one add to the word it holds. Seen through, the word was rebuilt at every KV block of the
+  // persistent form and each step's add masked (26 instructions more per block at head dim 128).
+  std::uint64_t p_desc = 0;
+  if constexpr (Path == PSource::smem) {
+    std::uint32_t p_lo[1] = {static_cast<std::uint32_t>(wgmma_descriptor(device::shared_address(pbuf), kPF))};
+    device::wgmma::fence_operands(p_lo);
+    p_desc = (wgmma_descriptor(0, kPF) & 0xFFFFFFFF00000000ull) | p_lo[0];
+  }
   // With P in registers, Q's descriptor at each k16 step is computed once and made opaque to the
   // compiler (fence_operands: an empty asm that may change them), so that it keeps them in registers
   // rather than rebuilding them at every KV block, which it did in the persistent form (its mainloop's
@@ -372,7 +422,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // right of the row; only blocks that reach either pay for them), then the online softmax: new row
   // maxima over the quad of threads sharing a row, l rescaled, P = exp2(S scale log2(e) - max) into
   // bits. Returns through corr what O must be multiplied by before P_j V_j is added.
-  auto softmax = [&](float (&sc)[kS], std::int32_t j, std::uint16_t (&bits)[kS], float (&corr)[2]) {
+  auto softmax = [&](float (&sc)[kS], std::int32_t j, PBits (&pbits)[kPBits], float (&corr)[2]) {
     const std::int32_t kv0 = j * kN;
     const bool tail = kv0 + kN > p.seqlen;
     const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM<C> + kRowsPerConsumer * wg;
@@ -403,13 +453,20 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       l[r] *= corr[r];
     }
 #pragma unroll
-    for (int v = 0; v < kS; ++v) {
-      const float pv = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
-      l[(v / 2) % 2] += pv;
-      bits[v] = device::to_bits<T>(pv);
+    for (int v = 0; v < kS; v += 2) {
+      const float p0 = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
+      const float p1 = device::ex2_approx_ftz(fmaf(sc[v + 1], p.scale_log2, -base[(v / 2) % 2]));
+      l[(v / 2) % 2] += p0;
+      l[(v / 2) % 2] += p1;
+      if constexpr (Path == PSource::smem) {
+        pbits[v / 2] = pack_pair<T>(p0, p1);
+      } else {
+        pbits[v] = device::to_bits<T>(p0);
+        pbits[v + 1] = device::to_bits<T>(p1);
+      }
     }
     // Pinned here: computed while P_{j-1} V_{j-1} runs, not after the wait for it.
-    device::wgmma::fence_operands(bits);
+    device::wgmma::fence_operands(pbits);
     device::wgmma::fence_operands(l);
     device::wgmma::fence_operands(corr);
     overlap_fence(l[0] + l[1]);
@@ -417,14 +474,25 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // P_j becomes the next P V's A operand: written by the smem-store plan into the scratch buffer and
   // fenced for the async proxy (every thread of the warpgroup, then the warpgroup's barrier), or packed
   // into the RS form's fragments.
-  auto stage_p = [&](const std::uint16_t (&bits)[kS]) {
+  auto stage_p = [&](const PBits (&pbits)[kPBits]) {
     if constexpr (Path == PSource::smem) {
-      device::store_planned<kPStore<D>, kSSrc<D, Path>, kPTile<D>>(pbuf, t, bits);
+      // The store plan's values, per piece: the words' halves, which it packs as they were.
+      constexpr int kPieceSlots = kS / kPPieces<D>;
+      std::uint16_t bits[kPPieces<D>][kPieceSlots];
+#pragma unroll
+      for (int v = 0; v < kS; v += 2) {
+        bits[v / kPieceSlots][v % kPieceSlots] = static_cast<std::uint16_t>(pbits[v / 2]);
+        bits[v / kPieceSlots][v % kPieceSlots + 1] = static_cast<std::uint16_t>(pbits[v / 2] >> 16);
+      }
+      [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
+        (device::store_planned<kPPieceStore, kPPieceSrc, kPPieceTile>(pbuf + kPPieceOffset<D, Piece>, t, bits[Piece]),
+         ...);
+      }(std::make_integer_sequence<int, kPPieces<D>>{});
       device::fence_smem_writes_for_async();
-      device::named_barrier_sync(barrier_id, 128);
+      device::named_barrier_sync(barrier_id(), 128);
     } else {
       [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        (device::wgmma::a_fragment<Kk>(bits, a[Kk]), ...);
+        (device::wgmma::a_fragment<Kk>(pbits, a[Kk]), ...);
       }(std::make_integer_sequence<int, kN / 16>{});
     }
   };
@@ -432,16 +500,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // and every thread of the warpgroup knows: the buffer may be written again.
   auto scratch_free = [&] {
     if (t == 0) device::wait_group_read<0>();
-    device::named_barrier_sync(barrier_id, 128);
+    device::named_barrier_sync(barrier_id(), 128);
   };
 
-  if (wg == C - 1) pass_turn<C>(wg);  // warpgroup 0 takes the first turn
+  if (wg == C - 1) pass_turn<C>(wg_here());  // warpgroup 0 takes the first turn
   Tile tile;
   TileWalk<Persistent> walk;
-  bool have = walk.next(p, tile);
-  for (std::int32_t i = 0; have; ++i) {
-    Tile next_tile;
-    const bool have_next = walk.next(p, next_tile);
+  for (std::int32_t i = 0; walk.next(p, tile); ++i) {
     const std::int32_t h = tile.h, b = tile.b;
     qb = tile.qb;
     row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
@@ -461,38 +526,38 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     }
     {
       float sc[kS];
-      std::uint16_t bits[kS];
+      PBits pbits[kPBits];
       float corr[2];
       wait_k();
-      wait_turn<C>(wg);
+      wait_turn<C>(wg_here());
       issue_s(sc);
-      pass_turn<C>(wg);
+      pass_turn<C>(wg_here());
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(sc);
       k_release.release(s.k_ring, kr);
       ++kr;
       release_q(0, mine);
-      softmax(sc, 0, bits, corr);  // O is still zero: nothing to rescale
+      softmax(sc, 0, pbits, corr);  // O is still zero: nothing to rescale
       if constexpr (Persistent && Path == PSource::smem) {
         if (i > 0) scratch_free();  // P goes where the previous tile's O was
       }
-      stage_p(bits);
+      stage_p(pbits);
     }
     for (std::int32_t j = 1; j < mine; ++j) {
       float sc[kS];
-      std::uint16_t bits[kS];
+      PBits pbits[kPBits];
       float corr[2];
       wait_k();
-      wait_turn<C>(wg);
+      wait_turn<C>(wg_here());
       issue_s(sc);
       issue_pv();  // V_{j-1}
-      pass_turn<C>(wg);
+      pass_turn<C>(wg_here());
       device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
       device::wgmma::fence_operands(sc);
       k_release.release(s.k_ring, kr);
       ++kr;
       release_q(j, mine);
-      softmax(sc, j, bits, corr);
+      softmax(sc, j, pbits, corr);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(o);
       v_release.release(s.v_ring, vr);
@@ -502,13 +567,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 #pragma unroll
         for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
       }
-      stage_p(bits);
+      stage_p(pbits);
     }
-    wait_turn<C>(wg);
+    wait_turn<C>(wg_here());
     issue_pv();
     // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
     // tiles it is warpgroup 0's turn for the next tile's first S. (The last warpgroup skips no block.)
-    if (wg != C - 1 || have_next) pass_turn<C>(wg);
+    if (wg != C - 1 || walk.more(p)) pass_turn<C>(wg_here());
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     v_release.release(s.v_ring, vr);
@@ -520,8 +585,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       // round's phase and not (two stages) toward the previous one's. One block at a time, so that no
       // stage another warpgroup waits for is held back.
       for (std::int32_t j = mine; j < blocks; ++j) {
-        wait_turn<C>(wg);
-        pass_turn<C>(wg);
+        wait_turn<C>(wg_here());
+        pass_turn<C>(wg_here());
         wait_k();
         k_release.release(s.k_ring, kr);
         ++kr;
@@ -554,13 +619,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
     } else {
-      device::named_barrier_sync(barrier_id, 128);  // (PSource::smem) no warp still reads P from it
+      device::named_barrier_sync(barrier_id(), 128);  // (PSource::smem) no warp still reads P from it
     }
     [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
       (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
     }(std::make_integer_sequence<int, kOPieces<D>>{});
     device::fence_smem_writes_for_async();
-    device::named_barrier_sync(barrier_id, 128);
+    device::named_barrier_sync(barrier_id(), 128);
     if (t == 0) {
       Programs<T, D, Path>::O::store(&p.o_map, obuf, C * qb + wg, 0, h, b);
       device::commit_group();
@@ -575,8 +640,6 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       }
     }
     ++qr;
-    tile = next_tile;
-    have = have_next;
   }
   if (t == 0) device::wait_group<0>();  // the stores have completed before the CTA's shared memory goes
 }

@@ -97,10 +97,36 @@ template <int D>
 inline constexpr StoreDestination kOTile = k_major_tile(kRowsPerConsumer, D, kSwizzle<D>);
 
 // The register -> shared stores: S's accumulator as P, O's accumulator as O.
-template <int D, PSource Path>
-inline constexpr StoreSource kSSrc = wgmma_accumulator(kBlockN<D, Path>);
+// P is stored in pieces of 64 columns (one 128-byte swizzle atom): piece i of the m64nN accumulator (its
+// slots 32 i .. 32 i + 31, columns [64 i, 64 i + 64)) is an m64n64 accumulator of its own, and the piece
+// of the P tile is a 64 x 64 K-major tile at the tile's offset of column 64 i. Every piece is stored by
+// the same plan from its own offset, so a thread's store addresses are the first piece's plus a
+// constant (the stmatrix's immediate): the KV loop needs four addresses per thread, not the eight of
+// one 64 x 128 plan, whose second half differs from its first by an XOR that ptxas does not fold.
+inline constexpr int kPPieceCols = 64;
 template <int D>
-inline constexpr SmemStorePlan kPStore = plan_smem_store(kSSrc<D, PSource::smem>, kPTile<D>);
+inline constexpr int kPPieces = kBlockN<D, PSource::smem> / kPPieceCols;
+inline constexpr StoreSource kPPieceSrc = wgmma_accumulator(kPPieceCols);
+inline constexpr StoreDestination kPPieceTile = k_major_tile(kRowsPerConsumer, kPPieceCols);
+inline constexpr SmemStorePlan kPPieceStore = plan_smem_store(kPPieceSrc, kPPieceTile);
+template <int D, int Piece>
+inline constexpr std::uint32_t kPPieceOffset = static_cast<std::uint32_t>(kPTile<D>.buffer_offset(0, kPPieceCols * Piece));
+// The pieces tile the P tile: the piece's layout shifted by the piece's offset is the tile's (checked on
+// every 7th row and column: every row of the swizzle's 8-row pattern, every 8-row group, every
+// 16-byte chunk of a row).
+template <int D>
+constexpr bool p_pieces_tile_p() {
+  if (kBlockN<D, PSource::smem> % kPPieceCols != 0) return false;
+  for (int piece = 0; piece < kPPieces<D>; ++piece)
+    for (int r = 0; r < kRowsPerConsumer; r += 7)
+      for (int c = 0; c < kPPieceCols; c += 7)
+        if (kPTile<D>.buffer_offset(r, kPPieceCols * piece + c) !=
+            kPTile<D>.buffer_offset(0, kPPieceCols * piece) + kPPieceTile.buffer_offset(r, c))
+          return false;
+  return true;
+}
+static_assert(p_pieces_tile_p<64>() && p_pieces_tile_p<96>() && p_pieces_tile_p<128>() && p_pieces_tile_p<256>(),
+              "the P tile is 64 x 64 pieces side by side");
 // O is stored in pieces of at most 128 columns: a piece of the m64nD accumulator (its slots
 // 64 i .. 64 i + 63 for columns [128 i, 128 i + 128)) is an m64n128 accumulator of its own, and the piece
 // of the O tile is a 64 x 128 K-major tile at the tile's offset of column 128 i. A piece small enough is
