@@ -306,11 +306,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   using PBits = std::conditional_t<Path == PSource::smem, std::uint32_t, std::uint16_t>;
   constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
   const int t = threadIdx.x % 128;
-  // With P through shared memory and three consumers (160 registers per thread), wg is opaque at each
-  // use, so that the named barriers' ids (bar takes its id in a vector register) are formed from it
-  // next to their barriers: one value lives across the KV loop instead of three ids, which ptxas held
-  // in vector registers there and spilled. The other forms have the registers and form the ids once.
-  constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3;
+  // With P through shared memory, three consumers (160 registers per thread) and head dim 128, wg is
+  // opaque at each use, so that the named barriers' ids (bar takes its id in a vector register) are
+  // formed from it next to their barriers: one value lives across the KV loop instead of three ids,
+  // which ptxas held in vector registers there and spilled. The other forms have the registers and
+  // form the ids once (at head dim 96 the ids formed at each barrier measured slower: docs/lab/
+  // attention.md, 2026-12-02 04:42).
+  constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3 && D == 128;
   auto wg_here = [&] {
     int w = wg;
     if constexpr (kIdsAtBarrier) asm volatile("" : "+r"(w));
