@@ -63,11 +63,12 @@ template <bool MnMajor, int TileN>
 inline constexpr StoreDestination kBTile = operand_tile(MnMajor, TileN);
 
 // An epilogue chunk: 64 rows x `cols` columns, row-major, 128B swizzle (rows of 128 bytes: 64 bf16
-// or f16 values, 32 fp32 ones).
-constexpr SwizzledLayout chunk_layout(int cols) {
+// or f16 values, 32 fp32 ones); transposed: the same chunk addressed as (column, row).
+constexpr SwizzledLayout chunk_layout(int cols, bool transposed = false) {
   SwizzledLayout s;
   s.swizzle = swizzle_for(Swizzle::b128);
-  s.layout = make_layout(IntTuple::make(64, cols), IntTuple::make(cols, 1));
+  s.layout = transposed ? make_layout(IntTuple::make(64, cols), IntTuple::make(1, cols))
+                        : make_layout(IntTuple::make(64, cols), IntTuple::make(cols, 1));
   return s;
 }
 // The D (and C) chunk: 64 x 64, the accumulator's columns [64c, 64c + 64) (any m64nN: slot v holds
@@ -80,15 +81,8 @@ static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tma
 static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLinear,
               "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
 // A swapped tile's accumulator rows are D's columns: the same row-major D chunk, seen from the
-// accumulator as (column, row) (stride 1 along the accumulator's rows, 64 along its columns); the
-// store plan takes stmatrix's transposing form.
-constexpr SwizzledLayout transposed_chunk_layout() {
-  SwizzledLayout s;
-  s.swizzle = swizzle_for(Swizzle::b128);
-  s.layout = make_layout(IntTuple::make(64, kChunkN), IntTuple::make(1, kChunkN));
-  return s;
-}
-inline constexpr StoreDestination kChunkDstT = smem_destination(transposed_chunk_layout(), kElemBytes, 64, kChunkN);
+// accumulator as (column, row); the store plan takes stmatrix's transposing form.
+inline constexpr StoreDestination kChunkDstT = smem_destination(chunk_layout(kChunkN, true), kElemBytes, 64, kChunkN);
 inline constexpr SmemStorePlan kChunkStoreT = plan_smem_store(kChunkSrc, kChunkDstT);
 static_assert(kChunkStoreT.ok, "the swapped accumulator chunk must have a store plan");
 static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDstT>::kLinear,
