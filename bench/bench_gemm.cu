@@ -13,6 +13,7 @@
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
 //   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128 or 256; unset: automatic).
 //   TMAKIT_GEMM_SWAPPED=1|-1 sets GemmArgs::swapped (1: swapped 128 x 64 tiles; -1: never; unset: automatic).
+//   TMAKIT_GEMM_SPLIT_LEAD=n sets GemmArgs::split_lead (K blocks the first slice gives to the last).
 //   TMAKIT_BENCH_REFERENCE=lib.so times a third GEMM beside the two, for the shapes it takes (A
 //   row-major, B column-major): a shared library exporting
 //     extern "C" const char* reference_gemm_name();
@@ -166,12 +167,14 @@ int main(int argc, char** argv) {
     const char* splits = std::getenv("TMAKIT_GEMM_SPLITS");
     const char* tile_n = std::getenv("TMAKIT_GEMM_TILE_N");
     const char* swapped = std::getenv("TMAKIT_GEMM_SWAPPED");
+    const char* split_lead = std::getenv("TMAKIT_GEMM_SPLIT_LEAD");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
       g.cluster_m = force ? std::atoi(force) : 0;
       g.splits = splits ? std::atoi(splits) : 0;
       g.tile_n = tile_n ? std::atoi(tile_n) : 0;
       g.swapped = swapped ? std::atoi(swapped) : 0;
+      g.split_lead = split_lead ? std::atoi(split_lead) : -1;
       g.m = s.m;
       g.n = s.n;
       g.k = s.k;
@@ -274,14 +277,14 @@ int main(int argc, char** argv) {
     const double tf_tm = flop / (median(times[0]) * 1e-3) / 1e12, tf_lt = flop / (median(times[1]) * 1e-3) / 1e12;
     const double tf_ref = contenders > 2 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
     const auto& cfg = prepared[0].status().config;
-    char ref_text[96] = "";
+    char ref_text[96] = "", lead_text[32] = "";
+    if (cfg.split_lead > 0) std::snprintf(lead_text, sizeof lead_text, " (lead %d)", cfg.split_lead);
     if (contenders > 2)
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
                     tf_tm / tf_ref, ref_rel);
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s\n",
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s%s\n",
                 s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : "",
-                cfg.stages, cfg.ctas,
-                cfg.cluster_m, cfg.splits, ref_text);
+                cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, ref_text);
     std::fflush(stdout);
     char line[512];
     std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f\n", s.name.c_str(),

@@ -173,6 +173,8 @@ Gemm::Gemm(const GemmArgs& g) {
   const bool b_mn = g.b.order == Order::row_major;
   if (g.cluster_m < 0 || g.cluster_m > 2)
     errors.push_back("gemm.cluster_m: 0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m));
+  if (g.split_lead < -1)
+    errors.push_back("gemm.split_lead: -1 (automatic), 0 (equal slices) or K blocks, got " + std::to_string(g.split_lead));
   if (g.splits < 0)
     errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
   if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 256)
@@ -260,6 +262,10 @@ Gemm::Gemm(const GemmArgs& g) {
   }
   p.splits = static_cast<std::int32_t>(splits);
   p.split_blocks = static_cast<std::int32_t>(split_blocks);
+  // The lead stays below the first slice's length, so no slice is empty.
+  p.split_lead = splits > 1 ? static_cast<std::int32_t>(std::min<std::int64_t>(
+                                  g.split_lead >= 0 ? g.split_lead : automatic_split_lead(split_blocks), split_blocks - 1))
+                            : 0;
   if (splits > 1) {
     if (!prepare_split_k(g, swapped, *prep, errors, st)) return;
     form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, true, form.tile_n, swapped);  // same threads and shared memory
@@ -277,6 +283,7 @@ Gemm::Gemm(const GemmArgs& g) {
   st.config.swapped = swapped;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
+  st.config.split_lead = p.split_lead;
   st.config.ctas = prep->ctas;
   st.config.tiles = static_cast<int>(tiles);
   st.config.smem_bytes = prep->smem;

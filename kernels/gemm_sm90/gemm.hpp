@@ -56,6 +56,11 @@ struct GemmArgs {
   // launcher decides (split where the tiles alone would leave most SMs idle: skinny problems); 1:
   // never; n > 1: n slices (at most one per K block of 64).
   int splits = 0;
+  // Split K: K blocks the tile's first slice gives to its last, so that the slice that takes the
+  // first turn (device/split_turns.cuh) has stored its sums into the workspace while the others still
+  // multiply; the last, which waits for them, is that much longer. -1: the launcher decides (heuristics.hpp); 0: slices of equal length; n > 0:
+  // n blocks (less than a slice).
+  int split_lead = -1;
   // Columns of D per tile: 0: the launcher decides (heuristics.hpp: narrower tiles where the wide
   // ones would leave most SMs idle); 64, 128 or 256.
   int tile_n = 0;
@@ -71,6 +76,7 @@ struct GemmConfig {
   int stages = 0;          // ring stages (kernel.cuh's kStages)
   int cluster_m = 1;       // CTAs per cluster along M (2: they share each B tile by multicast)
   int splits = 1;          // K slices per output tile (GemmArgs::splits)
+  int split_lead = 0;      // K blocks the first slice gives to the last (GemmArgs::split_lead)
   bool swapped = false;    // 128 x 64 tiles with one consumer warpgroup (GemmArgs::swapped)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches

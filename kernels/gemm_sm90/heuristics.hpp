@@ -22,6 +22,14 @@ inline std::int64_t automatic_splits(std::int64_t cluster_tiles, std::int64_t re
   return std::max<std::int64_t>(1, std::min({resident_clusters / cluster_tiles, k_blocks / kMinSplitBlocks, kMaxSplits}));
 }
 
+// Split K: the K blocks the first slice gives to the last (GemmArgs::split_lead), so that the
+// slice that stores its sums first is done with them while the last still multiplies: three, or
+// an eighth of a slice where that is less (the lead of the sweep at 256 x 2112 x 7168 that ran
+// fastest: docs/lab/gemm.md, 2026-12-02 06:54).
+inline std::int32_t automatic_split_lead(std::int64_t split_blocks) {
+  return static_cast<std::int32_t>(std::min<std::int64_t>(3, split_blocks / 8));
+}
+
 // The form the launcher takes: tile width, CTAs per cluster (two only where M has two tiles to
 // pair), K slices. A GemmArgs value other than 0 (automatic) is taken as given.
 struct FormChoice {

@@ -55,9 +55,11 @@ struct KernelParams {
   CUtensorMap a_map, b_map, c_map, d_map, w_store_map, w_add_map, w_load_map;
   std::int32_t tiles_m = 0, tiles_n = 0, batch = 1, k_blocks = 0, group_m = 8;
   // Split K: each cluster tile is `splits` work units, unit s taking K blocks
-  // [s * split_blocks, min(k_blocks, (s + 1) * split_blocks)); 1: one unit per tile. The slices of
-  // a tile share meet at its counters (device/split_turns.cuh): one per (CTA tile, consumer).
-  std::int32_t splits = 1, split_blocks = 0;
+  // [s * split_blocks - lead, min(k_blocks, (s + 1) * split_blocks - lead)), where lead is
+  // split_lead but 0 at the first slice's start and at the last's end (that one ends at k_blocks);
+  // 1: one unit per tile. 0 <= split_lead < split_blocks. The slices of a tile share meet at its
+  // counters (device/split_turns.cuh): one per (CTA tile, consumer).
+  std::int32_t splits = 1, split_blocks = 0, split_lead = 0;
   device::SplitCounters* split_counters = nullptr;
   float alpha = 1.0f, beta = 0.0f;
   std::int32_t read_c = 0;
@@ -113,8 +115,8 @@ struct WorkUnits {
     if constexpr (SplitK) {
       const std::int32_t slice = u / raster.tiles();
       tile = u - slice * raster.tiles();
-      begin = slice * p.split_blocks;
-      end = min(p.k_blocks, begin + p.split_blocks);
+      begin = slice == 0 ? 0 : slice * p.split_blocks - p.split_lead;
+      end = slice == p.splits - 1 ? p.k_blocks : min(p.k_blocks, (slice + 1) * p.split_blocks - p.split_lead);
     }
     w.pos = raster.at(tile);
     w.pos.m = g.row_tile(w.pos.m * ClusterM + rank);

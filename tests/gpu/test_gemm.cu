@@ -58,6 +58,8 @@ struct Case {
   int expect_tile_n = 0;           // > 0: the tile width the launcher must choose
   int launches = 1;                // > 1: one Gemm launched this many times (the workspace is reused)
   int swapped = 0;                 // GemmArgs::swapped (1: the launcher must run swapped tiles)
+  int split_lead = -1;             // GemmArgs::split_lead
+  int expect_split_lead = -1;      // >= 0: the lead the launcher must report
 };
 
 std::string describe(const Case& c) {
@@ -66,7 +68,7 @@ std::string describe(const Case& c) {
          std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
          std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16") + " splits " +
          std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m) + " tile_n " + std::to_string(c.tile_n) +
-         (c.swapped == 1 ? " swapped" : "");
+         (c.swapped == 1 ? " swapped" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "");
 }
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -128,6 +130,7 @@ void run_case(const Case& c) {
   g.tile_n = c.tile_n;
   g.splits = c.splits;
   g.swapped = c.swapped;
+  g.split_lead = c.split_lead;
   GemmStatus s;
   if (c.launches > 1) {
     const tmakit::gemm_sm90::Gemm prepared(g);
@@ -147,6 +150,7 @@ void run_case(const Case& c) {
   if (s.ok && c.expect_splits > 0) EXPECT_EQ(s.config.splits, c.expect_splits);
   if (s.ok && c.swapped != 0) EXPECT_EQ(s.config.swapped, c.swapped == 1);
   if (s.ok && c.swapped == 0) EXPECT_EQ(s.config.swapped, s.config.tile_n == 64);  // a 64-column tile is swapped
+  if (s.ok && c.expect_split_lead >= 0) EXPECT_EQ(s.config.split_lead, c.expect_split_lead);
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
   std::string why;
@@ -306,6 +310,33 @@ TEST(GemmSmall, SplitK) {
     batched_beta.launches = 2;
     run_case(batched_beta);
   }
+  // a lead: the first slice gives K blocks to the last (16 blocks in slices of 6: 4, 6 and 4 + 2),
+  // every layout; a lead past a slice's length stops one block short of it (slices of 1 and 15);
+  // swapped tiles in clusters of two with beta, launched twice
+  for (Order a : {Order::row_major, Order::col_major})
+    for (Order b : {Order::row_major, Order::col_major}) {
+      Case c{200, 300, 1000, 1, a, b};
+      c.splits = 3;
+      c.expect_splits = 3;
+      c.split_lead = 2;
+      c.expect_split_lead = 2;
+      run_case(c);
+    }
+  Case long_lead{256, 256, 1024, 1};
+  long_lead.splits = 2;
+  long_lead.expect_splits = 2;
+  long_lead.split_lead = 40;
+  long_lead.expect_split_lead = 7;
+  run_case(long_lead);
+  Case swapped_lead{256, 200, 1400, 2, Order::row_major, Order::col_major, 1.0f, 0.5f};
+  swapped_lead.swapped = 1;
+  swapped_lead.cluster_m = 2;
+  swapped_lead.splits = 2;
+  swapped_lead.expect_splits = 2;
+  swapped_lead.split_lead = 3;
+  swapped_lead.expect_split_lead = 3;
+  swapped_lead.launches = 2;
+  run_case(swapped_lead);
 }
 
 // Where the tiles of every width would leave most SMs idle, the launcher takes the narrowest and
@@ -424,6 +455,11 @@ TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   ASSERT_FALSE(sp.ok);
   EXPECT_NE(sp.errors[0].find("gemm.splits"), std::string::npos);
   g.splits = 0;
+  g.split_lead = -2;
+  const GemmStatus sl = tmakit::gemm_sm90::gemm(g);
+  ASSERT_FALSE(sl.ok);
+  EXPECT_NE(sl.errors[0].find("gemm.split_lead"), std::string::npos);
+  g.split_lead = -1;
   g.tile_n = 96;
   const GemmStatus tn = tmakit::gemm_sm90::gemm(g);
   ASSERT_FALSE(tn.ok);
