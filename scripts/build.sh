@@ -2,7 +2,8 @@
 # Build tmakit into build/ on Debian 12: installs the missing build dependencies with apt-get
 # (sudo when not root), then configures and builds. Extra arguments go to the cmake configure step,
 # e.g. `bash scripts/build.sh -DTMAKIT_BUILD_BENCH=ON`.
-# Environment: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default 2).
+# Environment: BUILD_DIR (default build), BUILD_TYPE (default Release), JOBS (default 2), TARGETS
+# (default: everything; e.g. TARGETS=tmakit builds the host library and the CLI alone).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -28,4 +29,4 @@ fi
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" "$@"
-cmake --build "$BUILD_DIR" -j"${JOBS:-2}"
+cmake --build "$BUILD_DIR" -j"${JOBS:-2}" ${TARGETS:+--target $TARGETS}
