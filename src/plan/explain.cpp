@@ -168,11 +168,12 @@ S largest_stride_fix(const Ctx& c, std::int32_t mode, std::uint64_t step_bits, s
          c.bare(mode) + " or copy the tensor into a denser layout";
 }
 
-PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
-  PlanDiagnostic d;
-  d.rule_id = rule_id(i.rule);
-  d.where = i.mode >= 0 ? c.piece(i.mode, i.part) : "";
-  const std::int64_t sb = c.smem_bits();
+// Each what_of_* writes d.what and d.fix for the rules of one family and answers whether i.rule
+// is one of them (sb: the shared element size in bits).
+
+// Rules of the global tensor: element type, rank, extents, base and strides.
+bool what_of_gmem(const PlanIssue& i, [[maybe_unused]] const Ctx& c, [[maybe_unused]] std::int64_t sb,
+                  PlanDiagnostic& d) {
   switch (i.rule) {
     case PlanRule::gmem_dtype:
       if (i.a < 0)
@@ -231,6 +232,15 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       d.fix = largest_stride_fix(c, i.mode, step, m);
       break;
     }
+    default: return false;
+  }
+  return true;
+}
+
+// Rules of the tile and the shared layout.
+bool what_of_tile_or_smem(const PlanIssue& i, [[maybe_unused]] const Ctx& c, [[maybe_unused]] std::int64_t sb,
+                          PlanDiagnostic& d) {
+  switch (i.rule) {
     case PlanRule::tile_rank:
       d.what = "the tiler has " + num(i.a) + " entries but the global tensor has " + num(i.b) + " modes";
       d.fix = "give one entry per global mode, in the global layout's order ('_' = the whole mode, 1 = one index)";
@@ -319,6 +329,15 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
                                 c.example_smem(", e.g. smem ", i.mode)
                           : "give the mode contiguous in global memory shared stride 1";
       break;
+    default: return false;
+  }
+  return true;
+}
+
+// Rules of the contiguous inner run, the box and its factors.
+bool what_of_inner_box(const PlanIssue& i, [[maybe_unused]] const Ctx& c, [[maybe_unused]] std::int64_t sb,
+                       PlanDiagnostic& d) {
+  switch (i.rule) {
     case PlanRule::inner_contiguous: {
       d.what = c.piece(i.mode, i.part) + " is contiguous in shared memory but has global stride " + num(i.a) +
                ": TMA's innermost box dimension must be contiguous in global memory";
@@ -392,6 +411,15 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
       }
       d.fix = "use fewer shared pieces for " + c.bare(i.mode);
       break;
+    default: return false;
+  }
+  return true;
+}
+
+// Rules of the hardware limits, multicast, stores and reductions.
+bool what_of_limits(const PlanIssue& i, [[maybe_unused]] const Ctx& c, [[maybe_unused]] std::int64_t sb,
+                    PlanDiagnostic& d) {
+  switch (i.rule) {
     case PlanRule::rank_exceeded:
       d.what = "the plan needs " + num(i.a) + " TMA dimensions (" + num(i.b) + " in the box, the rest for modes the "
                "tile takes one index of): TMA has at most 5";
@@ -503,7 +531,18 @@ PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
                           : "use one of " + ops + " on " + type_text(i.b) + ", or a type " + op_text(i.a) + " takes";
       break;
     }
+    default: return false;
   }
+  return true;
+}
+
+PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
+  PlanDiagnostic d;
+  d.rule_id = rule_id(i.rule);
+  d.where = i.mode >= 0 ? c.piece(i.mode, i.part) : "";
+  const std::int64_t sb = c.smem_bits();
+  for (auto what : {what_of_gmem, what_of_tile_or_smem, what_of_inner_box, what_of_limits})
+    if (what(i, c, sb, d)) break;
   return d;
 }
 

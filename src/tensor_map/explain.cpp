@@ -127,20 +127,22 @@ struct Words {
   std::string field, value, rule, fix;
 };
 
-Words words(const TensorMapParams& p, const Violation<Rule>& x) {
-  Words w;
-  w.field = indexed_name(field_name(x.field), x.index);
-  // The corners are signed; every other value is unsigned (Violation::value holds values above 2^63
-  // wrapped to negative numbers).
-  const bool is_signed = x.field == Field::pixelBoxLowerCorner || x.field == Field::pixelBoxUpperCorner;
-  w.value = is_signed ? num(static_cast<i64>(x.value)) : num(static_cast<u64>(x.value));
-  w.rule = rule_text(x.rule);
-  const std::uint32_t rank = clamp_rank(p.rank);
-  const int i = x.index;
-  const DataType t = p.dtype;
-  const u64 ebits = is_valid(t) ? smem_element_bits(t) : 8;
-  const u64 limit = smem_limit_bytes(p.arch);
+// What a fix is written from: the parameters, the violation, and the values most rules need.
+struct FixFacts {
+  const TensorMapParams& p;
+  const Violation<Rule>& x;
+  std::uint32_t rank;  // clamped to 1..5
+  int i;               // the violating field's index
+  DataType t;
+  u64 ebits, limit;    // bits per element in shared memory, shared-memory bytes of the architecture
+};
 
+// Each fix_* writes w.fix (and w.value, where the rule shows another value) for the rules of one
+// family, and answers whether x.rule is one of them.
+
+// Rules of an enum value out of range, the architecture, the rank.
+bool fix_enum_or_rank(const FixFacts& f, Words& w) {
+  [[maybe_unused]] const auto& [p, x, rank, i, t, ebits, limit] = f;
   switch (x.rule) {
     case Rule::arch_supported:
       w.value = num(static_cast<std::uint32_t>(p.arch));
@@ -181,7 +183,15 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       w.fix = "use interleave NONE, or add " + num(3 - p.rank) +
               " singleton dimension(s) (globalDim 1) to reach tensorRank 3";
       break;
+    default: return false;
+  }
+  return true;
+}
 
+// Rules of the global address.
+bool fix_address(const FixFacts& f, Words& w) {
+  [[maybe_unused]] const auto& [p, x, rank, i, t, ebits, limit] = f;
+  switch (x.rule) {
     case Rule::address_align16:
     case Rule::address_align32: {
       const u64 a = static_cast<u64>(x.value);
@@ -204,7 +214,15 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
               "bits are " + hex(a & ((u64{1} << 57) - 1));
       break;
     }
+    default: return false;
+  }
+  return true;
+}
 
+// Rules of the global extents and strides.
+bool fix_dims_or_strides(const FixFacts& f, Words& w) {
+  [[maybe_unused]] const auto& [p, x, rank, i, t, ebits, limit] = f;
+  switch (x.rule) {
     case Rule::dims_range: {
       const u64 d = static_cast<u64>(x.value);
       if (d == 0) {
@@ -271,7 +289,15 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       w.fix = "the largest legal stride is 1099511627760 bytes (2^40 - 16): split dimension " + num(i + 1) +
               " into several tensor maps (advance the base address by globalStrides[" + num(i) + "] per slice)";
       break;
+    default: return false;
+  }
+  return true;
+}
 
+// Rules of the box, its shared-memory footprint and its swizzle span.
+bool fix_box_or_swizzle(const FixFacts& f, Words& w) {
+  [[maybe_unused]] const auto& [p, x, rank, i, t, ebits, limit] = f;
+  switch (x.rule) {
     case Rule::box_range:
       if (x.value == 0) {
         w.fix = "use boxDim[" + num(i) + "] >= 1";
@@ -331,7 +357,15 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       }
       break;
     }
+    default: return false;
+  }
+  return true;
+}
 
+// Rules of fields that exclude each other or need another architecture.
+bool fix_combination(const FixFacts& f, Words& w) {
+  [[maybe_unused]] const auto& [p, x, rank, i, t, ebits, limit] = f;
+  switch (x.rule) {
     case Rule::elem_strides_range:
       w.fix = x.value == 0 ? "use elementStrides[" + num(i) + "] = 1 (no striding)"
                            : "use a traversal stride of at most 8; for a step of " + num(static_cast<i64>(x.value)) +
@@ -386,7 +420,15 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       w.fix = "this swizzle needs --arch sm_100 or later; on " + std::string(arch_name(p.arch)) +
               " use swizzle 128B (16-byte atoms)";
       break;
+    default: return false;
+  }
+  return true;
+}
 
+// Rules of im2col's corners, channels and pixels.
+bool fix_im2col(const FixFacts& f, Words& w) {
+  [[maybe_unused]] const auto& [p, x, rank, i, t, ebits, limit] = f;
+  switch (x.rule) {
     case Rule::im2col_lower_corner_range:
     case Rule::im2col_upper_corner_range: {
       const i64 lim = tmap_layout::corner_limit(rank);
@@ -461,7 +503,23 @@ Words words(const TensorMapParams& p, const Violation<Rule>& x) {
       if (round_down(max_ch, gran) >= 1) w.fix += " or channelsPerPixel to at most " + num(round_down(max_ch, gran));
       break;
     }
+    default: return false;
   }
+  return true;
+}
+
+Words words(const TensorMapParams& p, const Violation<Rule>& x) {
+  Words w;
+  w.field = indexed_name(field_name(x.field), x.index);
+  // The corners are signed; every other value is unsigned (Violation::value holds values above 2^63
+  // wrapped to negative numbers).
+  const bool is_signed = x.field == Field::pixelBoxLowerCorner || x.field == Field::pixelBoxUpperCorner;
+  w.value = is_signed ? num(static_cast<i64>(x.value)) : num(static_cast<u64>(x.value));
+  w.rule = rule_text(x.rule);
+  const FixFacts f{p, x, clamp_rank(p.rank), x.index, p.dtype, is_valid(p.dtype) ? smem_element_bits(p.dtype) : 8,
+                  smem_limit_bytes(p.arch)};
+  for (auto fix : {fix_enum_or_rank, fix_address, fix_dims_or_strides, fix_box_or_swizzle, fix_combination, fix_im2col})
+    if (fix(f, w)) break;
   return w;
 }
 

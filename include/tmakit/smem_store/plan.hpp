@@ -761,7 +761,7 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
               // the rows lane l's va and vb lie in and where each row starts: stmatrix_row_source
               // inverted (plain: both in row l/4, started by lane 4 (l/4)'s va; .trans: rows 2 (l%4) and
               // 2 (l%4) + 1, started by lane l%4's va and vb), written out because the helper's
-              // ternaries cost ~9% of a .trans plan here (test SmemStorePlan.PairCheckFollowsTheRowRule)
+              // ternaries measured slower here (test SmemStorePlan.PairCheckFollowsTheRowRule)
               std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
               if (tr == 0) {
                 ra = rb = tab.at(4 * (l / 4), va);

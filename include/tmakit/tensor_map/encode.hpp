@@ -108,7 +108,7 @@ TMAKIT_HD constexpr bool encode_general(const TensorMapParams& p, TensorMapBytes
 }
 // encode_into's general path: writes `out` only when the parameters are valid. Out of line on the
 // host: inlined, its registers made every call that took the fast path save and restore six of
-// them, about 5% of such a call's time (docs/lab/encode_2026-11-22.md, 2026-11-22 15:24).
+// them, a measurable cost (docs/lab/encode_2026-11-22.md, 2026-11-22 15:24).
 TMAKIT_HD TMAKIT_HOST_NOINLINE constexpr bool encode_into_general(const TensorMapParams& p, TensorMapBytes& out) {
   if (!is_valid(p)) return false;
   out = encode_unchecked(p);

@@ -46,7 +46,7 @@ inline constexpr std::uint32_t kIm2colWideModeCount = 2;
 // rank - 2 spatial offsets ({D, H, W} order as in cuda.h); for im2col_wide, only lower[0]/upper[0]
 // (the W offsets). `box` is used by tiled maps only; channels/pixels by im2col kinds only.
 // Aligned to 64 bytes: the 192 bytes are exactly three cache lines, which encode_many reads with
-// three 64-byte loads (arrays of parameters not so aligned took 4-13% longer to encode:
+// three 64-byte loads (arrays of parameters not so aligned encode measurably slower:
 // docs/lab/encode_2026-11-22.md, 2026-11-22 12:43).
 struct alignas(64) TensorMapParams {
   MapKind kind = MapKind::tiled;
