@@ -526,13 +526,16 @@ const std::vector<Outcome> kOutcomes = {
     {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128'", 0},
     {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128' --base 3", 1},
     {"smem-store --src 'wgmma m64n128 f32->bf16' --dst 'kmajor sw128' --base -1", 2},
+    {"check-plan --gmem 'fp32 (64,4096):(1,64)' --smem '(64,64):(1,64)' --tile d=64,seq=64 --armed-bytes 16384", 0},
+    {"check-plan --gmem 'fp32 (64,4096):(1,64)' --smem '(64,64):(1,64)' --tile d=64,seq=64 --copies 64", 1},
+    {"check-plan --gmem 'fp32 (64,4096):(1,64)' --smem '(64,64):(1,64)' --tile d=64,seq=64 --copies -1", 2},
     {"frobnicate", 2},
 };
 
 }  // namespace
 
 // Text: a refusal or usage error is on stderr, once, with nothing on stdout (check: its findings
-// are its result, on stdout by design). smem-store once printed each refusal on stdout and stderr.
+// are its result, on stdout by design; so are check-plan's). smem-store once printed each refusal on stdout and stderr.
 TEST(CliContract, ErrorsGoToStderrOnce) {
   for (const Outcome& o : kOutcomes) {
     SCOPED_TRACE(o.args);
@@ -542,7 +545,7 @@ TEST(CliContract, ErrorsGoToStderrOnce) {
       EXPECT_EQ(r.err, "");
       continue;
     }
-    const bool check_refusal = o.args.rfind("check ", 0) == 0 && o.rc == 1;
+    const bool check_refusal = (o.args.rfind("check ", 0) == 0 || o.args.rfind("check-plan ", 0) == 0) && o.rc == 1;
     const std::string& where = check_refusal ? r.out : r.err;
     ASSERT_FALSE(where.empty());
     EXPECT_EQ(check_refusal ? r.err : r.out, "");

@@ -93,9 +93,68 @@ TEST(PlanCheck, TheKernelsCountAndCopies) {
   PlanCheckOptions twice;
   twice.copies = 2;
   c = check_against_plan(same, plan, twice);
-  EXPECT_EQ(rules(c), std::vector<std::string>{"check.copy_bytes"});
+  EXPECT_EQ(rules(c), std::vector<std::string>{"check.copies"});
   EXPECT_EQ(c.stage_bytes, 32768u);
   EXPECT_FALSE(c.hangs);
+}
+
+// The field's seed case: a rank-2 fp32 (d, seq) tile whose copy is partitioned without grouping
+// the tile's modes, so that the stage issues 64 copies of the whole 16 KiB box.
+TmaPlan fp32_tile_plan() {
+  const PlanResult r = plan_tile(parse_global_tensor("fp32 (64,4096):(1,64)").value,
+                                 parse_swizzled_layout("(64,64):(1,64)").value, parse_tile_extents("d=64,seq=64").value);
+  EXPECT_TRUE(r.ok());
+  return r.plan;
+}
+
+TEST(PlanCheck, AnUngroupedPartitionIsTheHangExplained) {
+  const TmaPlan plan = fp32_tile_plan();
+  ASSERT_EQ(plan.instructions, 1u);
+  ASSERT_EQ(plan.expect_tx_bytes, 16384u);
+  PlanCheckOptions o;
+  o.armed_bytes = 16384;
+  o.copies = 64;
+  const PlanCheck c = check_against_plan(encode(plan.params).map, plan, o);
+  EXPECT_FALSE(c.ok());
+  EXPECT_TRUE(c.hangs);
+  EXPECT_EQ(c.stage_bytes, 1048576u);
+  EXPECT_EQ(c.armed_bytes, 16384u);
+  ASSERT_EQ(rules(c), (std::vector<std::string>{"check.copies", "check.tx_limit"}));
+  const std::string copies = c.findings[0].message();
+  EXPECT_NE(copies.find("64 copies x 16,384 B deliver 1,048,576 bytes to a barrier armed for 16,384"),
+            std::string::npos) << copies;
+  EXPECT_NE(copies.find("the phase completes on the wrong bytes"), std::string::npos) << copies;
+  EXPECT_NE(copies.find("cute.group_modes"), std::string::npos) << copies;
+  const std::string limit = c.findings[1].message();
+  EXPECT_NE(limit.find("exceed what an mbarrier's transaction count holds (2^20 - 1 = 1,048,575)"), std::string::npos)
+      << limit;
+  EXPECT_NE(limit.find("the next wait never completes (the hang)"), std::string::npos) << limit;
+  EXPECT_NE(limit.find("1,048,576 B delivered, 16,384 B armed"), std::string::npos) << limit;
+  EXPECT_NE(c.findings[1].fix().find("group_modes"), std::string::npos);
+}
+
+TEST(PlanCheck, OverAndUnderDeliveryAgainstTheArmedCount) {
+  const TmaPlan plan = fp32_tile_plan();
+  const TensorMapBytes same = encode(plan.params).map;
+  PlanCheckOptions over;  // the box delivers twice what the kernel arms
+  over.armed_bytes = 8192;
+  PlanCheck c = check_against_plan(same, plan, over);
+  ASSERT_EQ(rules(c), std::vector<std::string>{"check.armed_bytes"});
+  EXPECT_NE(c.findings[0].effect.find("the phase completes on the wrong bytes"), std::string::npos) << c.findings[0].effect;
+  PlanCheckOptions under;  // half the plan's copies: the barrier waits for bytes that never come
+  under.copies = 1;
+  TmaPlan two = plan;
+  two.instructions = 2;
+  two.expect_tx_bytes = 32768;
+  c = check_against_plan(same, two, under);
+  ASSERT_EQ(rules(c), std::vector<std::string>{"check.copies"});
+  EXPECT_TRUE(c.hangs);
+  EXPECT_NE(c.findings[0].effect.find("waits for 16384 bytes that never come"), std::string::npos) << c.findings[0].effect;
+  PlanCheckOptions limit;  // a count armed past the mbarrier's range, whatever arrives
+  limit.armed_bytes = 1u << 20;
+  c = check_against_plan(same, plan, limit);
+  EXPECT_EQ(rules(c), (std::vector<std::string>{"check.armed_bytes", "check.tx_limit"}));
+  EXPECT_TRUE(c.hangs);
 }
 
 TEST(PlanCheck, L2PromotionIsANote) {

@@ -270,6 +270,7 @@ nb::dict check(nb::handle descriptor, const PlanObject& p, std::uint64_t armed_b
   d["copy_bytes"] = c.copy_bytes;
   d["stage_bytes"] = c.stage_bytes;
   d["plan_expect_tx"] = c.plan_expect_tx;
+  d["armed_bytes"] = c.armed_bytes;
   d["address_compared"] = c.address_compared;
   d["expected"] = map_to_bytes(c.expected);
   return d;

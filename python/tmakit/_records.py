@@ -236,7 +236,8 @@ class PlanFinding(Record):
 class PlanCheck(Record):
     """A descriptor checked against a plan: `ok` (no error finding), `hangs` (a barrier would wait for
     bytes that never come), `findings`, `copy_bytes` (what one copy of the descriptor delivers),
-    `stage_bytes`, `plan_expect_tx`, `address_compared`, `expected` (the plan's descriptor)."""
+    `stage_bytes`, `plan_expect_tx`, `armed_bytes` (what the barrier is armed with: the caller's count,
+    else the plan's expect_tx), `address_compared`, `expected` (the plan's descriptor)."""
 
     __slots__ = ()
     ok: bool
@@ -244,6 +245,7 @@ class PlanCheck(Record):
     copy_bytes: int
     stage_bytes: int
     plan_expect_tx: int
+    armed_bytes: int
     address_compared: bool
 
     @property

@@ -35,15 +35,50 @@ PlanCheckRule rule_of_field(std::string_view name) {
   return PlanCheckRule::other_bits;
 }
 
-// What a stage's barrier does when `expected` bytes are armed and `delivered` arrive.
+// 1048576 -> "1,048,576": byte counts a reader compares by eye.
+std::string grouped(std::uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+// What a stage's barrier does when `expected` bytes are armed and `delivered` arrive: under-delivery
+// hangs this wait; over-delivery completes the phase on the wrong bytes and leaves the rest owed
+// to the next phase.
 std::string barrier_outcome(std::uint64_t expected, std::uint64_t delivered) {
   if (delivered < expected)
     return "the barrier waits for " + std::to_string(expected - delivered) +
            " bytes that never come: it never completes (the copy hangs)";
   return "the barrier completes after " + std::to_string(expected) + " bytes while " +
          std::to_string(delivered - expected) +
-         " more are still arriving: the consumer can read the tile before it is there (and the transaction "
-         "count underflows)";
+         " more are still arriving: the phase completes on the wrong bytes, the consumer can read the tile "
+         "before it is there, and the bytes still arriving count against the next phase, whose wait completes "
+         "early or, once the count leaves its range, never (the hang)";
+}
+
+// check.copies: the plan's box, issued another number of times per stage than the plan does.
+PlanCheckFinding copies_finding(const TmaPlan& plan, std::uint64_t copy_bytes, std::uint32_t copies,
+                                std::uint64_t armed, std::uint64_t delivered) {
+  PlanCheckFinding x;
+  x.rule = PlanCheckRule::copies;
+  x.field = "copies per stage";
+  x.expected = std::to_string(plan.instructions);
+  x.actual = std::to_string(copies);
+  x.effect = std::string(rule_text(x.rule)) + ": " + std::to_string(copies) + " copies x " + grouped(copy_bytes) +
+             " B deliver " + grouped(delivered) + " bytes to a barrier armed for " + grouped(armed) + ": " +
+             barrier_outcome(armed, delivered);
+  return x;
+}
+
+// check.tx_limit: a phase's bytes (armed or delivered) past the mbarrier's transaction count.
+PlanCheckFinding tx_limit_finding(std::uint64_t armed, std::uint64_t delivered) {
+  PlanCheckFinding x;
+  x.rule = PlanCheckRule::tx_limit;
+  x.field = "transaction count";
+  x.expected = "at most " + grouped(kMbarrierTxCountMax) + " B per phase";
+  x.actual = grouped(delivered) + " B delivered, " + grouped(armed) + " B armed";
+  x.effect = std::string(rule_text(x.rule));
+  return x;
 }
 
 }  // namespace
@@ -54,7 +89,9 @@ std::string PlanCheckFinding::message() const {
   std::string s = is_note(rule) ? "note [" : "error [";
   s += rule_id(rule);
   s += "] " + field + ": plan " + expected + ", " +
-       (rule == PlanCheckRule::armed_bytes ? "kernel " : "descriptor ") + actual + ": " + effect;
+       (rule == PlanCheckRule::armed_bytes || rule == PlanCheckRule::copies || rule == PlanCheckRule::tx_limit
+            ? "kernel "
+            : "descriptor ") + actual + ": " + effect;
   s += "; fix: " + fix();
   return s;
 }
@@ -93,7 +130,8 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
   const std::uint32_t copies = options.copies ? options.copies : plan.instructions;
   c.stage_bytes = c.copy_bytes * copies;
   const bool load = plan.direction == PlanDirection::load;
-  if (c.copy_bytes != per_instruction || (load && c.stage_bytes != plan.expect_tx_bytes)) {
+  c.armed_bytes = options.armed_bytes ? options.armed_bytes : plan.expect_tx_bytes;
+  if (c.copy_bytes != per_instruction) {
     PlanCheckFinding x;
     x.rule = PlanCheckRule::copy_bytes;
     x.field = "transaction bytes";
@@ -107,6 +145,10 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
       c.hangs = c.hangs || c.stage_bytes < plan.expect_tx_bytes;
     }
     c.findings.push_back(std::move(x));
+  } else if (load && c.stage_bytes != plan.expect_tx_bytes) {
+    // The plan's box, issued another number of times: what arrives against what the barrier is armed for.
+    c.findings.push_back(copies_finding(plan, c.copy_bytes, copies, c.armed_bytes, c.stage_bytes));
+    c.hangs = c.hangs || c.stage_bytes < c.armed_bytes;
   }
   if (options.armed_bytes != 0 && load) {
     // The kernel's own count, against what the plan's copies deliver to this CTA per stage.
@@ -121,6 +163,10 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
       c.hangs = c.hangs || delivered < options.armed_bytes;
       c.findings.push_back(std::move(x));
     }
+  }
+  if (load && (c.stage_bytes > kMbarrierTxCountMax || c.armed_bytes > kMbarrierTxCountMax)) {
+    c.findings.push_back(tx_limit_finding(c.armed_bytes, c.stage_bytes));
+    c.hangs = true;
   }
   for (PlanCheckFinding& n : notes) c.findings.push_back(std::move(n));
   return c;

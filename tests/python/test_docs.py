@@ -13,8 +13,8 @@ import pytest
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
-def blocks(source_dir):
-    return BLOCK.findall((source_dir / "docs" / "python.md").read_text())
+def blocks(source_dir, page="python.md"):
+    return BLOCK.findall((source_dir / "docs" / page).read_text())
 
 
 def available(need: str) -> bool:
@@ -51,3 +51,14 @@ def test_every_python_block_runs(source_dir, tmp_path, capsys):
             pytest.fail(f"docs/python.md block {i} failed: {e!r}\n{code}")
         ran += 1
     assert ran >= 5
+
+
+def test_field_failures_python_blocks_run(source_dir):
+    """docs/field_failures.md: each failure's Python equivalent runs on its own and asserts its rule ids."""
+    codes = blocks(source_dir, "field_failures.md")
+    assert len(codes) >= 3
+    for i, code in enumerate(codes):
+        try:
+            exec(compile(code, f"field_failures_md_block_{i}.py", "exec"), {"__name__": "field_failures_md"})
+        except Exception as e:
+            pytest.fail(f"docs/field_failures.md block {i} failed: {e!r}\n{code}")

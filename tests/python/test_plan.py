@@ -87,6 +87,18 @@ def test_torch_tensor_map_is_a_128_byte_aligned_uint8_tensor():
     assert m.box == [64, 64] and m.address == t.data_ptr() and m.dtype == "BFLOAT16"
 
 
+def test_check_against_plan_explains_the_ungrouped_copy_as_the_hang():
+    # a rank-2 fp32 (d, seq) tile partitioned without grouping: 64 copies of the whole 16 KiB box
+    p = tmakit.plan("fp32 (64,4096):(1,64)", "(64,64):(1,64)", "d=64,seq=64")
+    c = tmakit.check_against_plan(p.descriptor, p, armed_bytes=16384, copies=64)
+    assert not c.ok and c.hangs and c.stage_bytes == 1048576 and c.armed_bytes == 16384
+    assert c.rules == ["check.copies", "check.tx_limit"]
+    assert "64 copies x 16,384 B deliver 1,048,576 bytes to a barrier armed for 16,384" in c.findings[0].message
+    assert "2^20 - 1" in c.findings[1].message and "the next wait never completes (the hang)" in c.findings[1].message
+    assert "group_modes" in c.findings[0].fix
+    assert tmakit.check_against_plan(p.descriptor, p, armed_bytes=16384, copies=1).ok
+
+
 def test_check_against_plan_names_fields_and_the_hang():
     p = tmakit.plan(GMEM, SMEM, TILE)
     same = tmakit.encode_tiled(dtype="bf16", dims=[4096, 4096], strides=[8192], box=[64, 128], swizzle="128B",
@@ -107,7 +119,7 @@ def test_check_against_plan_names_fields_and_the_hang():
     assert c.rules == ["check.armed_bytes"] and not c.hangs and "completes" in c.findings[0].effect
     # the whole box copied twice per stage: more bytes than the plan's expect_tx (no hang, an error)
     c = tmakit.check_against_plan(same, p, copies=2)
-    assert c.rules == ["check.copy_bytes"] and c.stage_bytes == 32768 and not c.hangs
+    assert c.rules == ["check.copies"] and c.stage_bytes == 32768 and not c.hangs
     notes = tmakit.check_against_plan(
         tmakit.encode_tiled(dtype="bf16", dims=[4096, 4096], strides=[8192], box=[64, 128], swizzle="128B", l2="256B"), p)
     assert notes.ok and notes.rules == ["check.l2promotion"] and notes.findings[0].severity == "note"

@@ -40,11 +40,17 @@ enum class PlanCheckRule : std::uint32_t {
   other_bits,     // check.other_bits: reserved bits, im2col fields
   copy_bytes,     // check.copy_bytes: one copy of the descriptor delivers other than the plan's bytes per instruction
   armed_bytes,    // check.armed_bytes: the kernel arms its barrier with other than the stage's bytes
+  copies,         // check.copies: more (or fewer) copies per stage than the plan issues (an ungrouped partition)
+  tx_limit,       // check.tx_limit: a phase's bytes exceed the mbarrier transaction count (2^20 - 1)
 };
+
+// The largest transaction count an mbarrier phase holds (PTX ISA, mbarrier: tx-count range
+// [-(2^20 - 1), 2^20 - 1]).
+inline constexpr std::uint64_t kMbarrierTxCountMax = (std::uint64_t{1} << 20) - 1;
 
 // `text` is what the difference does to the copy (it follows "<field>: plan <a>, descriptor <b>: ");
 // `fix` the remedy that needs no values.
-TMAKIT_HD constexpr RuleTable<PlanCheckRule, 15> rule_table(PlanCheckRule) {
+TMAKIT_HD constexpr RuleTable<PlanCheckRule, 17> rule_table(PlanCheckRule) {
   return {{
       {PlanCheckRule::address, "check.address", "globalAddress",
        "the copy reads another tensor (or another part of it) than the plan's",
@@ -115,11 +121,25 @@ TMAKIT_HD constexpr RuleTable<PlanCheckRule, 15> rule_table(PlanCheckRule) {
        Severity::error,
        "arm the barrier with the plan's expect_tx_bytes (per stage, for every CTA that receives the tile) "
        "and issue all of the plan's instructions; in CuTe DSL, group the tile's modes (tile_M, tile_K) "
-       "into mode 0 before tma_partition so that one copy moves the whole box"},
+       "into mode 0 with cute.group_modes before tma_partition so that one copy moves the whole box"},
+      {PlanCheckRule::copies, "check.copies", "copies per stage",
+       "each copy moves the plan's box, but the stage issues another number of them than the plan: the "
+       "barrier receives copies x box bytes, not the bytes it is armed for",
+       Severity::error,
+       "issue the plan's copies per stage: a copy partitioned without grouping repeats the whole box once per "
+       "element of the ungrouped modes; in CuTe DSL, group the tile's modes (tile_M, tile_K) into mode 0 with "
+       "cute.group_modes(tile, 0, rank) before tma_partition so that one copy moves the whole box"},
+      {PlanCheckRule::tx_limit, "check.tx_limit", "transaction count",
+       "the bytes of one phase exceed what an mbarrier's transaction count holds (2^20 - 1 = 1,048,575): "
+       "the count leaves its range, the phase completes on the wrong bytes and the next wait never "
+       "completes (the hang)",
+       Severity::error,
+       "keep a stage's bytes per barrier at most 1,048,575: issue the plan's copies (in CuTe DSL, group the "
+       "tile's modes with cute.group_modes before tma_partition), or split the stage over more barriers"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PlanCheckRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<PlanCheckRule> == static_cast<int>(PlanCheckRule::armed_bytes) + 1, "a row for every enum value");
+static_assert(rule_count<PlanCheckRule> == static_cast<int>(PlanCheckRule::tx_limit) + 1, "a row for every enum value");
 
 // One finding: the field (as diff() names it), the plan's value and the descriptor's in words, the
 // bytes it occupies, and the words of its rule with the numbers.
@@ -150,8 +170,10 @@ struct PlanCheck {
   std::uint32_t plan_expect_tx = 0;        // plan.expect_tx_bytes
   // No error finding: the descriptor and the kernel's byte count are what the plan needs.
   bool ok() const;
-  // The barrier would wait for bytes that never come: armed (or the plan's expect_tx) above what arrives.
+  // The barrier would wait for bytes that never come: armed (or the plan's expect_tx) above what
+  // arrives, or a phase's bytes past the mbarrier's transaction count (check.tx_limit).
   bool hangs = false;
+  std::uint64_t armed_bytes = 0;           // what the barrier is armed with: options.armed_bytes, else plan_expect_tx
 };
 
 PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& plan, const PlanCheckOptions& options = {});

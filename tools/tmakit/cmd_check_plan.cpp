@@ -1,0 +1,97 @@
+// tmakit check-plan --gmem G --smem S --tile T [DESCRIPTOR] [--armed-bytes N] [--copies N]
+//                   [--arch A] [--json]
+// A descriptor made elsewhere (hex, @FILE or @-; without one, the plan's own) checked against the
+// plan for the same tensor, shared layout and tile, and the kernel's barrier count (--armed-bytes:
+// what it arms per stage; --copies: the copies that deliver into one CTA per stage) against the
+// bytes those copies deliver (check_against_plan, plan/check_descriptor.hpp). Prints "ok" (exit 0)
+// or every finding with its check.* rule id and fix, on stdout (exit 1), as `check` does: the
+// findings are the result. A plan the planner refuses: its rules on stderr (exit 1). --json:
+// {"result":0|1,"copy_bytes","stage_bytes","armed_bytes","plan_expect_tx","hangs","errors":[...],
+// "notes":[...],"ok","exit"[,"error"]}. Bad usage, an unreadable descriptor: exit 2.
+#include <ostream>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/plan/check_descriptor.hpp"
+#include "tmakit/plan/explain.hpp"
+#include "tmakit/plan/make_problem.hpp"
+#include "tmakit/plan/notation.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/names.hpp"
+
+namespace tmakit::cli {
+
+namespace {
+
+nlohmann::ordered_json finding_json(const PlanCheckFinding& f) {
+  return {{"rule", rule_id(f.rule)}, {"field", f.field},     {"expected", f.expected}, {"actual", f.actual},
+          {"bytes", f.byte_offsets}, {"effect", f.effect},   {"message", f.message()}, {"fix", f.fix()}};
+}
+
+int print_check(const PlanCheck& c, const Reporter& rep, bool json) {
+  const int rc = c.ok() ? kExitOk : kExitRefused;
+  if (json) {
+    nlohmann::ordered_json errors = nlohmann::ordered_json::array(), notes = nlohmann::ordered_json::array();
+    for (const PlanCheckFinding& f : c.findings) (is_note(f.rule) ? notes : errors).push_back(finding_json(f));
+    const nlohmann::ordered_json j{{"result", c.ok() ? 0 : 1},      {"copy_bytes", c.copy_bytes},
+                                   {"stage_bytes", c.stage_bytes},  {"armed_bytes", c.armed_bytes},
+                                   {"plan_expect_tx", c.plan_expect_tx}, {"hangs", c.hangs},
+                                   {"errors", errors},              {"notes", notes}};
+    return rep.json_result(j, rc, c.ok());
+  }
+  if (c.findings.empty()) rep.out << "ok\n";
+  for (const PlanCheckFinding& f : c.findings) rep.out << f.message() << '\n';
+  return rc;
+}
+
+}  // namespace
+
+int run_check_plan(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err) {
+  const Reporter rep{"tmakit check-plan", wants_json(args), out, err};
+  CLI::App app{"Check a descriptor and the kernel's barrier count against the plan of the tile.", rep.command};
+  std::string gmem, smem, tile, descriptor, arch = "sm_90", armed_text = "0", copies_text = "0";
+  bool json = false;
+  app.add_option("DESCRIPTOR", descriptor,
+                 "256 hex digits, or @FILE / @- (stdin); whitespace and 0x ignored (default: the plan's own)");
+  app.add_option("--gmem", gmem, "global tensor, as `tmakit plan --gmem`")->required();
+  app.add_option("--smem", smem, "shared tile layout, as `tmakit plan --smem`")->required();
+  app.add_option("--tile", tile, "tile extent per global mode, as `tmakit plan --tile`")->required();
+  app.add_option("--armed-bytes", armed_text, "what the kernel arms its barrier with per stage (expect_tx; default: not checked)");
+  app.add_option("--copies", copies_text, "copies that deliver into one CTA per stage (default: the plan's instructions)");
+  app.add_option("--arch", arch, "sm_90 (default), sm_100, sm_120");
+  add_json_flag(app, json);
+  if (const int rc = parse_app(app, std::move(args), rep, "\nSee docs/field_failures.md for examples.\n"); rc >= 0)
+    return rc;
+  const ParsedGlobalTensor g = parse_global_tensor(gmem);
+  if (!g.ok) return rep.bad_value("--gmem", g.error);
+  const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
+  if (!s.ok) return rep.bad_value("--smem", s.error.message);
+  const ParsedTileExtents t = parse_tile_extents(tile);
+  if (!t.ok) return rep.bad_value("--tile", t.error);
+  PlanCheckOptions co;
+  std::string why;
+  if (!parse_number(armed_text, co.armed_bytes, why)) return rep.bad_value("--armed-bytes", why);
+  if (!parse_number(copies_text, co.copies, why)) return rep.bad_value("--copies", why);
+  PlanOptions o;
+  if (!parse_name(arch, o.arch, &why)) return rep.bad_value("--arch", why);
+
+  const PlanResult r = plan_tile(g.value, s.value, t.value, o);
+  if (!r.ok()) {  // no plan to check against: the planner's rules, as `tmakit plan` prints them
+    const auto ds = explain_plan(r.issues, r.problem, t.names);
+    if (json) {
+      nlohmann::json e = nlohmann::json::array();
+      for (const auto& d : ds)
+        e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
+      return rep.json_result(nlohmann::json{{"result", 1}, {"errors", e}}, kExitRefused, false);
+    }
+    for (const auto& d : ds) err << d.message() << '\n';
+    return kExitRefused;
+  }
+  TensorMapBytes m = encode(r.plan.params).map;
+  if (!descriptor.empty())
+    if (int rc = 0; !read_descriptor_arg(descriptor, "DESCRIPTOR", in, rep, m, rc)) return rc;
+  return print_check(check_against_plan(m, r.plan, co), rep, json);
+}
+
+}  // namespace tmakit::cli
