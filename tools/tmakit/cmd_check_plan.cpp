@@ -12,9 +12,9 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "plan_refusal.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/check_descriptor.hpp"
-#include "tmakit/plan/explain.hpp"
 #include "tmakit/plan/make_problem.hpp"
 #include "tmakit/plan/notation.hpp"
 #include "tmakit/tensor_map/encode.hpp"
@@ -77,17 +77,7 @@ int run_check_plan(std::vector<std::string> args, std::istream& in, std::ostream
   if (!parse_name(arch, o.arch, &why)) return rep.bad_value("--arch", why);
 
   const PlanResult r = plan_tile(g.value, s.value, t.value, o);
-  if (!r.ok()) {  // no plan to check against: the planner's rules, as `tmakit plan` prints them
-    const auto ds = explain_plan(r.issues, r.problem, t.names);
-    if (json) {
-      nlohmann::json e = nlohmann::json::array();
-      for (const auto& d : ds)
-        e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
-      return rep.json_result(nlohmann::json{{"result", 1}, {"errors", e}}, kExitRefused, false);
-    }
-    for (const auto& d : ds) err << d.message() << '\n';
-    return kExitRefused;
-  }
+  if (!r.ok()) return report_plan_refusal(r, t.names, rep, err, json);  // no plan to check against
   TensorMapBytes m = encode(r.plan.params).map;
   if (!descriptor.empty())
     if (int rc = 0; !read_descriptor_arg(descriptor, "DESCRIPTOR", in, rep, m, rc)) return rc;

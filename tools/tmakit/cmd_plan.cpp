@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "plan_refusal.hpp"
 #include "tmakit/cluster/shape.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/describe.hpp"
@@ -122,17 +123,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   }
 
   const PlanResult r = plan_tile(g.value, s.value, t.value, o);
-  if (!r.ok()) {
-    const auto ds = explain_plan(r.issues, r.problem, t.names);
-    if (json) {
-      nlohmann::json e = nlohmann::json::array();
-      for (const auto& d : ds)
-        e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
-      return rep.json_result(nlohmann::json{{"result", 1}, {"errors", e}}, kExitRefused, false);
-    }
-    for (const auto& d : ds) err << d.message() << '\n';
-    return kExitRefused;
-  }
+  if (!r.ok()) return report_plan_refusal(r, t.names, rep, err, json);
   const EncodeResult enc = encode(r.plan.params);
   if (!enc.ok()) {  // the planner validated it: a planner bug
     err << rep.command << ": internal error: the planned descriptor does not encode\n";
