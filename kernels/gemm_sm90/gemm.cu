@@ -243,7 +243,7 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back("gemm.tiles: more than 2^31 - 1 output tiles");
     return;
   }
-  // Persistent grid: as many clusters as can be resident at once, or one per work unit if fewer.
+  // Persistent grid: at most as many clusters as can be resident at once (heuristics.hpp).
   const ClusterShape shape{static_cast<std::uint32_t>(prep->cluster_m), 1, 1};
   int resident = 0;
   if ((st.cuda = device::max_active_clusters(form.kernel, shape, dim3(form.threads), form.smem, &resident)) != cudaSuccess ||
@@ -277,7 +277,7 @@ Gemm::Gemm(const GemmArgs& g) {
   prep->kernel = form.kernel;
   prep->smem = form.smem;
   prep->threads = form.threads;
-  prep->ctas = static_cast<int>(std::min<std::int64_t>(cluster_tiles * splits, resident)) * prep->cluster_m;
+  prep->ctas = static_cast<int>(grid_clusters(cluster_tiles * splits, resident)) * prep->cluster_m;
   st.config.tile_n = form.tile_n;
   st.config.stages = form.stages;
   st.config.swapped = swapped;

@@ -30,6 +30,15 @@ inline std::int32_t automatic_split_lead(std::int64_t split_blocks) {
   return static_cast<std::int32_t>(std::min<std::int64_t>(3, split_blocks / 8));
 }
 
+// The persistent grid, in clusters: the fewest that run `units` work units in as many waves as
+// `resident` clusters would (a unit per cluster per wave), so that no SM holds a partial last wave
+// it only waits through (steadier and faster on the large shapes, level with fast.cu's grid at
+// 8192^3: docs/lab/gemm.md, 2026-12-02 13:38).
+inline std::int64_t grid_clusters(std::int64_t units, std::int64_t resident) {
+  const std::int64_t waves = (units + resident - 1) / resident;
+  return (units + waves - 1) / waves;
+}
+
 // The form the launcher takes: tile width, CTAs per cluster (two only where M has two tiles to
 // pair), K slices. A GemmArgs value other than 0 (automatic) is taken as given.
 struct FormChoice {

@@ -21,6 +21,7 @@
 
 #include "gpu_test_util.cuh"
 #include "kernels/gemm_sm90/gemm.hpp"
+#include "kernels/gemm_sm90/heuristics.hpp"
 
 namespace {
 
@@ -337,6 +338,23 @@ TEST(GemmSmall, SplitK) {
   swapped_lead.expect_split_lead = 3;
   swapped_lead.launches = 2;
   run_case(swapped_lead);
+}
+
+// The persistent grid runs the work units in as few waves as every resident cluster would, with the
+// fewest clusters: 1,024 cluster tiles on 66 resident clusters take 16 waves of 64, not 15.5 of 66.
+TEST(GemmHeuristics, GridInEvenWaves) {
+  using tmakit::gemm_sm90::grid_clusters;
+  EXPECT_EQ(grid_clusters(1024, 66), 64);  // 8192^3 in clusters of two
+  EXPECT_EQ(grid_clusters(256, 66), 64);   // 4096^3
+  EXPECT_EQ(grid_clusters(3584, 66), 66);  // 55 waves: 65.2 clusters a wave, rounded up
+  EXPECT_EQ(grid_clusters(66, 66), 66);
+  EXPECT_EQ(grid_clusters(33, 66), 33);    // one wave: one cluster per unit
+  EXPECT_EQ(grid_clusters(1, 132), 1);
+  for (std::int64_t units = 1; units < 2000; ++units) {  // never more waves, never more clusters
+    const std::int64_t c = grid_clusters(units, 66), waves = (units + 65) / 66;
+    ASSERT_LE(c, std::min<std::int64_t>(units, 66)) << units;
+    ASSERT_EQ((units + c - 1) / c, waves) << units;
+  }
 }
 
 // Where the tiles of every width would leave most SMs idle, the launcher takes the narrowest and
