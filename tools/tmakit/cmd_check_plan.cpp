@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "plan_operands.hpp"
 #include "plan_refusal.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/plan/check_descriptor.hpp"
@@ -63,12 +64,9 @@ int run_check_plan(std::vector<std::string> args, std::istream& in, std::ostream
   add_json_flag(app, json);
   if (const int rc = parse_app(app, std::move(args), rep, "\nSee docs/field_failures.md for examples.\n"); rc >= 0)
     return rc;
-  const ParsedGlobalTensor g = parse_global_tensor(gmem);
-  if (!g.ok) return rep.bad_value("--gmem", g.error);
-  const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
-  if (!s.ok) return rep.bad_value("--smem", s.error.message);
-  const ParsedTileExtents t = parse_tile_extents(tile);
-  if (!t.ok) return rep.bad_value("--tile", t.error);
+  PlanOperands operands;
+  if (const int rc = parse_plan_operands(gmem, smem, tile, rep, operands); rc >= 0) return rc;
+  const auto& [g, s, t] = operands;
   PlanCheckOptions co;
   std::string why;
   if (!parse_number(armed_text, co.armed_bytes, why)) return rep.bad_value("--armed-bytes", why);

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "plan_operands.hpp"
 #include "plan_refusal.hpp"
 #include "tmakit/cluster/shape.hpp"
 #include "tmakit/layout/notation.hpp"
@@ -89,12 +90,9 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   add_json_flag(app, json);
   constexpr const char* kFooter = "\nSee docs/plan.md for the notation and examples.\n";
   if (const int rc = parse_app(app, std::move(args), rep, kFooter); rc >= 0) return rc;
-  const ParsedGlobalTensor g = parse_global_tensor(gmem);
-  if (!g.ok) return rep.bad_value("--gmem", g.error);
-  const Parsed<SwizzledLayout> s = parse_swizzled_layout(smem);
-  if (!s.ok) return rep.bad_value("--smem", s.error.message);
-  const ParsedTileExtents t = parse_tile_extents(tile);
-  if (!t.ok) return rep.bad_value("--tile", t.error);
+  PlanOperands operands;
+  if (const int rc = parse_plan_operands(gmem, smem, tile, rep, operands); rc >= 0) return rc;
+  const auto& [g, s, t] = operands;
   PlanOptions o;
   std::string why;
   if (!parse_cluster(cluster, o.cluster, why)) return rep.bad_value("--cluster", quote_user_text(cluster) + ": " + why);
