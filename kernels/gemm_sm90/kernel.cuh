@@ -194,25 +194,49 @@ __device__ __forceinline__ void produce(const KernelParams& p, typename F::Stora
 
 // ---- consumers: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
 
+// The WGMMA descriptors of a consumer's operands in every stage, built once: stage 0's (its 64-row
+// share of A, the whole B tile) from the operands' layouts; stage i's are stage 0's advanced by i
+// stage sizes and k16 step kk's by a constant (wgmma_descriptor_advance: one add, no field packing
+// per K block). Everything in it is the same in every lane of the warpgroup, so the compiler keeps
+// it in uniform registers, where WGMMA reads its descriptors.
+template <class F>
+struct StageDescriptors {
+  static_assert(kAFields<F::AMn>.ok && kBFields<F::BMn, F::kTileN>.ok, "the operand tiles must be canonical WGMMA layouts");
+  static_assert(kAStart<F::AMn, 0, 0> == 0 && kBStart<F::BMn, F::kTileN, 0> == 0, "k16 step 0 starts the tile");
+  std::uint64_t a0, b0;
+
+  __device__ __forceinline__ StageDescriptors(typename F::Storage& s, int wg) {
+    constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn>;
+    constexpr WgmmaDescriptorFields kBF = kBFields<F::BMn, F::kTileN>;
+    const int uniform_wg = __shfl_sync(0xffffffffu, wg, 0);  // lane 0's: the compiler sees one value per warp
+    a0 = wgmma_descriptor(device::shared_address(s.a[0]) + (uniform_wg == 0 ? kAStart<F::AMn, 0, 0> : kAStart<F::AMn, 1, 0>), kAF);
+    b0 = wgmma_descriptor(device::shared_address(s.b[0]), kBF);
+  }
+  template <int Kk>
+  __device__ __forceinline__ std::uint64_t a(std::uint32_t stage) const {
+    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, 0, Kk>);
+  }
+  template <int Kk>
+  __device__ __forceinline__ std::uint64_t b(std::uint32_t stage) const {
+    return wgmma_descriptor_advance(b0, stage * kBBytes<F::kTileN> + kBStart<F::BMn, F::kTileN, Kk>);
+  }
+};
+
 // One K block: four m64nNk16 WGMMAs on a stage, accumulating unless `first`; in a swapped tile four
 // m64n128k16 with the operands' roles exchanged (B's 64 x 64 tile as A, A's 128 x 64 tile as B).
 template <class F>
-__device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], std::uint32_t a0, std::uint32_t b0, bool first) {
-  constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn>;
-  constexpr WgmmaDescriptorFields kBF = kBFields<F::BMn, F::kTileN>;
-  static_assert(kAF.ok && kBF.ok, "the operand tiles must be canonical WGMMA layouts");
+__device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const StageDescriptors<F>& desc,
+                                               std::uint32_t stage, bool first) {
   device::wgmma::fence();
   device::wgmma::fence_operands(acc);
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
     if constexpr (F::Tile::kSwapped)
-      ((device::wgmma::mma<F::T, kTileM, F::BMn ? 1 : 0, F::AMn ? 1 : 0>(
-           acc, wgmma_descriptor(b0 + kBStart<F::BMn, F::kTileN, Kk>, kBF), wgmma_descriptor(a0 + kAStart<F::AMn, 0, Kk>, kAF),
-           !first || Kk > 0)),
+      ((device::wgmma::mma<F::T, kTileM, F::BMn ? 1 : 0, F::AMn ? 1 : 0>(acc, desc.template b<Kk>(stage),
+                                                                          desc.template a<Kk>(stage), !first || Kk > 0)),
        ...);
     else
-      ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
-           acc, wgmma_descriptor(a0 + kAStart<F::AMn, 0, Kk>, kAF), wgmma_descriptor(b0 + kBStart<F::BMn, F::kTileN, Kk>, kBF),
-           !first || Kk > 0)),
+      ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(acc, desc.template a<Kk>(stage),
+                                                                            desc.template b<Kk>(stage), !first || Kk > 0)),
        ...);
   }(std::make_integer_sequence<int, kTileK / 16>{});
   device::wgmma::commit_group();
@@ -223,14 +247,13 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], std::uint3
 // are issued, and a stage goes back to its producers once the WGMMAs reading it have completed
 // (wait_group<1>: the previous block's).
 template <class F>
-__device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Storage& s, const WorkUnit& w, int wg,
-                                         typename F::State& st, const typename F::Release& rel) {
-  const std::uint32_t a_row0 = wg == 0 ? kAStart<F::AMn, 0, 0> : kAStart<F::AMn, 1, 0>;
+__device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Storage& s, const WorkUnit& w,
+                                         const StageDescriptors<F>& desc, typename F::State& st,
+                                         const typename F::Release& rel) {
   typename F::State prev = st;
   for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
     s.ring.wait_full(st);
-    multiply_stage<F>(acc, device::shared_address(s.a[st.index]) + a_row0, device::shared_address(s.b[st.index]),
-                      kb == w.kb_begin);
+    multiply_stage<F>(acc, desc, st.index, kb == w.kb_begin);
     device::wgmma::wait_group<1>();
     if (kb > w.kb_begin) rel.release(s.ring, prev);
     prev = st;
@@ -401,12 +424,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, typename F::Stora
   for (int i = 0; i < F::kAcc; ++i) acc[i] = 0.0f;
   const WorkUnits<F::ClusterM, F::SplitK, Grid> units(p, g, cluster_rank<F::ClusterM>());
   const typename F::Release rel(s.ring, static_cast<std::uint32_t>(t));
+  const StageDescriptors<F> desc(s, wg);
   typename F::State st;
   device::Phase c_phase, w_phase[2];
   int buf = 0;
   for (std::int32_t u = units.first; u < units.count; u += units.step) {
     const WorkUnit w = units.at(u);
-    mainloop<F>(acc, s, w, wg, st, rel);
+    mainloop<F>(acc, s, w, desc, st, rel);
     if constexpr (F::SplitK) epilogue_split<F>(acc, p, s, w.pos, wg, buf, c_phase, w_phase);
     else epilogue_store<F>(acc, p, s, w.pos, wg, buf, c_phase);
   }
