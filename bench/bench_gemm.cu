@@ -14,6 +14,8 @@
 //   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128 or 256; unset: automatic).
 //   TMAKIT_GEMM_SWAPPED=1|-1 sets GemmArgs::swapped (1: swapped 128 x 64 tiles; -1: never; unset: automatic).
 //   TMAKIT_GEMM_SPLIT_LEAD=n sets GemmArgs::split_lead (K blocks the first slice gives to the last).
+//   TMAKIT_GEMM_EARLY_START=0 sets GemmArgs::early_start = false (plain launches, no programmatic
+//   dependent launch).
 //   TMAKIT_BENCH_REFERENCE=lib.so times a third GEMM beside the two, for the shapes it takes (A
 //   row-major, B column-major): a shared library exporting
 //     extern "C" const char* reference_gemm_name();
@@ -168,6 +170,7 @@ int main(int argc, char** argv) {
     const char* tile_n = std::getenv("TMAKIT_GEMM_TILE_N");
     const char* swapped = std::getenv("TMAKIT_GEMM_SWAPPED");
     const char* split_lead = std::getenv("TMAKIT_GEMM_SPLIT_LEAD");
+    const char* early_start = std::getenv("TMAKIT_GEMM_EARLY_START");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
       g.cluster_m = force ? std::atoi(force) : 0;
@@ -175,6 +178,7 @@ int main(int argc, char** argv) {
       g.tile_n = tile_n ? std::atoi(tile_n) : 0;
       g.swapped = swapped ? std::atoi(swapped) : 0;
       g.split_lead = split_lead ? std::atoi(split_lead) : -1;
+      g.early_start = !(early_start && std::atoi(early_start) == 0);
       g.m = s.m;
       g.n = s.n;
       g.k = s.k;
@@ -282,9 +286,9 @@ int main(int argc, char** argv) {
     if (contenders > 2)
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
                     tf_tm / tf_ref, ref_rel);
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s%s\n",
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
                 s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : "",
-                cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, ref_text);
+                cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, cfg.early_start ? "" : ", plain launch", ref_text);
     std::fflush(stdout);
     char line[512];
     std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f\n", s.name.c_str(),

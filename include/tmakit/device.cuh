@@ -33,5 +33,6 @@
 #include "tmakit/device/matrix.cuh"
 #include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/launch.cuh"
+#include "tmakit/device/grid_dependency.cuh"
 #include "tmakit/device/cu_tensor_map.cuh"
 #include "tmakit/device/peer_signal.cuh"

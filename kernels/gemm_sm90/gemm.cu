@@ -99,6 +99,7 @@ struct Gemm::Prepared {
   KernelFn kernel = nullptr;
   int cluster_m = 1;
   int ctas = 0, threads = 0;
+  bool early_start = true;  // GemmArgs::early_start
   std::size_t smem = 0;
   // Split K (params.splits > 1): the fp32 workspace the slices meet in and their counters (one
   // per tile share; zero between launches: device/split_turns.cuh). cudaFree waits for the work
@@ -203,6 +204,7 @@ Gemm::Gemm(const GemmArgs& g) {
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits, g.swapped);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
+  prep->early_start = g.early_start;
   KernelForm form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, false, choice.tile_n, swapped);
 
   Planned a, b, c, d;
@@ -281,6 +283,7 @@ Gemm::Gemm(const GemmArgs& g) {
   st.config.tile_n = form.tile_n;
   st.config.stages = form.stages;
   st.config.swapped = swapped;
+  st.config.early_start = g.early_start;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
   st.config.split_lead = p.split_lead;
@@ -297,6 +300,7 @@ cudaError_t Gemm::launch(cudaStream_t stream) const {
   const ClusterShape shape{static_cast<std::uint32_t>(q.cluster_m), 1, 1};
   device::ClusterLaunchConfig l(shape, dim3(static_cast<unsigned>(q.ctas)), dim3(static_cast<unsigned>(q.threads)), q.smem);
   l.cfg.stream = stream;
+  if (q.early_start) l.allow_early_start();
   const cudaError_t e = cudaLaunchKernelEx(&l.cfg, q.kernel, q.params);
   return e;
 }

@@ -68,6 +68,10 @@ struct GemmArgs {
   // with WGMMA's M along N (m64n128k16), where the unswapped 128 x 64 tile takes two warpgroups of
   // m64n64k16. 0: the launcher decides (heuristics.hpp); 1: swapped (tile_n 0 or 64); -1: never.
   int swapped = 0;
+  // Early start (programmatic dependent launch): the kernel's CTAs may begin, and set up their
+  // barriers, while the kernel before it on the stream is still finishing; they read and write
+  // global memory only once it has completed (device/grid_dependency.cuh). false: a plain launch.
+  bool early_start = true;
 };
 
 // Tile shape and pipeline the launcher chose (reported for benchmarks and the docs).
@@ -78,6 +82,7 @@ struct GemmConfig {
   int splits = 1;          // K slices per output tile (GemmArgs::splits)
   int split_lead = 0;      // K blocks the first slice gives to the last (GemmArgs::split_lead)
   bool swapped = false;    // 128 x 64 tiles with one consumer warpgroup (GemmArgs::swapped)
+  bool early_start = true; // launched with early start (GemmArgs::early_start)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches
   std::size_t smem_bytes = 0;

@@ -38,6 +38,7 @@
 #include "tmakit/device/cluster.cuh"
 #include "tmakit/device/copy_program.cuh"
 #include "tmakit/device/element_bits.cuh"
+#include "tmakit/device/grid_dependency.cuh"
 #include "tmakit/device/named_barrier.cuh"
 #include "tmakit/device/registers.cuh"
 #include "tmakit/device/ring.cuh"
@@ -190,6 +191,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, typename F::Stora
       P::B::issue(&p.b_map, s.b[st.index], full, b_share, w.pos.n, kb, w.pos.batch);
     }
   }
+  device::allow_dependent_grids();  // every load issued: the next grid on the stream may start its prologue
 }
 
 // ---- consumers: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
@@ -454,6 +456,10 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
       device::init(s.w_full[i][1], 1);
     }
   });
+
+  // Launched with early start (Gemm::launch), the CTA got here while the grid before it may still
+  // run: nothing above touched global memory, nothing below may before that grid has finished.
+  device::wait_for_prior_grids();
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {

@@ -259,6 +259,7 @@ __global__ void __cluster_dims__(2, 1, 1) tmakit_compile_check_copy_program_kern
   __shared__ alignas(1024) unsigned char stage[2][16384];
   __shared__ td::Ring<2> ring;
   td::cluster_init_ring(ring, 2, [] {});
+  td::wait_for_prior_grids();
   td::RingState<2> st;
   if (threadIdx.x == 0) {
     const Shared::Share share = Shared::share();
@@ -268,6 +269,7 @@ __global__ void __cluster_dims__(2, 1, 1) tmakit_compile_check_copy_program_kern
       Plain::issue(&map, stage[st.index], full, Plain::Share{}, 0, k);
       Shared::issue(&map, stage[st.index], full, share, 1, k);
     }
+    td::allow_dependent_grids();
   }
   const td::RingRelease<2, 2> release(ring, threadIdx.x % 128);
   td::RingState<2> c;

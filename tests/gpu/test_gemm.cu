@@ -442,6 +442,65 @@ TEST(GemmSmall, SwappedTiles) {
   }
 }
 
+// Early start (GemmArgs::early_start, programmatic dependent launch): a GEMM launched right after
+// another on one stream, reading the first one's output as its A, may start its CTAs while the
+// first still runs (the first leaves most SMs idle: 2 CTAs over a long K), and must still read A
+// only once the first has written it. D1 starts as NaN; the second GEMM's output must be exactly
+// what a plain launch computes from the finished D1.
+TEST(GemmSmall, EarlyStartWaitsForThePreviousGemm) {
+  TMAKIT_REQUIRE_GPU();
+  const std::int64_t m = 256, n = 128, k1 = 16384, n2 = 192;
+  DeviceBuffer a1(m * k1 * 2), b1(k1 * n * 2), d1(m * n * 2), b2(n * n2 * 2), d2(m * n2 * 2), d2_plain(m * n2 * 2);
+  fill<DataType::bfloat16><<<1024, 256>>>(a1.as<std::uint16_t>(), nullptr, nullptr, m * k1, 11);
+  fill<DataType::bfloat16><<<1024, 256>>>(b1.as<std::uint16_t>(), nullptr, nullptr, k1 * n, 12);
+  fill<DataType::bfloat16><<<1024, 256>>>(b2.as<std::uint16_t>(), nullptr, nullptr, n * n2, 13);
+  ASSERT_EQ(cudaMemset(d1.p, 0xff, m * n * 2), cudaSuccess);  // NaN until the first GEMM writes it
+  ASSERT_EQ(cudaMemset(d2.p, 0xff, m * n2 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d2_plain.p, 0xff, m * n2 * 2), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  GemmArgs first;  // D1 = A1 B1: two CTAs, one unsplit K of 16384
+  first.m = m;
+  first.n = n;
+  first.k = k1;
+  first.splits = 1;
+  first.a = Matrix{a1.p, Order::row_major, k1, 0};
+  first.b = Matrix{b1.p, Order::col_major, k1, 0};
+  first.d = Matrix{d1.p, Order::row_major, n, 0};
+  GemmArgs second;  // D2 = D1 B2
+  second.m = m;
+  second.n = n2;
+  second.k = n;
+  second.a = Matrix{d1.p, Order::row_major, n, 0};
+  second.b = Matrix{b2.p, Order::col_major, n, 0};
+  second.d = Matrix{d2.p, Order::row_major, n2, 0};
+  const tmakit::gemm_sm90::Gemm g1(first), g2(second);
+  ASSERT_TRUE(g1.status().ok && g2.status().ok);
+  EXPECT_TRUE(g1.status().config.early_start && g2.status().config.early_start);
+  EXPECT_LT(g1.status().config.ctas, 8);  // most SMs idle: the second GEMM's CTAs can start at once
+  ASSERT_EQ(g1.launch(), cudaSuccess);
+  ASSERT_EQ(g2.launch(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  second.d.data = d2_plain.p;
+  second.early_start = false;
+  const GemmStatus plain = tmakit::gemm_sm90::gemm(second);
+  ASSERT_TRUE(plain.ok);
+  EXPECT_FALSE(plain.config.early_start);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  std::vector<std::uint16_t> got(m * n2), want(m * n2), mid(m * n);
+  ASSERT_EQ(cudaMemcpy(got.data(), d2.p, got.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(want.data(), d2_plain.p, want.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(mid.data(), d1.p, mid.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  auto nan = [](std::uint16_t x) { return std::isnan(__bfloat162float(__ushort_as_bfloat16(x))); };
+  EXPECT_EQ(std::count_if(mid.begin(), mid.end(), nan), 0);   // the first GEMM wrote all of D1
+  EXPECT_EQ(std::count_if(want.begin(), want.end(), nan), 0);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
+  EXPECT_EQ(differ, 0u) << "elements of D2 read D1 before the first GEMM had written it";
+}
+
 TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   TMAKIT_REQUIRE_GPU();
   DeviceBuffer x(1 << 20);

@@ -32,7 +32,7 @@ cudaError_t set_cluster_attributes(void (*kernel)(KArgs...), ClusterShape c, std
 // A launch configuration with cluster dims `c` (not copyable: cfg points at attr).
 struct ClusterLaunchConfig {
   cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1]{};
+  cudaLaunchAttribute attr[2]{};
   ClusterLaunchConfig(ClusterShape c, dim3 grid, dim3 block, std::size_t smem) {
     cfg.gridDim = grid;
     cfg.blockDim = block;
@@ -43,6 +43,14 @@ struct ClusterLaunchConfig {
     attr[0].val.clusterDim.z = c.z;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
+  }
+  // Early start (programmatic dependent launch): the kernel may begin while the grid before it on
+  // the stream still runs; it must call wait_for_prior_grids() (grid_dependency.cuh) before it
+  // touches global memory.
+  void allow_early_start() {
+    attr[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[cfg.numAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++cfg.numAttrs;
   }
   ClusterLaunchConfig(const ClusterLaunchConfig&) = delete;
   ClusterLaunchConfig& operator=(const ClusterLaunchConfig&) = delete;
