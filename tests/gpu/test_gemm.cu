@@ -444,8 +444,8 @@ TEST(GemmSmall, SwappedTiles) {
 
 // Early start (GemmArgs::early_start, programmatic dependent launch): a GEMM launched right after
 // another on one stream, reading the first one's output as its A, may start its CTAs while the
-// first still runs (the first leaves most SMs idle: 2 CTAs over a long K), and must still read A
-// only once the first has written it. D1 starts as NaN; the second GEMM's output must be exactly
+// first still runs (the first leaves most SMs idle: four CTAs over a long K), and must still read
+// A only once the first has written it. D1 starts as NaN; the second GEMM's output must be exactly
 // what a plain launch computes from the finished D1.
 TEST(GemmSmall, EarlyStartWaitsForThePreviousGemm) {
   TMAKIT_REQUIRE_GPU();
@@ -459,7 +459,7 @@ TEST(GemmSmall, EarlyStartWaitsForThePreviousGemm) {
   ASSERT_EQ(cudaMemset(d2_plain.p, 0xff, m * n2 * 2), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
-  GemmArgs first;  // D1 = A1 B1: two CTAs, one unsplit K of 16384
+  GemmArgs first;  // D1 = A1 B1: four 128 x 64 tiles (four CTAs), one unsplit K of 16384
   first.m = m;
   first.n = n;
   first.k = k1;

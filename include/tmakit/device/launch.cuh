@@ -48,9 +48,9 @@ struct ClusterLaunchConfig {
   // the stream still runs; it must call wait_for_prior_grids() (grid_dependency.cuh) before it
   // touches global memory.
   void allow_early_start() {
-    attr[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[cfg.numAttrs].val.programmaticStreamSerializationAllowed = 1;
-    ++cfg.numAttrs;
+    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    cfg.numAttrs = 2;
   }
   ClusterLaunchConfig(const ClusterLaunchConfig&) = delete;
   ClusterLaunchConfig& operator=(const ClusterLaunchConfig&) = delete;
