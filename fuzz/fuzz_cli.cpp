@@ -12,8 +12,9 @@
 // Every '/' in a word becomes '_', so "@FILE" and "--jsonl FILE" can only name files in the current
 // directory (fuzz/run.sh runs the fuzzer in a work directory): no /dev/zero, no /dev/stdin.
 //
-// Checks: run_cli returns (no exception escapes, no sanitizer report, no hang: run with -timeout)
-// and its exit status is 0, 1 or 2.
+// Checks: run_cli returns (no exception escapes, no sanitizer report, no hang: run with -timeout),
+// its exit status is 0, 1 or 2, and what it wrote is terminal-safe (tools/tmakit/output.hpp):
+// well-formed UTF-8 with no C0 control but tab and newline and no C1 control.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -24,6 +25,29 @@
 #include "fuzz_words.hpp"
 
 namespace {
+
+// Well-formed UTF-8 (no overlong, surrogate or past-U+10FFFF form), no C0 control but tab and
+// newline, no C1 control (U+0080-U+009F).
+bool terminal_safe(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      if (b < 0x20 && b != '\n' && b != '\t') return false;
+      ++i;
+      continue;
+    }
+    const int n = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    const auto b1 = static_cast<unsigned char>(s[i + 1]);
+    const unsigned char lo = b == 0xe0 ? 0xa0 : b == 0xf0 ? 0x90 : 0x80, hi = b == 0xed ? 0x9f : b == 0xf4 ? 0x8f : 0xbf;
+    if (b1 < lo || b1 > hi) return false;
+    for (int k = 2; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    if (b == 0xc2 && b1 <= 0x9f) return false;  // C1
+    i += n;
+  }
+  return true;
+}
 
 const char* const kPrefixes[8][2] = {
     {"encode", "tiled"}, {"encode", "im2col"}, {"encode", "im2col-wide"},
@@ -71,5 +95,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out, err;
   const int rc = tmakit::cli::run_cli(args, in, out, err);
   if (rc != 0 && rc != 1 && rc != 2) __builtin_trap();
+  if (!terminal_safe(out.str()) || !terminal_safe(err.str())) __builtin_trap();
   return 0;
 }

@@ -234,6 +234,32 @@ TEST(CliWrites, ControlBytesAreEscaped) {
   EXPECT_NE(r.err.find("(4,\t8)x"), std::string::npos) << r.err;
 }
 
+// The 8-bit forms: U+009B (UTF-8 C2 9B) is a one-character CSI to terminals that take C1 controls,
+// and bytes that are no UTF-8 (a lone 0x9b, a sequence cut short) reached the terminal raw.
+TEST(CliWrites, C1ControlsAndBrokenUtf8AreEscaped) {
+  const CliRun c1 = run_inprocess({"layout", "size", "(4\xc2\x9b" "2J,8)"});
+  EXPECT_EQ(c1.rc, 2);
+  EXPECT_EQ(c1.err.find("\xc2\x9b"), std::string::npos) << c1.err;
+  EXPECT_NE(c1.err.find("(4\\u009b2J,8)"), std::string::npos) << c1.err;
+  for (const std::string& bad : {std::string("(4\x9b" "2J,8)"), std::string("(4\xc2"), std::string("(4\xe2\x82,8)"),
+                                std::string("(4\xed\xa0\x80,8)") /* a UTF-16 surrogate */}) {
+    const CliRun r = run_inprocess({"layout", "size", bad});
+    EXPECT_EQ(r.rc, 2);
+    for (const char byte : r.err) EXPECT_LT(static_cast<unsigned char>(byte), 0x80) << r.err;
+    EXPECT_NE(r.err.find("\\x"), std::string::npos) << r.err;
+  }
+  // well-formed UTF-8 other than C1 passes as it is (U+00E9, U+2192)
+  const CliRun utf8 = run_inprocess({"layout", "size", "(4\xc3\xa9,8\xe2\x86\x92)"});
+  EXPECT_NE(utf8.err.find("(4\xc3\xa9,8\xe2\x86\x92)"), std::string::npos) << utf8.err;
+  // in JSON, "\u009b" is the same character: the output parses and holds it
+  const CliRun j = run_inprocess({"layout", "cosize", "(2,2):(4,4\xc2\x9b" "4)", "--json"});
+  EXPECT_EQ(j.rc, 2);
+  EXPECT_EQ(j.out.find("\xc2\x9b"), std::string::npos) << j.out;
+  const nlohmann::json parsed = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded()) << j.out;
+  EXPECT_NE(parsed.dump().find("\xc2\x9b"), std::string::npos) << j.out;
+}
+
 TEST(CliHelp, HelpAndVersionHonourJson) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"help", "--json"}, {"--help", "--json"}, {"-h", "--json"}, with(kPlan, {"--help", "--json"}),

@@ -1,9 +1,15 @@
 // What reaches the terminal: every byte a command writes to stdout or stderr passes a filter that
-// writes control characters (bytes 0x00-0x1f other than tab and newline) as "\xNN", so
-// that text from the input (an argument echoed in an error, a source spec echoed in a plan) can
-// never be a terminal escape sequence. JSON output is unchanged by it (nlohmann writes control
-// characters in strings as \u00NN already); DEL (0x7f, which JSON leaves raw and terminals ignore)
-// and UTF-8 pass unchanged.
+// keeps text from the input (an argument echoed in an error, a source spec echoed in a plan) from
+// ever being a terminal control sequence:
+//   - C0 controls (bytes 0x00-0x1f but tab and newline) are written "\xNN";
+//   - C1 controls (U+0080-U+009F, in UTF-8 the bytes C2 80 .. C2 9F; U+009B is the one-character CSI
+//     some terminals obey) are written "\u00NN", which inside a JSON string is the same character;
+//   - bytes that are not part of well-formed UTF-8 (a lone continuation byte, a sequence cut short,
+//     an overlong or surrogate form, a byte no UTF-8 uses) are written "\xNN";
+//   - everything else, all other well-formed UTF-8 included, passes unchanged.
+// JSON output stays valid: nlohmann writes C0 controls in strings as \u00NN already and json_text
+// replaces invalid UTF-8, so the only change it can see is a C1 control written as its own JSON
+// escape. DEL (0x7f, which JSON leaves raw and terminals ignore) passes unchanged.
 #pragma once
 
 #include <ostream>
@@ -14,6 +20,9 @@ namespace tmakit::cli {
 class EscapingStreambuf : public std::streambuf {
  public:
   explicit EscapingStreambuf(std::streambuf* target) : target_(target) {}
+  ~EscapingStreambuf() override { finish(); }
+  // Writes what is left of a UTF-8 sequence cut short by the end of the output, escaped.
+  bool finish();
 
  protected:
   int_type overflow(int_type c) override;
@@ -21,8 +30,12 @@ class EscapingStreambuf : public std::streambuf {
   int sync() override;
 
  private:
-  bool put_escaped(unsigned char c);
+  bool put(unsigned char c);  // one byte through the filter
+  bool put_hex(unsigned char c);
+  bool flush_pending_escaped();
   std::streambuf* target_;
+  unsigned char pending_[4] = {};  // the UTF-8 sequence read so far
+  int npending_ = 0, need_ = 0;    // its bytes, and how many it takes
 };
 
 // `os` filtered: writes go through an EscapingStreambuf into os's buffer; a failed write there
@@ -31,7 +44,8 @@ class EscapedStream {
  public:
   explicit EscapedStream(std::ostream& os) : buf_(os.rdbuf()), stream_(&buf_), target_(os) {}
   std::ostream& stream() { return stream_; }
-  // Flushes; true when a write to the target failed (a full disk, a closed descriptor).
+  // Flushes (a UTF-8 sequence left unfinished included); true when a write to the target failed
+  // (a full disk, a closed descriptor).
   bool failed();
 
  private:
