@@ -13,6 +13,7 @@
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
 //   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128 or 256; unset: automatic).
 //   TMAKIT_GEMM_SWAPPED=1|-1 sets GemmArgs::swapped (1: swapped 128 x 64 tiles; -1: never; unset: automatic).
+//   TMAKIT_GEMM_PINGPONG=1|-1 sets GemmArgs::pingpong (1: ping-pong tiles, TILE_N 128 or 192; -1: never).
 //   TMAKIT_GEMM_SPLIT_LEAD=n sets GemmArgs::split_lead (K blocks the first slice gives to the last).
 //   TMAKIT_GEMM_EARLY_START=0 sets GemmArgs::early_start = false (plain launches, no programmatic
 //   dependent launch).
@@ -170,6 +171,7 @@ int main(int argc, char** argv) {
     const char* tile_n = std::getenv("TMAKIT_GEMM_TILE_N");
     const char* swapped = std::getenv("TMAKIT_GEMM_SWAPPED");
     const char* split_lead = std::getenv("TMAKIT_GEMM_SPLIT_LEAD");
+    const char* pingpong = std::getenv("TMAKIT_GEMM_PINGPONG");
     const char* early_start = std::getenv("TMAKIT_GEMM_EARLY_START");
     auto args = [&](const Buffers& x) {
       GemmArgs g;
@@ -178,6 +180,7 @@ int main(int argc, char** argv) {
       g.tile_n = tile_n ? std::atoi(tile_n) : 0;
       g.swapped = swapped ? std::atoi(swapped) : 0;
       g.split_lead = split_lead ? std::atoi(split_lead) : -1;
+      g.pingpong = pingpong ? std::atoi(pingpong) : 0;
       g.early_start = !(early_start && std::atoi(early_start) == 0);
       g.m = s.m;
       g.n = s.n;
@@ -287,7 +290,7 @@ int main(int argc, char** argv) {
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
                     tf_tm / tf_ref, ref_rel);
     std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
-                s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : "",
+                s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : cfg.pingpong ? " ping-pong" : "",
                 cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, cfg.early_start ? "" : ", plain launch", ref_text);
     std::fflush(stdout);
     char line[512];

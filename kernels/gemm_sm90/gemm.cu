@@ -62,34 +62,36 @@ KernelForm form_of() {
           Tile::kStages,
           Tile::kThreads};
 }
-// Each run-time choice becomes a template argument, one level at a time.
+// Each run-time choice becomes a template argument, one level at a time. Ping-pong tiles have no
+// split-K form (kernel.cuh).
 template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
-KernelForm form_by_tile(int tile_n, bool swapped) {
-  if (swapped) return form_of<T, AMn, BMn, ClusterM, SplitK, SwappedTile>();
-  if (tile_n == 64) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile64>();
-  if (tile_n == 128) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile128>();
+KernelForm form_by_tile(const FormChoice& c) {
+  if constexpr (!SplitK) {
+    if (c.pingpong) return form_of<T, AMn, BMn, ClusterM, SplitK, PingPongTile>();
+  }
+  if (c.swapped) return form_of<T, AMn, BMn, ClusterM, SplitK, SwappedTile>();
+  if (c.tile_n == 64) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile64>();
+  if (c.tile_n == 128) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile128>();
   return form_of<T, AMn, BMn, ClusterM, SplitK, WideTile>();
 }
 template <DataType T, bool AMn, bool BMn, int ClusterM>
-KernelForm form_by_split(bool split_k, int tile_n, bool swapped) {
-  return split_k ? form_by_tile<T, AMn, BMn, ClusterM, true>(tile_n, swapped)
-                 : form_by_tile<T, AMn, BMn, ClusterM, false>(tile_n, swapped);
+KernelForm form_by_split(bool split_k, const FormChoice& c) {
+  return split_k ? form_by_tile<T, AMn, BMn, ClusterM, true>(c) : form_by_tile<T, AMn, BMn, ClusterM, false>(c);
 }
 template <DataType T, bool AMn, bool BMn>
-KernelForm form_by_cluster(int cluster_m, bool split_k, int tile_n, bool swapped) {
-  return cluster_m == 2 ? form_by_split<T, AMn, BMn, 2>(split_k, tile_n, swapped)
-                        : form_by_split<T, AMn, BMn, 1>(split_k, tile_n, swapped);
+KernelForm form_by_cluster(bool split_k, const FormChoice& c) {
+  return c.cluster_m == 2 ? form_by_split<T, AMn, BMn, 2>(split_k, c) : form_by_split<T, AMn, BMn, 1>(split_k, c);
 }
 template <DataType T>
-KernelForm form_by_layout(bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n, bool swapped) {
-  if (!a_mn && !b_mn) return form_by_cluster<T, false, false>(cluster_m, split_k, tile_n, swapped);
-  if (!a_mn && b_mn) return form_by_cluster<T, false, true>(cluster_m, split_k, tile_n, swapped);
-  if (a_mn && !b_mn) return form_by_cluster<T, true, false>(cluster_m, split_k, tile_n, swapped);
-  return form_by_cluster<T, true, true>(cluster_m, split_k, tile_n, swapped);
+KernelForm form_by_layout(bool a_mn, bool b_mn, bool split_k, const FormChoice& c) {
+  if (!a_mn && !b_mn) return form_by_cluster<T, false, false>(split_k, c);
+  if (!a_mn && b_mn) return form_by_cluster<T, false, true>(split_k, c);
+  if (a_mn && !b_mn) return form_by_cluster<T, true, false>(split_k, c);
+  return form_by_cluster<T, true, true>(split_k, c);
 }
-KernelForm pick_form(DataType t, bool a_mn, bool b_mn, int cluster_m, bool split_k, int tile_n, bool swapped) {
-  return t == DataType::bfloat16 ? form_by_layout<DataType::bfloat16>(a_mn, b_mn, cluster_m, split_k, tile_n, swapped)
-                                 : form_by_layout<DataType::float16>(a_mn, b_mn, cluster_m, split_k, tile_n, swapped);
+KernelForm pick_form(DataType t, bool a_mn, bool b_mn, bool split_k, const FormChoice& c) {
+  return t == DataType::bfloat16 ? form_by_layout<DataType::bfloat16>(a_mn, b_mn, split_k, c)
+                                 : form_by_layout<DataType::float16>(a_mn, b_mn, split_k, c);
 }
 
 }  // namespace
@@ -178,8 +180,20 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back("gemm.split_lead: -1 (automatic), 0 (equal slices) or K blocks, got " + std::to_string(g.split_lead));
   if (g.splits < 0)
     errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
-  if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 256)
-    errors.push_back("gemm.tile_n: 0 (automatic), 64, 128 or 256, got " + std::to_string(g.tile_n));
+  if (g.pingpong < -1 || g.pingpong > 1)
+    errors.push_back("gemm.pingpong: 0 (automatic), 1 (ping-pong tiles) or -1 (never), got " + std::to_string(g.pingpong));
+  if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 192 && g.tile_n != 256)
+    errors.push_back("gemm.tile_n: 0 (automatic), 64, 128, 192 (ping-pong tiles) or 256, got " + std::to_string(g.tile_n));
+  else if (g.pingpong == 1 && g.tile_n != 0 && g.tile_n != 192)
+    errors.push_back("gemm.pingpong: ping-pong tiles are 192 columns wide; tile_n " + std::to_string(g.tile_n) +
+                     " asks for another (leave it 0 or give 192)");
+  else if (g.pingpong == -1 && g.tile_n == 192)
+    errors.push_back("gemm.pingpong: 192-column tiles are ping-pong tiles, and pingpong = -1 rules them out (give "
+                     "tile_n 256, 128 or 64, or leave pingpong 0)");
+  const bool pingpong = g.pingpong == 1 || g.tile_n == 192;
+  if (pingpong && (g.swapped == 1 || g.splits > 1))
+    errors.push_back("gemm.pingpong: ping-pong tiles are neither swapped nor split along K (leave swapped and splits 0, or "
+                     "give swapped = -1 and splits = 1)");
   if (g.swapped < -1 || g.swapped > 1)
     errors.push_back("gemm.swapped: 0 (automatic), 1 (swapped 128 x 64 tiles) or -1 (never), got " +
                      std::to_string(g.swapped));
@@ -201,11 +215,12 @@ Gemm::Gemm(const GemmArgs& g) {
     return;
   }
   const FormChoice choice =
-      choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits, g.swapped);
+      choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits, g.swapped,
+                  g.pingpong);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;
-  KernelForm form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, false, choice.tile_n, swapped);
+  KernelForm form = pick_form(g.dtype, a_mn, b_mn, false, choice);
 
   Planned a, b, c, d;
   const std::vector<std::string> a_names = {"M", "K", "batch"}, b_names = {"N", "K", "batch"},
@@ -270,7 +285,7 @@ Gemm::Gemm(const GemmArgs& g) {
                             : 0;
   if (splits > 1) {
     if (!prepare_split_k(g, swapped, *prep, errors, st)) return;
-    form = pick_form(g.dtype, a_mn, b_mn, prep->cluster_m, true, form.tile_n, swapped);  // same threads and shared memory
+    form = pick_form(g.dtype, a_mn, b_mn, true, choice);  // same threads and shared memory
     if ((st.cuda = device::set_cluster_attributes(form.kernel, shape, form.smem)) != cudaSuccess) {
       errors.push_back(std::string("cuda: the split-K kernel's attributes: ") + cudaGetErrorString(st.cuda));
       return;
@@ -283,6 +298,7 @@ Gemm::Gemm(const GemmArgs& g) {
   st.config.tile_n = form.tile_n;
   st.config.stages = form.stages;
   st.config.swapped = swapped;
+  st.config.pingpong = choice.pingpong;
   st.config.early_start = g.early_start;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);

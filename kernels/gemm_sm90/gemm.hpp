@@ -62,12 +62,17 @@ struct GemmArgs {
   // n blocks (less than a slice).
   int split_lead = -1;
   // Columns of D per tile: 0: the launcher decides (heuristics.hpp: narrower tiles where the wide
-  // ones would leave most SMs idle); 64, 128 or 256.
+  // ones would leave most SMs idle); 64, 128, 192 (ping-pong tiles: pingpong below) or 256.
   int tile_n = 0;
   // Swapped tiles (kernels/gemm_sm90/tiles.cuh): 128 x 64 tiles multiplied by one consumer warpgroup
   // with WGMMA's M along N (m64n128k16), where the unswapped 128 x 64 tile takes two warpgroups of
   // m64n64k16. 0: the launcher decides (heuristics.hpp); 1: swapped (tile_n 0 or 64); -1: never.
   int swapped = 0;
+  // Ping-pong tiles (kernels/gemm_sm90/tiles.cuh): each consumer warpgroup owns a whole 128 x 192
+  // tile and the two take turns, one writing its tile out while the other multiplies (the tensor
+  // cores never wait for an epilogue). 0: the launcher decides (heuristics.hpp; tile_n 192 asks
+  // for them); 1: ping-pong (not with split K or swapped tiles); -1: never.
+  int pingpong = 0;
   // Early start (programmatic dependent launch): the kernel's CTAs may begin, and set up their
   // barriers, while the kernel before it on the stream is still finishing; they read and write
   // global memory only once it has completed (device/grid_dependency.cuh). false: a plain launch.
@@ -82,6 +87,7 @@ struct GemmConfig {
   int splits = 1;          // K slices per output tile (GemmArgs::splits)
   int split_lead = 0;      // K blocks the first slice gives to the last (GemmArgs::split_lead)
   bool swapped = false;    // 128 x 64 tiles with one consumer warpgroup (GemmArgs::swapped)
+  bool pingpong = false;   // consumer warpgroups on tiles of their own, in turn (GemmArgs::pingpong)
   bool early_start = true; // launched with early start (GemmArgs::early_start)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches

@@ -45,6 +45,7 @@ struct FormChoice {
   int tile_n = 256, cluster_m = 1;
   std::int64_t splits = 1;
   bool swapped = false;  // 128 x 64 tiles with one consumer warpgroup (tiles.cuh)
+  bool pingpong = false; // consumer warpgroups on tiles of their own, in turn (tiles.cuh)
 };
 
 // How evenly `units` work units spread over `resident` clusters: the fraction of cluster-turns busy.
@@ -90,14 +91,44 @@ inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int6
 // GemmArgs says otherwise: faster at 256 x 2112 x 7168, as fast at 128 x 8192 x 8192 (docs/lab/gemm.md,
 // 2026-12-02 04:17). A swapped tile that splits K keeps its clusters of two (faster so, same entry).
 inline bool automatic_swapped(int swapped, int tile_n) { return swapped == 1 || (swapped == 0 && tile_n == 64); }
+// Ping-pong 128 x 192 tiles (tiles.cuh) or cooperative 128 x 256 ones, where the wide tile is the
+// automatic choice and K is not split: whichever form's waves of cluster tiles take less time, a
+// wave timed by its tile's area, a ping-pong tile's counted at 1 / kPingPongSpeed of it (its tensor
+// pipe 97.8 % busy where the cooperative tile's is 94 %, since no epilogue stops the multiplies).
+// The factor separates the two forms as measured on every large shape of the benchmark set:
+// ping-pong faster at 6144^3, 8192^3 (each operand layout), 16384 x 8192 x 8192 and 8192 x 28672 x
+// 4096; cooperative at 4096^3 (4 waves against 6) and 8192 x 4096 x 14336 (8 against 11), where a
+// factor of 1.00 to 1.031 decides every one the same way (docs/lab/gemm.md, 2026-12-06 06:18).
+inline constexpr int kPingPongTileN = 192;
+inline constexpr double kPingPongSpeed = 1.02;
+inline bool pingpong_is_faster(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, int cluster_m, int sms) {
+  const std::int64_t resident = std::max(1, sms / cluster_m);
+  auto waves = [&](int w) {
+    const std::int64_t units = (tiles_m + cluster_m - 1) / cluster_m * ((n + w - 1) / w) * batch;
+    return (units + resident - 1) / resident;
+  };
+  return static_cast<double>(waves(kPingPongTileN) * kPingPongTileN) / kPingPongSpeed <
+         static_cast<double>(waves(256) * 256);
+}
 inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
-                              int tile_n, int cluster_m, int splits, int swapped) {
+                              int tile_n, int cluster_m, int splits, int swapped, int pingpong) {
+  if (pingpong == 1 || tile_n == kPingPongTileN) {
+    FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, kPingPongTileN,
+                                  cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), 1);
+    c.pingpong = true;
+    return c;
+  }
   FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n,
                                 cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), splits);
   c.swapped = automatic_swapped(swapped, c.tile_n);
   if (cluster_m == 0 && c.cluster_m == 2 && c.splits > 1 && !c.swapped) {
     c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n, 1, splits);
     c.swapped = automatic_swapped(swapped, c.tile_n);
+  }
+  if (pingpong == 0 && tile_n == 0 && c.tile_n == 256 && c.splits == 1 && swapped != 1 &&
+      pingpong_is_faster(tiles_m, n, batch, c.cluster_m, sms)) {
+    c.tile_n = kPingPongTileN;
+    c.pingpong = true;
   }
   return c;
 }

@@ -6,7 +6,9 @@
 //                hands each stage back as soon as the WGMMAs reading it completed, then writes
 //                its rows out through shared memory with TMA stores
 //   (a swapped tile, tiles.cuh: one consumer warpgroup multiplies the whole 128 x 64 tile with
-//                m64n128k16, WGMMA's M along the tile's columns, and writes it out transposed)
+//                m64n128k16, WGMMA's M along the tile's columns, and writes it out transposed;
+//    a ping-pong tile: each consumer warpgroup multiplies and writes out a whole 128 x 192 tile,
+//                the two taking the CTA's tiles in turn, one's epilogue under the other's multiplies)
 //
 // CTAs run in clusters of ClusterM (1 or 2) along M: the CTAs of a cluster compute vertically
 // adjacent tiles, which share their B tile. Each loads its own A and one slice of B, multicast to
@@ -104,7 +106,8 @@ struct WorkUnits {
   __device__ WorkUnits(const KernelParams& params, const Grid& grid, std::int32_t cluster_rank)
       : raster{(params.tiles_m + ClusterM - 1) / ClusterM, params.tiles_n, params.batch, params.group_m},
         first((static_cast<std::int32_t>(blockIdx.x) - grid.first_cta()) / ClusterM),
-        step((static_cast<std::int32_t>(gridDim.x) - grid.first_cta()) / ClusterM),
+        // unsigned: a shift, not a signed division's correction
+        step(static_cast<std::int32_t>((gridDim.x - static_cast<std::uint32_t>(grid.first_cta())) / ClusterM)),
         count(raster.tiles() * (SplitK ? params.splits : 1)),
         rank(cluster_rank),
         p(params),
@@ -149,6 +152,7 @@ struct Form {
   static constexpr int kAcc = Tile::kAccumulators;
   static constexpr int kConsumers = Tile::kConsumers;
   static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
+  static_assert(!(SplitK && Tile::kPingPong), "split K meets its slices per (tile, warpgroup): not in ping-pong tiles");
 };
 
 // Where chunk c of consumer wg's share of tile pos lies in D (in 64 x 64 chunks) and in W (in
@@ -158,8 +162,10 @@ struct ChunkAt {
 };
 template <class F>
 __device__ __forceinline__ ChunkAt d_chunk(const device::TileIndex& pos, int wg, int c) {
+  constexpr int kPerRow = F::Tile::kChunksPerRow;
   if constexpr (F::Tile::kSwapped) return {2 * pos.m + c, pos.n};
-  else return {2 * pos.m + wg, F::Tile::kChunks * pos.n + c};
+  else if constexpr (F::Tile::kPingPong) return {2 * pos.m + c / kPerRow, kPerRow * pos.n + c % kPerRow};
+  else return {2 * pos.m + wg, kPerRow * pos.n + c};
 }
 template <class F>
 __device__ __forceinline__ ChunkAt w_chunk(const device::TileIndex& pos, int wg, int c) {
@@ -194,7 +200,12 @@ __device__ __forceinline__ void produce(const KernelParams& p, typename F::Stora
   device::allow_dependent_grids();  // every load issued: the next grid on the stream may start its prologue
 }
 
-// ---- consumers: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile.
+// ---- consumers: warpgroup `wg` (0 or 1) owns rows [64 wg, 64 wg + 64) of every tile (a ping-pong
+// consumer: the whole of every other tile).
+
+// Named barriers: 1 + wg, each consumer's epilogue (its 128 threads); kTurnBarrier + wg, ping-pong's
+// hand-over of the ring to consumer wg (both consumers' 256 threads).
+inline constexpr std::uint32_t kTurnBarrier = 3;
 
 // The WGMMA descriptors of a consumer's operands in every stage, built once: stage 0's (its 64-row
 // share of A, the whole B tile) from the operands' layouts; stage i's are stage 0's advanced by i
@@ -218,21 +229,40 @@ struct StageDescriptors {
   __device__ __forceinline__ std::uint64_t a(std::uint32_t stage) const {
     return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, 0, Kk>);
   }
+  // A ping-pong consumer's (built with wg 0): the 64-row half `Half` of the whole tile's A.
+  template <int Half, int Kk>
+  __device__ __forceinline__ std::uint64_t a_half(std::uint32_t stage) const {
+    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, Half, Kk>);
+  }
   template <int Kk>
   __device__ __forceinline__ std::uint64_t b(std::uint32_t stage) const {
     return wgmma_descriptor_advance(b0, stage * kBBytes<F::kTileN> + kBStart<F::BMn, F::kTileN, Kk>);
   }
 };
 
+// Registers [Half * N / 2, (Half + 1) * N / 2) of a ping-pong consumer's accumulators: the
+// m64nNk16 accumulator of the tile's 64-row half `Half`.
+template <int Half, int R>
+__device__ __forceinline__ float (&accumulator_half(float (&acc)[R]))[R / 2] {
+  return *reinterpret_cast<float(*)[R / 2]>(&acc[Half * (R / 2)]);
+}
+
 // One K block: four m64nNk16 WGMMAs on a stage, accumulating unless `first`; in a swapped tile four
-// m64n128k16 with the operands' roles exchanged (B's 64 x 64 tile as A, A's 128 x 64 tile as B).
+// m64n128k16 with the operands' roles exchanged (B's 64 x 64 tile as A, A's 128 x 64 tile as B); in
+// a ping-pong tile eight, the two halves' in turn (each k16 step's B read by both).
 template <class F>
 __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const StageDescriptors<F>& desc,
                                                std::uint32_t stage, bool first) {
   device::wgmma::fence();
   device::wgmma::fence_operands(acc);
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-    if constexpr (F::Tile::kSwapped)
+    if constexpr (F::Tile::kPingPong)
+      ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
+            accumulator_half<0>(acc), desc.template a_half<0, Kk>(stage), desc.template b<Kk>(stage), !first || Kk > 0),
+        device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
+            accumulator_half<1>(acc), desc.template a_half<1, Kk>(stage), desc.template b<Kk>(stage), !first || Kk > 0)),
+       ...);
+    else if constexpr (F::Tile::kSwapped)
       ((device::wgmma::mma<F::T, kTileM, F::BMn ? 1 : 0, F::AMn ? 1 : 0>(acc, desc.template b<Kk>(stage),
                                                                           desc.template a<Kk>(stage), !first || Kk > 0)),
        ...);
@@ -247,11 +277,12 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
 
 // The mainloop of one unit: one stage per K block; the WGMMAs of block kb run while block kb + 1's
 // are issued, and a stage goes back to its producers once the WGMMAs reading it have completed
-// (wait_group<1>: the previous block's).
-template <class F>
+// (wait_group<1>: the previous block's). `all_full()` runs once every stage of the unit has been
+// waited for (before the last WGMMAs complete).
+template <class F, class AllFull>
 __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Storage& s, const WorkUnit& w,
                                          const StageDescriptors<F>& desc, typename F::State& st,
-                                         const typename F::Release& rel) {
+                                         const typename F::Release& rel, AllFull&& all_full) {
   typename F::State prev = st;
   for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
     s.ring.wait_full(st);
@@ -261,6 +292,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Stor
     prev = st;
     ++st;
   }
+  all_full();
   device::wgmma::wait_group<0>();
   device::wgmma::fence_operands(acc);
   rel.release(s.ring, prev);
@@ -269,6 +301,9 @@ __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Stor
 // Epilogue: the share's 64 x 64 chunks, each converted, stored into a swizzled shared chunk by the
 // store plan and written to global memory by one TMA store (the D program), two buffers taking
 // turns. Unrolled: the accumulators are registers only while every index into them is a constant.
+// Chunk c of a tile uses buffer (buf + c) % 2 and C's phase of parity (c_phase + c) % 2; both
+// change from tile to tile only where a tile has an odd number of chunks (Tile64's one), so in
+// every other form they stay 0 and cost no register across the mainloop.
 template <class F>
 __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
                                                const device::TileIndex& pos, int wg, int& buf, device::Phase& c_phase) {
@@ -277,7 +312,7 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
   const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
 #pragma unroll
   for (int c = 0; c < F::Tile::kChunks; ++c) {
-    unsigned char* chunk = s.d[wg][buf];
+    unsigned char* chunk = s.d[wg][(buf + c) % 2];
     if (t == 0) device::wait_group_read<1>();  // the store that read this buffer last is done with it
     device::named_barrier_sync(barrier_id, 128);
     const ChunkAt at = d_chunk<F>(pos, wg, c);
@@ -288,13 +323,23 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
         device::arrive_expect_tx(f, P::C::kBytes);
         P::C::issue(&p.c_map, chunk, f, typename P::C::Share{}, at.row, at.col, pos.batch);
       }
-      device::wait(s.c_full[wg], c_phase);
-      // C, element for element where D goes
-      if constexpr (F::Tile::kSwapped) device::load_elements<kChunkSrc, kChunkDstT>(chunk, t, bits);
-      else device::load_elements<kChunkSrc, kChunkDst>(chunk, t, bits);
-#pragma unroll
-      for (int v = 0; v < kChunkN / 2; ++v)
-        bits[v] = device::to_bits<F::T>(p.alpha * acc[c * (kChunkN / 2) + v] + p.beta * device::from_bits<F::T>(bits[v]));
+      device::Phase phase{(c_phase.parity + c) % 2};
+      device::wait(s.c_full[wg], phase);
+      // C, element for element where D goes, read in pairs (one 4-byte load each where the two
+      // are adjacent) and folded in at once: beside a 128 x 192 tile's 192 accumulators there is
+      // room for half a chunk's C values, not a whole one's.
+      [&]<int... V>(std::integer_sequence<int, V...>) {
+        auto fold = [&]<int W>(std::uint32_t pair) {
+          const int slot = c * (kChunkN / 2) + 2 * W;
+          bits[2 * W] = device::to_bits<F::T>(p.alpha * acc[slot] + p.beta * device::from_bits<F::T>(static_cast<std::uint16_t>(pair)));
+          bits[2 * W + 1] = device::to_bits<F::T>(p.alpha * acc[slot + 1] +
+                                                  p.beta * device::from_bits<F::T>(static_cast<std::uint16_t>(pair >> 16)));
+        };
+        if constexpr (F::Tile::kSwapped)
+          (fold.template operator()<V>(device::load_element_pair<kChunkSrc, kChunkDstT, 2 * V>(chunk, t)), ...);
+        else
+          (fold.template operator()<V>(device::load_element_pair<kChunkSrc, kChunkDst, 2 * V>(chunk, t)), ...);
+      }(std::make_integer_sequence<int, kChunkN / 4>{});
       device::named_barrier_sync(barrier_id, 128);  // every C value read before D overwrites it
     } else {
 #pragma unroll
@@ -308,7 +353,10 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
       P::D::store(&p.d_map, chunk, at.row, at.col, pos.batch);
       device::commit_group();
     }
+  }
+  if constexpr (F::Tile::kChunks % 2 == 1) {
     buf ^= 1;
+    if (p.read_c) c_phase.advance();
   }
 }
 
@@ -317,13 +365,14 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
 // (the tile's first slice) or reduction (the others: the WStore and WAdd programs).
 template <class F, bool First>
 __device__ __forceinline__ void epilogue_partial(const float (&acc)[F::kAcc], const KernelParams& p,
-                                                 typename F::Storage& s, const device::TileIndex& pos, int wg, int& buf) {
+                                                 typename F::Storage& s, const device::TileIndex& pos, int wg, int buf) {
+  static_assert(F::Tile::kChunksF32 % 2 == 0, "an even number of chunks: the buffers' turn is as it was after them");
   using P = typename F::P;
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;
 #pragma unroll
   for (int c = 0; c < F::Tile::kChunksF32; ++c) {
-    unsigned char* chunk = s.d[wg][buf];
+    unsigned char* chunk = s.d[wg][(buf + c) % 2];
     if (t == 0) device::wait_group_read<1>();
     device::named_barrier_sync(barrier_id, 128);
     float vals[kChunkNF32 / 2];
@@ -338,7 +387,6 @@ __device__ __forceinline__ void epilogue_partial(const float (&acc)[F::kAcc], co
       else P::WAdd::template reduce<ReduceOp::add>(&p.w_add_map, chunk, at.row, at.col, pos.batch);
       device::commit_group();
     }
-    buf ^= 1;
   }
 }
 
@@ -426,15 +474,44 @@ __device__ __forceinline__ void consume(const KernelParams& p, typename F::Stora
   for (int i = 0; i < F::kAcc; ++i) acc[i] = 0.0f;
   const WorkUnits<F::ClusterM, F::SplitK, Grid> units(p, g, cluster_rank<F::ClusterM>());
   const typename F::Release rel(s.ring, static_cast<std::uint32_t>(t));
-  const StageDescriptors<F> desc(s, wg);
   typename F::State st;
   device::Phase c_phase, w_phase[2];
   int buf = 0;
-  for (std::int32_t u = units.first; u < units.count; u += units.step) {
-    const WorkUnit w = units.at(u);
-    mainloop<F>(acc, s, w, desc, st, rel);
-    if constexpr (F::SplitK) epilogue_split<F>(acc, p, s, w.pos, wg, buf, c_phase, w_phase);
-    else epilogue_store<F>(acc, p, s, w.pos, wg, buf, c_phase);
+  if constexpr (F::Tile::kPingPong) {
+    // This CTA's units in turn: warpgroup wg takes its units wg, wg + 2, ..., and walks past the
+    // ring's rounds of the other's units (the producer fills them in the units' order). A unit's
+    // first wait starts only once the other warpgroup has waited for every stage of the unit before
+    // it (named barrier kTurnBarrier + wg: the other arrives, this one syncs): a parity wait tells
+    // only this phase from the one before, so no round may be waited for while the round a ring's
+    // length earlier may still be incomplete. The multiplies of the two never overlap for long, and
+    // one writes its tile out while the other multiplies.
+    auto rounds = [&](std::int32_t u) {
+      const WorkUnit o = units.at(u);
+      return static_cast<std::uint32_t>(o.kb_end - o.kb_begin);
+    };
+    std::int32_t u = units.first + wg * units.step;
+    if (wg == 1 && units.first < units.count) st += rounds(units.first);
+    for (; u < units.count; u += 2 * units.step) {
+      const WorkUnit w = units.at(u);
+      // built per unit (the whole tile's A: wg 0's): nothing of it held through the epilogue, where
+      // 192 accumulators leave no register spare
+      const StageDescriptors<F> desc(s, 0);
+      if (u != units.first) device::named_barrier_sync(kTurnBarrier + wg, 256);
+      const bool next = u + units.step < units.count;
+      mainloop<F>(acc, s, w, desc, st, rel, [&] {
+        if (next) device::named_barrier_arrive(kTurnBarrier + (1 - wg), 256);
+      });
+      epilogue_store<F>(acc, p, s, w.pos, wg, buf, c_phase);
+      if (next) st += rounds(u + units.step);
+    }
+  } else {
+    const StageDescriptors<F> desc(s, wg);
+    for (std::int32_t u = units.first; u < units.count; u += units.step) {
+      const WorkUnit w = units.at(u);
+      mainloop<F>(acc, s, w, desc, st, rel, [] {});
+      if constexpr (F::SplitK) epilogue_split<F>(acc, p, s, w.pos, wg, buf, c_phase, w_phase);
+      else epilogue_store<F>(acc, p, s, w.pos, wg, buf, c_phase);
+    }
   }
   if (t == 0) device::wait_group<0>();  // every store has completed before the CTA's shared memory goes
 }
@@ -446,10 +523,10 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
   const std::uint32_t base = device::shared_address(dyn);
   auto& s = *reinterpret_cast<typename F::Storage*>(dyn + ((1024 - base % 1024) % 1024));
   // A stage of this CTA is written by the producer of every CTA of the cluster (B's slices), so it
-  // is free once the consumer warpgroups of every CTA released it: kConsumers x ClusterM arrivals.
+  // is free once the warpgroups reading it in every CTA released it: kReaders x ClusterM arrivals.
   // Initialized in every CTA before any peer arrives on it or copies into it (a cluster barrier,
   // taken by all threads; it also publishes c_full).
-  device::cluster_init_ring(s.ring, F::kConsumers * F::ClusterM, [&] {
+  device::cluster_init_ring(s.ring, F::Tile::kReaders * F::ClusterM, [&] {
     for (int i = 0; i < F::kConsumers; ++i) {
       device::init(s.c_full[i], 1);
       device::init(s.w_full[i][0], 1);
@@ -463,10 +540,10 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
-    device::setmaxnreg_dec<kProducerRegisters>();
+    device::setmaxnreg_dec<F::Tile::kProducerRegisters>();
     if (threadIdx.x == 0) produce<F>(p, s, g);
   } else {
-    device::setmaxnreg_inc<kConsumerRegisters>();
+    device::setmaxnreg_inc<F::Tile::kConsumerRegisters>();
     consume<F>(p, s, wg - 1, g);
   }
   // No CTA leaves while a peer may still arrive on its barriers or copy into its shared memory.

@@ -30,27 +30,52 @@ inline constexpr int kChunkNF32 = 32;  // and adds split-K partial sums in 64 x 
 inline constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 static_assert(kProducerRegisters * 128 + kConsumers * kConsumerRegisters * 128 <= 65536, "the register file");
 
-// A tile shape: TileN columns per tile, the ring's depth, and whether it is swapped (above). The
-// stages fill what the shared memory leaves beside the epilogue's chunks (heuristics.hpp says which
-// shape a problem takes).
-template <int TileN, int Stages, bool Swapped = false>
+// A tile shape: TileN columns per tile, the ring's depth, and how its consumers share the work.
+// The stages fill what the shared memory leaves beside the epilogue's chunks (heuristics.hpp says
+// which shape a problem takes).
+//   cooperative (the default): both consumer warpgroups work on the same tile, 64 rows each, and
+//     write it out together; the multiplies stop while they do.
+//   swapped: one consumer warpgroup, the 128 x 64 tile multiplied with WGMMA's M along its columns.
+//   ping-pong: each consumer warpgroup owns a whole 128 x TileN tile (two m64nNk16 per k16 step,
+//     one per 64-row half, sharing B) and the two take this CTA's tiles in turn, so that one writes
+//     its tile out while the other multiplies: the tensor cores do not wait for an epilogue. Its
+//     TileN is 192: 192 accumulators per thread, the most the consumers' registers hold (128 x 128
+//     ping-pong tiles read B twice per k16 step for half the work of a 128 x 256 tile and kept the
+//     tensor pipe 75 % busy: docs/lab/gemm.md, 2026-12-06 06:18).
+enum class Split { cooperative, swapped, pingpong };
+template <int TileN, int Stages, Split How = Split::cooperative>
 struct TileShape {
-  static_assert(TileN == 64 || TileN == 128 || TileN == 256, "m64nNk16 with N = 64, 128 or 256");
-  static_assert(!Swapped || TileN == 64, "a swapped tile's 64 columns are WGMMA's M");
+  static constexpr bool kSwapped = How == Split::swapped;
+  static constexpr bool kPingPong = How == Split::pingpong;
+  static_assert(kPingPong ? TileN == 192 : TileN == 64 || TileN == 128 || TileN == 256,
+                "m64nNk16 with N = 64, 128 or 256 (ping-pong: 192, its accumulators two halves of N / 2 registers)");
+  static_assert(!kSwapped || TileN == 64, "a swapped tile's 64 columns are WGMMA's M");
   static constexpr int kTileN = TileN;
   static constexpr int kStages = Stages;
-  static constexpr bool kSwapped = Swapped;
-  static constexpr int kConsumers = Swapped ? 1 : 2;
+  static constexpr int kConsumers = kSwapped ? 1 : 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  // D chunks per consumer and tile: 64 columns each (unswapped), 64 rows each (swapped); W's 32.
-  static constexpr int kChunks = Swapped ? kTileM / 64 : TileN / kChunkN;
-  static constexpr int kChunksF32 = Swapped ? kTileM / kChunkNF32 : TileN / kChunkNF32;
-  static constexpr int kAccumulators = (Swapped ? kTileM : TileN) / 2;  // fp32 registers per consumer thread
+  // Warpgroups that read each stage (and release it): ping-pong's stages belong to one tile each.
+  static constexpr int kReaders = kPingPong ? 1 : kConsumers;
+  // Rows of the tile one consumer multiplies and writes out.
+  static constexpr int kRowsPerConsumer = kPingPong ? kTileM : kTileM / kConsumers;
+  // D chunks per consumer and tile: 64 x 64 each, row-major over the consumer's rows (unswapped), 64
+  // rows each (swapped); W's 64 x 32.
+  static constexpr int kChunksPerRow = kSwapped ? 1 : TileN / kChunkN;
+  static constexpr int kChunks = kSwapped ? kTileM / 64 : kRowsPerConsumer / 64 * kChunksPerRow;
+  static constexpr int kChunksF32 = kSwapped ? kTileM / kChunkNF32 : TileN / kChunkNF32;
+  // fp32 registers per consumer thread: a 64-row half of the tile (m64nNk16) is N / 2 of them.
+  static constexpr int kAccumulators = kSwapped ? kTileM / 2 : kRowsPerConsumer / 64 * (TileN / 2);
+  // Registers per thread after setmaxnreg: a ping-pong tile's 192 accumulators need the consumers'
+  // largest share, which leaves the producer warpgroup the least setmaxnreg allows.
+  static constexpr int kProducerRegisters = kPingPong ? 24 : gemm_sm90::kProducerRegisters;
+  static constexpr int kConsumerRegisters = kPingPong ? 240 : gemm_sm90::kConsumerRegisters;
+  static_assert(kProducerRegisters * 128 + kConsumers * kConsumerRegisters * 128 <= 65536, "the register file");
 };
-using WideTile = TileShape<256, 4>;          // the large problems
-using Tile128 = TileShape<128, 6>;           // skinny problems: more tiles, a deeper ring
-using Tile64 = TileShape<64, 8>;             // the skinniest: more tiles still
-using SwappedTile = TileShape<64, 8, true>;  // the same tiles, one consumer warpgroup
+using WideTile = TileShape<256, 4>;                        // the large problems
+using Tile128 = TileShape<128, 6>;                         // skinny problems: more tiles, a deeper ring
+using Tile64 = TileShape<64, 8>;                           // the skinniest: more tiles still
+using SwappedTile = TileShape<64, 8, Split::swapped>;      // the same tiles, one consumer warpgroup
+using PingPongTile = TileShape<192, 4, Split::pingpong>;  // the large problems, epilogues overlapped
 
 // A as 128 x 64 (M x K), B as TileN x 64 (N x K): K-major when the operand's K is contiguous in
 // global memory, MN-major otherwise (WGMMA reads either; imm-trans says which).
@@ -132,7 +157,7 @@ struct alignas(1024) SharedStorage {
 template <class Tile>
 inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile>) + 1024;
 static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
-                  kDynamicSmem<SwappedTile> <= 232448,
+                  kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
 
 }  // namespace tmakit::gemm_sm90

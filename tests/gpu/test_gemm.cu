@@ -60,6 +60,7 @@ struct Case {
   int launches = 1;                // > 1: one Gemm launched this many times (the workspace is reused)
   int swapped = 0;                 // GemmArgs::swapped (1: the launcher must run swapped tiles)
   int split_lead = -1;             // GemmArgs::split_lead
+  int pingpong = 0;                // GemmArgs::pingpong (1: the launcher must run ping-pong tiles)
   int expect_split_lead = -1;      // >= 0: the lead the launcher must report
 };
 
@@ -69,7 +70,7 @@ std::string describe(const Case& c) {
          std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
          std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16") + " splits " +
          std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m) + " tile_n " + std::to_string(c.tile_n) +
-         (c.swapped == 1 ? " swapped" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "");
+         (c.swapped == 1 ? " swapped" : "") + (c.pingpong == 1 ? " ping-pong" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "");
 }
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -132,6 +133,7 @@ void run_case(const Case& c) {
   g.splits = c.splits;
   g.swapped = c.swapped;
   g.split_lead = c.split_lead;
+  g.pingpong = c.pingpong;
   GemmStatus s;
   if (c.launches > 1) {
     const tmakit::gemm_sm90::Gemm prepared(g);
@@ -150,6 +152,7 @@ void run_case(const Case& c) {
   }
   if (s.ok && c.expect_splits > 0) EXPECT_EQ(s.config.splits, c.expect_splits);
   if (s.ok && c.swapped != 0) EXPECT_EQ(s.config.swapped, c.swapped == 1);
+  if (s.ok && c.pingpong != 0) EXPECT_EQ(s.config.pingpong, c.pingpong == 1);
   if (s.ok && c.swapped == 0) EXPECT_EQ(s.config.swapped, s.config.tile_n == 64);  // a 64-column tile is swapped
   if (s.ok && c.expect_split_lead >= 0) EXPECT_EQ(s.config.split_lead, c.expect_split_lead);
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
@@ -401,6 +404,87 @@ TEST(GemmSmall, EveryTileWidth) {
     c.expect_splits = 3;
     run_case(c);
   }
+}
+
+// Ping-pong tiles (each consumer warpgroup on a 128 x 192 tile of its own, the two in turn over one
+// ring): every layout in clusters of one and two on partial tiles; grids where a CTA takes one, two,
+// three or more tiles (so that each warpgroup walks past its partner's rounds, with K blocks fewer
+// and more than the ring's stages, and hands the ring over at every tile); batches with alpha and
+// beta; f16; repeated launches; asked for by pingpong or by tile_n 192; and the forms it refuses.
+TEST(GemmSmall, PingPongTiles) {
+  TMAKIT_REQUIRE_GPU();
+  auto pingpong = [](Case c) {
+    c.pingpong = 1;
+    c.expect_tile_n = 192;
+    return c;
+  };
+  for (int cluster : {1, 2})
+    for (Order a : {Order::row_major, Order::col_major})
+      for (Order b : {Order::row_major, Order::col_major}) {
+        Case c = pingpong({300, 330, 520, 1, a, b});
+        c.cluster_m = cluster;
+        run_case(c);
+      }
+  run_case(pingpong({2100, 2500, 200, 1}));   // 4 K blocks: as many as the stages
+  run_case(pingpong({2100, 2500, 130, 1}));   // 3: fewer
+  run_case(pingpong({2100, 2500, 1000, 1}));  // 16: more
+  run_case(pingpong({1500, 1900, 700, 3, Order::col_major, Order::row_major, 0.5f, -1.0f}));
+  run_case(pingpong({700, 900, 300, 2, Order::row_major, Order::row_major, 2.0f, 0.25f, DataType::float16}));
+  run_case(pingpong({1, 1, 1, 1}));
+  Case again = pingpong({1100, 1300, 450, 4, Order::col_major, Order::col_major, 1.0f, 0.5f});
+  again.launches = 2;
+  run_case(again);
+  Case by_width{2000, 3000, 600, 1, Order::row_major, Order::col_major, 1.0f, 0.5f};
+  by_width.tile_n = 192;  // pingpong left automatic: 192 columns are ping-pong tiles
+  by_width.pingpong = 0;
+  run_case(by_width);
+
+  GemmArgs g;
+  g.m = g.n = g.k = 256;
+  DeviceBuffer x(256 * 256 * 2);
+  g.a = Matrix{x.p, Order::row_major, 256, 0};
+  g.b = Matrix{x.p, Order::col_major, 256, 0};
+  g.d = Matrix{x.p, Order::row_major, 256, 0};
+  using Change = void (*)(GemmArgs&);
+  for (Change refuse : {+[](GemmArgs& a) { a.pingpong = 1, a.tile_n = 256; }, +[](GemmArgs& a) { a.pingpong = 1, a.tile_n = 128; },
+                        +[](GemmArgs& a) { a.pingpong = 1, a.splits = 2; }, +[](GemmArgs& a) { a.pingpong = 1, a.swapped = 1; },
+                        +[](GemmArgs& a) { a.pingpong = -1, a.tile_n = 192; }, +[](GemmArgs& a) { a.tile_n = 192, a.splits = 3; },
+                        +[](GemmArgs& a) { a.pingpong = 2; }}) {
+    GemmArgs bad = g;
+    refuse(bad);
+    const GemmStatus st = tmakit::gemm_sm90::Gemm(bad).status();
+    EXPECT_FALSE(st.ok);
+    ASSERT_EQ(st.errors.size(), 1u);
+    EXPECT_EQ(st.errors[0].rfind("gemm.pingpong:", 0), 0u) << st.errors[0];
+  }
+}
+
+// The launcher's choice between cooperative 128 x 256 tiles and ping-pong 128 x 192 ones on the
+// benchmark's large shapes (132 SMs, clusters of two): ping-pong where its waves take less time.
+TEST(GemmHeuristics, PingPongWhereItsWavesAreShorter) {
+  using tmakit::gemm_sm90::choose_form;
+  auto form = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return choose_form((m + 127) / 128, n, 1, (k + 63) / 64, 132, 0, 0, 0, 0, 0);
+  };
+  struct Want {
+    std::int64_t m, n, k;
+    bool pingpong;
+  };
+  for (const Want& w : {Want{4096, 4096, 4096, false}, Want{6144, 6144, 6144, true}, Want{8192, 8192, 8192, true},
+                        Want{16384, 8192, 8192, true}, Want{8192, 28672, 4096, true}, Want{8192, 4096, 14336, false}}) {
+    const auto c = form(w.m, w.n, w.k);
+    EXPECT_EQ(c.pingpong, w.pingpong) << w.m << "x" << w.n << "x" << w.k;
+    EXPECT_EQ(c.tile_n, w.pingpong ? 192 : 256) << w.m << "x" << w.n << "x" << w.k;
+    EXPECT_EQ(c.cluster_m, 2);
+    EXPECT_EQ(c.splits, 1);
+  }
+  // the skinny shapes keep their narrow, split or swapped tiles
+  for (std::int64_t m : {128, 256, 512}) EXPECT_FALSE(form(m, 8192, 8192).pingpong) << m;
+  EXPECT_FALSE(form(256, 2112, 7168).pingpong);
+  // asked for, or ruled out
+  EXPECT_TRUE(choose_form(64, 8192, 1, 128, 132, 0, 0, 0, 0, 1).pingpong);
+  EXPECT_FALSE(choose_form(64, 8192, 1, 128, 132, 0, 0, 0, 0, -1).pingpong);
+  EXPECT_TRUE(choose_form(64, 8192, 1, 128, 132, 192, 0, 0, 0, 0).pingpong);
 }
 
 // Swapped 128 x 64 tiles (one consumer warpgroup, WGMMA's M along N, D written through the

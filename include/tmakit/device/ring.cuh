@@ -25,6 +25,13 @@
 // stage into each CTA whose producer writes into it (RingRelease: thread r of the warpgroup, r < C,
 // arrives on CTA r's barrier, whose address it computed once).
 //
+// A reader that takes only some runs of rounds (ping-pong consumers: each warpgroup every other
+// tile) walks past the others' rounds with `st += n`, and must not wait for a round while the round
+// one ring's length before it may still be incomplete: a parity wait tells a phase only from the
+// one before it, so a wait two phases early would pass at once on the old phase. The kernel orders
+// such readers so that a reader's first wait of a run comes after the other reader has waited for
+// every round before the run (kernels/gemm_sm90/kernel.cuh: the turn barrier).
+//
 // The first round of each stage finds it free: a fresh barrier's phase 0 is in progress, and
 // waiting for parity 1 (the phase before it) returns at once, so the producer's state starts at
 // phase 0 and waits for parity phase ^ 1.
@@ -76,6 +83,14 @@ struct RingState {
     }
     return *this;
   }
+  // n rounds on at once: a reader that takes every other run of rounds (ping-pong consumers) walks
+  // past the rounds its partner reads. A division by the constant stage count.
+  __device__ __forceinline__ RingState& operator+=(std::uint32_t n) {
+    const std::uint32_t i = index + n;
+    phase ^= (i / count()) & 1u;
+    index = i % count();
+    return *this;
+  }
 };
 
 // The same walk over a stage count chosen at run time (at least 1), held by the state.
@@ -91,6 +106,12 @@ struct RingState<kRuntimeStages> {
       index = 0;
       phase ^= 1u;
     }
+    return *this;
+  }
+  __device__ __forceinline__ RingState& operator+=(std::uint32_t n) {  // n rounds on (a run-time division)
+    const std::uint32_t i = index + n;
+    phase ^= (i / stages) & 1u;
+    index = i % stages;
     return *this;
   }
 };

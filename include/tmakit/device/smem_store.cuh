@@ -118,6 +118,18 @@ struct XorAddressMap {
   __device__ static __forceinline__ std::uint32_t offset(std::uint32_t thread_term) {
     return thread_term ^ offset_constant<S, D, 0, Value>;
   }
+  // Whether, in every thread, value Value + 1 is the 2-byte element right after value Value and the
+  // pair is 4-byte aligned: no thread term and neither constant touches the low two bits but bit 1
+  // telling the two apart.
+  template <int Value>
+  static constexpr bool kAdjacentPair = [] {
+    constexpr std::uint32_t lo = offset_constant<S, D, 0, Value>, hi = offset_constant<S, D, 0, Value + 1>;
+    bool ok = (lo & 3u) == 0 && hi == (lo ^ 2u);
+    [&]<int... B>(std::integer_sequence<int, B...>) {
+      ((ok = ok && ((offset_constant<S, D, (1 << B), 0> ^ offset_constant<S, D, 0, 0>) & 3u) == 0), ...);
+    }(std::make_integer_sequence<int, kThreadBits>{});
+    return ok;
+  }();
 };
 
 template <class U, int N>
@@ -191,6 +203,29 @@ __device__ __forceinline__ void instruction(unsigned char* buf, std::uint32_t bu
 }
 
 }  // namespace smem_store_impl
+
+// Reads this thread's 2-byte values V and V + 1 back from a destination laid out as D (as
+// load_elements below does), packed as V | V + 1 << 16: one 4-byte load where the two are adjacent
+// (a row-major chunk's two columns of one accumulator pair), else two. A caller that folds each pair
+// into its result at once holds half as many registers of loaded values.
+template <const StoreSource& S, const StoreDestination& D, int V>
+__device__ __forceinline__ std::uint32_t load_element_pair(const void* smem_buffer, int thread) {
+  static_assert(D.elem_bytes == 2, "pairs of 2-byte elements");
+  static_assert(V >= 0 && V + 1 < S.values(), "two register slots of the source");
+  const unsigned char* buf = static_cast<const unsigned char*>(smem_buffer);
+  using Map = smem_store_impl::XorAddressMap<S, D>;
+  if constexpr (Map::kLinear) {
+    const std::uint32_t tt = Map::thread_term(thread);
+    if constexpr (Map::template kAdjacentPair<V>)
+      return *reinterpret_cast<const std::uint32_t*>(buf + Map::template offset<V>(tt));
+    else
+      return static_cast<std::uint32_t>(*reinterpret_cast<const std::uint16_t*>(buf + Map::template offset<V>(tt))) |
+             static_cast<std::uint32_t>(*reinterpret_cast<const std::uint16_t*>(buf + Map::template offset<V + 1>(tt))) << 16;
+  } else {
+    return static_cast<std::uint32_t>(*reinterpret_cast<const std::uint16_t*>(buf + smem_store_impl::offset_of<S, D>(thread, V))) |
+           static_cast<std::uint32_t>(*reinterpret_cast<const std::uint16_t*>(buf + smem_store_impl::offset_of<S, D>(thread, V + 1))) << 16;
+  }
+}
 
 // Reads this thread's values back from a destination laid out as D (e.g. an operand tile a TMA load
 // filled: a GEMM's C), value v of the source being element S.coord(thread, v). Plain shared loads of
