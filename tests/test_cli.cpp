@@ -719,7 +719,8 @@ TEST(CliContract, HelpAndDocsNameTheSameOptions) {
     return doc.substr(a, b - a);
   };
   const std::vector<std::pair<std::string, std::string>> cmds = {
-      {"plan", "plan"}, {"smem-store", "smem-store"}, {"encode", "encode tiled"}, {"decode, diff", "decode"}};
+      {"plan", "plan"}, {"smem-store", "smem-store"}, {"encode", "encode tiled"}, {"decode, diff", "decode"},
+      {"cluster-stage", "cluster-stage"}};
   for (const auto& [heading, cmd] : cmds) {
     SCOPED_TRACE(cmd);
     std::set<std::string> help = options_in(run_inprocess(split(cmd + " --help")).out);

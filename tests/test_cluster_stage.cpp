@@ -58,8 +58,15 @@ TEST(ClusterStage, ASumPastTheTransactionCountIsRefused) {
   const ClusterStage s = plan_cluster_stage(2, nullptr, 0, d, 2);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.cta[1].expect_bytes, 1200000u);
-  d[1].to = 2;  // outside a 2-CTA cluster
-  EXPECT_FALSE(plan_cluster_stage(2, nullptr, 0, d, 2).ok());
+  d[1].to = 2;  // outside a 2-CTA cluster: blamed on the issuing CTA, with the cluster's size
+  const ClusterStage out = plan_cluster_stage(2, nullptr, 0, d, 2);
+  EXPECT_FALSE(out.ok());
+  ASSERT_FALSE(out.diagnostics.ok());
+  const ClusterViolation& v = out.diagnostics.items[0];
+  EXPECT_EQ(v.rule, ClusterRule::mask_outside_cluster);
+  EXPECT_EQ(v.cta, 0);
+  EXPECT_EQ(v.value, 2);
+  EXPECT_EQ(v.expected, 2);
 }
 
 TEST(ClusterStage, MasksReadAsBitsHexAndCtas) {

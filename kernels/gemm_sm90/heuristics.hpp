@@ -93,12 +93,10 @@ inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int6
 inline bool automatic_swapped(int swapped, int tile_n) { return swapped == 1 || (swapped == 0 && tile_n == 64); }
 // Ping-pong 128 x 192 tiles (tiles.cuh) or cooperative 128 x 256 ones, where the wide tile is the
 // automatic choice and K is not split: whichever form's waves of cluster tiles take less time, a
-// wave timed by its tile's area, a ping-pong tile's counted at 1 / kPingPongSpeed of it (its tensor
-// pipe 97.8 % busy where the cooperative tile's is 94 %, since no epilogue stops the multiplies).
-// The factor separates the two forms as measured on every large shape of the benchmark set:
-// ping-pong faster at 6144^3, 8192^3 (each operand layout), 16384 x 8192 x 8192 and 8192 x 28672 x
-// 4096; cooperative at 4096^3 (4 waves against 6) and 8192 x 4096 x 14336 (8 against 11), where a
-// factor of 1.00 to 1.031 decides every one the same way (docs/lab/gemm.md, 2026-12-06 06:18).
+// wave timed by its tile's area, a ping-pong tile's counted at 1 / kPingPongSpeed of it (no
+// epilogue stops its multiplies). The factor ranks the two forms as they measured on every large
+// shape of the benchmark set, where the narrower tile's extra waves decide (docs/lab/gemm.md,
+// 2026-12-06 06:18 and 06:33).
 inline constexpr int kPingPongTileN = 192;
 inline constexpr double kPingPongSpeed = 1.02;
 inline bool pingpong_is_faster(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, int cluster_m, int sms) {

@@ -39,9 +39,9 @@ static_assert(kProducerRegisters * 128 + kConsumers * kConsumerRegisters * 128 <
 //   ping-pong: each consumer warpgroup owns a whole 128 x TileN tile (two m64nNk16 per k16 step,
 //     one per 64-row half, sharing B) and the two take this CTA's tiles in turn, so that one writes
 //     its tile out while the other multiplies: the tensor cores do not wait for an epilogue. Its
-//     TileN is 192: 192 accumulators per thread, the most the consumers' registers hold (128 x 128
-//     ping-pong tiles read B twice per k16 step for half the work of a 128 x 256 tile and kept the
-//     tensor pipe 75 % busy: docs/lab/gemm.md, 2026-12-06 06:18).
+//     TileN is 192: 192 accumulators per thread, the most the consumers' registers hold (a 128 x
+//     128 ping-pong tile reads each k16 step's B twice for half the work of a 128 x 256 one, and
+//     measured slower: docs/lab/gemm.md, 2026-12-06 06:18).
 enum class Split { cooperative, swapped, pingpong };
 template <int TileN, int Stages, Split How = Split::cooperative>
 struct TileShape {

@@ -1,10 +1,13 @@
-// Cluster plans from Python: multicast of one operand's tile across a cluster (plan_multicast) and
-// SM-to-SM copies between two shared layouts (plan_dsmem_copy). A refusal raises tmakit.Refused
-// with every cluster rule violated (explain() of cluster/explain.hpp: "error [expect.fan_in] CTA 1:
-// ...; fix: ..."); the plans become dicts of the plan's own fields.
+// Cluster plans from Python: multicast of one operand's tile across a cluster (plan_multicast),
+// SM-to-SM copies between two shared layouts (plan_dsmem_copy) and a stage's copies added up per
+// CTA (plan_cluster_stage, as `tmakit cluster-stage`). A refusal raises tmakit.Refused with every
+// cluster rule violated (explain() of cluster/explain.hpp: "error [expect.fan_in] CTA 1: ...; fix:
+// ..."); the plans become dicts of the plan's own fields.
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <array>
 #include <optional>
@@ -16,6 +19,7 @@
 #include "tmakit/cluster/dsmem_layout.hpp"
 #include "tmakit/cluster/explain.hpp"
 #include "tmakit/cluster/multicast.hpp"
+#include "tmakit/cluster/stage.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/names.hpp"
@@ -23,35 +27,56 @@
 namespace tmakit::py {
 namespace {
 
-// Errors refuse; notes (decisions) are returned with the plan.
-nb::list check_diagnostics(const ClusterDiagnostics& ds) {
-  std::vector<PyViolation> errors;
+// Errors (each `where`-prefixed: which copy of a stage) are gathered into `errors`; notes
+// (decisions) are returned.
+nb::list gather_diagnostics(const ClusterDiagnostics& ds, std::vector<PyViolation>& errors, const std::string& where = "") {
   nb::list notes;
   for (const ClusterViolation& v : ds) {
-    const PyViolation pv{rule_id(v.rule), v.cta >= 0 ? "CTA " + std::to_string(v.cta) : "", std::to_string(v.value),
-                         explain(v), rule_fix(v.rule)};
+    const PyViolation pv{rule_id(v.rule), v.cta >= 0 ? "CTA " + std::to_string(v.cta) : where, std::to_string(v.value),
+                         (where.empty() ? "" : where + ": ") + explain(v), rule_fix(v.rule)};
     if (is_note(v.rule)) notes.append(pv.message);
     else errors.push_back(pv);
   }
+  return notes;
+}
+// Errors refuse; notes (decisions) are returned with the plan.
+nb::list check_diagnostics(const ClusterDiagnostics& ds) {
+  std::vector<PyViolation> errors;
+  nb::list notes = gather_diagnostics(ds, errors);
   if (!errors.empty()) refuse(errors);
   return notes;
 }
 
-nb::dict multicast(nb::handle box, std::array<std::uint32_t, 3> cluster, const std::string& share, const std::string& mode,
-                   std::optional<std::uint32_t> slice_dim) {
+// One operand's multicast plan from the words the CLI takes (parse_multicast_share / _mode).
+MulticastPlan plan_multicast_of(nb::handle box, const ClusterShape& cluster, const std::string& share,
+                                const std::string& mode, std::optional<std::uint32_t> slice_dim) {
   MulticastSpec s;
-  s.cluster = ClusterShape{cluster[0], cluster[1], cluster[2]};
-  for (const char c : share) {
-    if (c < 'x' || c > 'z') usage_error("share '" + share + "': the cluster dimensions the CTAs share the tile along, e.g. 'x', 'y' or 'xy'");
-    if (s.share[c - 'x']) usage_error("share '" + share + "': each cluster dimension once (e.g. 'xy')");
-    s.share[c - 'x'] = true;
-  }
-  if (mode == "leader_broadcast") s.mode = MulticastMode::leader_broadcast;
-  else if (mode == "sliced") s.mode = MulticastMode::sliced;
-  else usage_error("mode '" + mode + "': expected 'leader_broadcast' or 'sliced'");
+  s.cluster = cluster;
+  std::string why;
+  if (!parse_multicast_share(share, s.share, why)) usage_error(why);
+  if (!parse_multicast_mode(mode, s.mode, why)) usage_error(why);
   s.box = decode(map_from_buffer(box, "box")).params;
   if (slice_dim) s.slice_dim = *slice_dim;
-  const MulticastPlan p = plan_multicast(s);
+  return plan_multicast(s);
+}
+
+// An SM-to-SM copy's plan from two layouts in CuTe notation and the element type's name.
+DsmemPlan plan_dsmem_of(const std::string& src, const std::string& dst, const std::string& dtype, std::uint32_t threads) {
+  const Parsed<SwizzledLayout> s = parse_swizzled_layout(src), t = parse_swizzled_layout(dst);
+  if (!s.ok) usage_error("src: " + s.error.message);
+  if (!t.ok) usage_error("dst: " + t.error.message);
+  DataType type{};
+  std::string why;
+  if (!parse_name(dtype, type, &why)) usage_error("dtype: " + why);
+  if (element_bits(type) < 8) usage_error("dtype " + dtype + ": sub-byte types have no byte offsets");
+  return plan_dsmem_copy(s.value, t.value, element_bits(type) / 8, threads);
+}
+
+nb::dict multicast(nb::handle box, std::array<std::uint32_t, 3> cluster, const std::string& share, const std::string& mode,
+                   std::optional<std::uint32_t> slice_dim) {
+  const ClusterShape shape{cluster[0], cluster[1], cluster[2]};
+  const MulticastPlan p = plan_multicast_of(box, shape, share, mode, slice_dim);
+  const MulticastSpec& s = p.spec;
   nb::dict d;
   d["notes"] = check_diagnostics(p.diagnostics);
   d["decision"] = decision_name(p.decision);
@@ -85,14 +110,7 @@ nb::dict multicast(nb::handle box, std::array<std::uint32_t, 3> cluster, const s
 }
 
 nb::dict dsmem_copy(const std::string& src, const std::string& dst, const std::string& dtype, std::uint32_t threads) {
-  const Parsed<SwizzledLayout> s = parse_swizzled_layout(src), t = parse_swizzled_layout(dst);
-  if (!s.ok) usage_error("src: " + s.error.message);
-  if (!t.ok) usage_error("dst: " + t.error.message);
-  DataType type{};
-  std::string why;
-  if (!parse_name(dtype, type, &why)) usage_error("dtype: " + why);
-  if (element_bits(type) < 8) usage_error("dtype " + dtype + ": sub-byte types have no byte offsets");
-  const DsmemPlan p = plan_dsmem_copy(s.value, t.value, element_bits(type) / 8, threads);
+  const DsmemPlan p = plan_dsmem_of(src, dst, dtype, threads);
   nb::dict d;
   d["notes"] = check_diagnostics(p.diagnostics);
   d["path"] = dsmem_path_name(p.path);
@@ -113,6 +131,59 @@ nb::dict dsmem_copy(const std::string& src, const std::string& dst, const std::s
   return d;
 }
 
+// A multicast copy of a stage: (box, share, mode, slice_dim); a DSMEM copy: (src, dst, dtype,
+// threads, from, to) (tmakit/__init__.py's cluster_stage builds them from the caller's dicts).
+using StageMulticastArgs = std::tuple<nb::object, std::string, std::string, std::optional<std::uint32_t>>;
+using StageDsmemArgs = std::tuple<std::string, std::string, std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
+
+nb::dict cluster_stage(std::array<std::uint32_t, 3> cluster, const std::vector<StageMulticastArgs>& multicasts,
+                       const std::vector<StageDsmemArgs>& dsmem) {
+  const ClusterShape shape{cluster[0], cluster[1], cluster[2]};
+  if (shape.size() < 1 || shape.size() > kMaxClusterSize)
+    usage_error("cluster: " + std::to_string(shape.size()) + " CTAs; a cluster holds 1.." + std::to_string(kMaxClusterSize));
+  if (multicasts.empty() && dsmem.empty()) usage_error("give the stage's copies: multicast=[...] and/or dsmem=[...]");
+  std::vector<MulticastPlan> plans;
+  std::vector<StageDsmemCopy> copies;
+  std::vector<PyViolation> errors;
+  nb::list notes;
+  for (const auto& [box, share, mode, slice_dim] : multicasts) {
+    plans.push_back(plan_multicast_of(box, shape, share, mode, slice_dim));
+    notes.extend(gather_diagnostics(plans.back().diagnostics, errors, "multicast " + std::to_string(plans.size())));
+  }
+  for (const auto& [src, dst, dtype, threads, from, to] : dsmem) {
+    copies.push_back(StageDsmemCopy{plan_dsmem_of(src, dst, dtype, threads), from, to});
+    notes.extend(gather_diagnostics(copies.back().plan.diagnostics, errors, "dsmem " + std::to_string(copies.size())));
+  }
+  if (!errors.empty()) refuse(errors);  // a copy refused alone: no sum to take
+  const ClusterStage st = plan_cluster_stage(shape.size(), plans.data(), static_cast<int>(plans.size()), copies.data(),
+                                             static_cast<int>(copies.size()));
+  notes.extend(gather_diagnostics(st.diagnostics, errors));
+  if (!errors.empty()) refuse(errors);
+  nb::dict d;
+  d["cluster"] = nb::make_tuple(cluster[0], cluster[1], cluster[2]);
+  nb::list ctas;
+  for (std::uint32_t r = 0; r < st.ctas; ++r) {
+    const StageCta& c = st.cta[r];
+    nb::dict e;
+    e["rank"] = r;
+    e["expect_bytes"] = c.expect_bytes;
+    e["tma_bytes"] = c.tma_bytes;
+    e["dsmem_bytes"] = c.dsmem_bytes;
+    e["remote_arrivals"] = c.remote_arrivals;
+    e["init_count"] = 1 + c.remote_arrivals;
+    e["senders"] = c.senders;
+    e["senders_text"] = cta_mask_text(c.senders, st.ctas);
+    e["receivers"] = c.receivers;
+    e["receivers_text"] = cta_mask_text(c.receivers, st.ctas);
+    e["issues"] = c.issues;
+    ctas.append(e);
+  }
+  d["ctas"] = ctas;
+  d["notes"] = notes;
+  d["text"] = describe_cluster_stage(st);
+  return d;
+}
+
 }  // namespace
 
 void bind_cluster(nb::module_& m) {
@@ -121,6 +192,8 @@ void bind_cluster(nb::module_& m) {
         "one operand's tile (the descriptor of the WHOLE tile) shared across a cluster: per CTA what it issues and expects");
   m.def("dsmem_copy", &dsmem_copy, nb::arg("src"), nb::arg("dst"), nb::arg("dtype"), nb::arg("threads") = 128,
         "an SM-to-SM copy from a shared layout of this CTA to one of a peer: path, pieces, bytes to expect");
+  m.def("cluster_stage", &cluster_stage, nb::arg("cluster"), nb::arg("multicasts"), nb::arg("dsmem"),
+        "every copy that lands in one stage of a cluster, added up per CTA: bytes to arm, senders, issuers");
 }
 
 }  // namespace tmakit::py

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 from . import _tmakit
 from ._errors import Refused, Violation
 from ._records import (
+    ClusterStage,
     Decoded,
     Diff,
     DsmemPlan,
@@ -34,8 +35,8 @@ from ._tmakit import Layout
 __version__: str = _tmakit.__version__
 
 __all__ = [
-    "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan", "Plan", "PlanCheck",
-    "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "check_against_plan", "decode", "diff",
+    "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan", "Plan", "PlanCheck",
+    "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "check_against_plan", "cluster_stage", "decode", "diff",
     "dsmem_copy", "encode", "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan",
     "smem_store", "tensor_map", "to_bytes", "validate",
 ]
@@ -262,11 +263,12 @@ def smem_store(src: str, dst: str, *, base: int = 0, elements: bool = False, stm
     return StorePlan(_tmakit.smem_store(src, dst, base, elements, stmatrix))
 
 
-def multicast(box: Any, *, cluster: Sequence[int], share: str, mode: str = "leader_broadcast",
+def multicast(box: Any, *, cluster: Sequence[int], share: str, mode: str = "sliced",
               slice_dim: int | None = None) -> MulticastPlan:
     """One operand's tile, described by the descriptor of the WHOLE tile (`box`: a TensorMap or its
     bytes), shared by the CTAs of a cluster along `share` ('x', 'y', 'xy'): per CTA what it issues
-    (mask, slice, offsets, bytes) and what its barrier expects."""
+    (mask, slice, offsets, bytes) and what its barrier expects. mode: 'sliced' (each sharer issues a
+    slice, as `tmakit plan --cluster` and `tmakit cluster-stage` plan it) or 'leader_broadcast'."""
     c = _cluster(cluster)
     return MulticastPlan(_tmakit.multicast(to_bytes(box), c, share, mode, slice_dim))
 
@@ -275,3 +277,56 @@ def dsmem_copy(src: str, dst: str, *, dtype: str, threads: int = 128) -> DsmemPl
     """An SM-to-SM copy from a shared layout of this CTA to one of a peer (CuTe notation, swizzle in
     bytes): the path, its pieces and the bytes the receiving barrier must expect."""
     return DsmemPlan(_tmakit.dsmem_copy(src, dst, dtype, threads))
+
+
+_STAGE_MULTICAST_KEYS = ("box", "share", "mode", "slice_dim")
+_STAGE_DSMEM_KEYS = ("from", "to", "dtype", "src", "dst", "threads")
+
+
+def _stage_copy(kind: str, i: int, copy: Any, keys: tuple[str, ...], required: tuple[str, ...]) -> Mapping[str, Any]:
+    """One copy of cluster_stage: a mapping with the keys the CLI's SPEC takes, each at most once."""
+    if not isinstance(copy, Mapping):
+        raise TypeError(f"{kind}[{i}]: a dict with the keys {', '.join(keys)}, not {type(copy).__name__}")
+    unknown = [k for k in copy if k not in keys]
+    if unknown:
+        raise _usage(kind, f"{kind}[{i}]: unknown key {unknown[0]!r}", f"give only {', '.join(keys)}")
+    missing = [k for k in required if copy.get(k) is None]
+    if missing:
+        raise _usage(kind, f"{kind}[{i}]: missing {', '.join(missing)}", f"give {', '.join(required)}")
+    return copy
+
+
+def cluster_stage(cluster: Sequence[int], *, multicast: Sequence[Mapping[str, Any]] = (),
+                  dsmem: Sequence[Mapping[str, Any]] = ()) -> ClusterStage:
+    """`tmakit cluster-stage`: every copy that lands in one pipeline stage of a cluster, added up per
+    CTA: the bytes each CTA arms its full barrier with (TMA and DSMEM parts), the remote arrivals
+    DSMEM stores add, the CTAs whose copies land in it and those it issues into. The copies are
+    dicts with the keys of the CLI's SPECs:
+      multicast: {"box": TensorMap or its bytes (the WHOLE tile), "share": "x" | "y" | "xy" ...,
+                  "mode": "sliced" (default) | "leader_broadcast", "slice_dim": int}
+      dsmem:     {"from": rank, "to": rank, "dtype": "bf16", "src": layout, "dst": layout,
+                  "threads": 128}
+    Refused (rule ids as the CLI's) when a copy's own plan is, or when the sum is: a CTA past the
+    mbarrier's transaction count (expect.tx_limit), a copy naming a CTA outside the cluster
+    (mask.outside_cluster)."""
+    c = _plan_cluster(cluster)
+    mcs = []
+    for i, m in enumerate(multicast):
+        m = _stage_copy("multicast", i, m, _STAGE_MULTICAST_KEYS, ("box", "share"))
+        slice_dim = m.get("slice_dim")
+        if slice_dim is not None and (isinstance(slice_dim, bool) or not isinstance(slice_dim, int)):
+            raise TypeError(f"multicast[{i}]: slice_dim is an integer, not {type(slice_dim).__name__}")
+        if slice_dim is not None and not 0 <= slice_dim < 2**32:
+            raise _usage("multicast", f"multicast[{i}]: slice_dim {slice_dim} is not a box dimension", "give 0..4")
+        mcs.append((to_bytes(m["box"]), m["share"], m.get("mode") or "sliced", slice_dim))
+    copies = []
+    for i, d in enumerate(dsmem):
+        d = _stage_copy("dsmem", i, d, _STAGE_DSMEM_KEYS, ("from", "to", "dtype", "src", "dst"))
+        for k in ("from", "to", "threads"):
+            v = d.get(k)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise TypeError(f"dsmem[{i}]: {k} is an integer, not {type(v).__name__}")
+            if v is not None and not 0 <= v < 2**32:
+                raise _usage("dsmem", f"dsmem[{i}]: {k} {v} is not an unsigned 32-bit integer", f"give {k} in 0..2^32 - 1")
+        copies.append((d["src"], d["dst"], d["dtype"], d.get("threads") or 128, d["from"], d["to"]))
+    return ClusterStage(_tmakit.cluster_stage(c, mcs, copies))

@@ -303,6 +303,21 @@ class MulticastPlan(Record):
     ctas: list[dict[str, Any]]
 
 
+class ClusterStage(Record):
+    """Every copy that lands in one stage of a cluster, added up per CTA (`tmakit cluster-stage`):
+    `cluster`, `ctas` (per CTA rank: expect_bytes, the bytes to arm its full barrier with, and its
+    tma_bytes and dsmem_bytes parts; remote_arrivals and init_count; senders and receivers as masks
+    and as text, "0b11 (0x3: CTAs 0, 1)"; issues), `notes`, and `text` (one line per CTA)."""
+
+    __slots__ = ()
+    cluster: tuple[int, int, int]
+    ctas: list[dict[str, Any]]
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class DsmemPlan(Record):
     """An SM-to-SM copy: `path` (bulk_single, bulk_multi, st_async, st_cluster), `reason`,
     `reason_text`, `pieces` ((src, dst, bytes) each), `tx_bytes` (what the receiving barrier must

@@ -21,9 +21,9 @@ ClusterStage plan_cluster_stage(std::uint32_t ctas, const MulticastPlan* plans, 
   for (std::uint32_t r = 0; r < s.ctas; ++r) wide[r] = s.cta[r].tma_bytes;
   for (int i = 0; i < copy_count; ++i) {
     const StageDsmemCopy& x = copies[i];
-    if (x.from >= s.ctas || x.to >= s.ctas) {
-      s.diagnostics.add(ClusterRule::mask_outside_cluster, static_cast<std::int32_t>(x.from >= s.ctas ? x.from : x.to),
-                        x.from >= s.ctas ? x.from : x.to, static_cast<std::int64_t>(s.ctas) - 1);
+    if (x.from >= s.ctas || x.to >= s.ctas) {  // blamed on the issuing CTA where it is one of the cluster's
+      s.diagnostics.add(ClusterRule::mask_outside_cluster, x.from >= s.ctas ? -1 : static_cast<std::int32_t>(x.from),
+                        x.from >= s.ctas ? x.from : x.to, s.ctas);
       continue;
     }
     StageCta& to = s.cta[x.to];
@@ -54,6 +54,35 @@ std::string cta_mask_text(std::uint16_t mask, std::uint32_t ctas) {
     if (mask >> r & 1u) list += (list.empty() ? "" : ", ") + std::to_string(r);
   const bool one = mask != 0 && (mask & (mask - 1)) == 0;
   return "0b" + bits + " (0x" + hex + ": " + (mask == 0 ? std::string("no CTA") : (one ? "CTA " : "CTAs ") + list) + ")";
+}
+
+bool parse_multicast_share(std::string_view text, bool (&share)[3], std::string& why) {
+  bool seen[3] = {false, false, false};
+  for (const char c : text) {
+    if (c < 'x' || c > 'z' || seen[c - 'x']) {
+      why = "share '" + std::string(text) +
+            "': the cluster dimensions whose CTAs share the tile, each cluster dimension once (x, y, z or several, "
+            "e.g. xy)";
+      return false;
+    }
+    seen[c - 'x'] = true;
+  }
+  if (text.empty()) {
+    why = "share '': name at least one cluster dimension (x, y or z)";
+    return false;
+  }
+  for (int d = 0; d < 3; ++d) share[d] = seen[d];
+  return true;
+}
+
+bool parse_multicast_mode(std::string_view text, MulticastMode& mode, std::string& why) {
+  if (text == "sliced") mode = MulticastMode::sliced;
+  else if (text == "leader_broadcast") mode = MulticastMode::leader_broadcast;
+  else {
+    why = "mode '" + std::string(text) + "': expected 'sliced' or 'leader_broadcast'";
+    return false;
+  }
+  return true;
 }
 
 std::string describe_cluster_stage(const ClusterStage& s) {

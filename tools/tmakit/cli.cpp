@@ -32,6 +32,8 @@ constexpr const char* kUsage =
     "       [--store | --reduce OP]                      ... of its stores / reductions (shared -> global)\n"
     "  tmakit smem-store --src FRAGMENT --dst LAYOUT     plan a register -> shared-memory store\n"
     "       [--base N] [--instruction INSN] [--json]     ... starting inside a swizzle repeat; next to a forced instruction\n"
+    "  tmakit cluster-stage --cluster X,Y [--json]       one stage's copies added up per CTA: bytes to arm, senders\n"
+    "       [--multicast SPEC]... [--dsmem SPEC]...      ... (tmakit cluster-stage --help for the SPECs)\n"
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
     "Exit status: 0 ok; 1 refused (the driver would return CUDA_ERROR_INVALID_VALUE);\n"
@@ -46,6 +48,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"encode", run_encode}, {"check", run_check}, {"decode", run_decode},         {"diff", run_diff},
     {"layout", run_layout}, {"plan", run_plan},   {"smem-store", run_smem_store}, {"check-plan", run_check_plan},
+    {"cluster-stage", run_cluster_stage},
 };
 
 // help / version: the whole command line is the word and at most --json.

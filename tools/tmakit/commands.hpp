@@ -32,5 +32,8 @@ int run_layout(std::vector<std::string> args, std::istream& in, std::ostream& ou
 int run_plan(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
 // smem-store --src FRAGMENT --dst LAYOUT [...]: a register -> shared-memory store plan
 int run_smem_store(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// cluster-stage --cluster X,Y [--multicast SPEC]... [--dsmem SPEC]...: one stage's copies added up
+// per CTA (cmd_cluster_stage.cpp)
+int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace tmakit::cli

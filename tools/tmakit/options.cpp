@@ -46,15 +46,19 @@ int Reporter::help(const std::string& text) const {
 
 namespace {
 
-// The long options of `app` and of all its subcommands ("--name"), and whether each takes a value.
+// The long options of `app` and of all its subcommands ("--name"), whether each takes a value, and
+// whether it may be given more than once (an option that collects a list, e.g. cluster-stage's
+// --multicast: one value each time).
 struct KnownOption {
   std::string name;
   bool takes_value = false;
+  bool repeatable = false;
 };
 
 void collect_options(const CLI::App& app, std::vector<KnownOption>& out) {
   for (const CLI::Option* o : app.get_options())
-    for (const std::string& l : o->get_lnames()) out.push_back({"--" + l, o->get_items_expected_max() > 0});
+    for (const std::string& l : o->get_lnames())
+      out.push_back({"--" + l, o->get_items_expected_max() > 0, o->get_expected_max() > 1});
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) collect_options(*sub, out);
 }
 
@@ -97,7 +101,7 @@ CliParse check_option_words(const std::vector<std::string>& args, const std::vec
       return usage_failure(UsageRule::syntax,
                            "unknown option " + quote_user_text(name) + (near.empty() ? "" : "; did you mean " + near + "?"), "");
     }
-    if (std::find(seen.begin(), seen.end(), name) != seen.end())
+    if (!k->repeatable && std::find(seen.begin(), seen.end(), name) != seen.end())
       return usage_failure(UsageRule::syntax, name + " given more than once; give it once", name);
     seen.push_back(name);
     if (eq != std::string::npos && eq + 1 == a.size())

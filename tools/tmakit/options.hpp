@@ -74,8 +74,9 @@ struct CliParse {
 // The parse step of every CLI11 command: `args` (the command line after the command's name) into
 // `app`. Before CLI11 sees them, every word that starts with "--" must name an option of `app` or
 // of one of its subcommands (else usage.syntax, with the nearest option: "did you mean
-// --strides?"), each option may appear once (usage.syntax), "--opt=" needs a value (usage.value),
-// and an option's value may not be another option (`--svg --json`: usage.value). CLI11's own
+// --strides?"), each option may appear once (usage.syntax; one that collects a list, any number
+// of times), "--opt=" needs a value (usage.value), and an option's value may not be another option
+// (`--svg --json`: usage.value). CLI11's own
 // errors, and any other exception it throws on odd input, are bad usage too (never escape).
 // `cmd` gets the names of the subcommands given appended ("tmakit encode tiled").
 CliParse parse_cli(CLI::App& app, std::vector<std::string> args, std::string& cmd);

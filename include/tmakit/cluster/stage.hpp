@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/cluster/multicast.hpp"
@@ -47,5 +48,13 @@ std::string cta_mask_text(std::uint16_t mask, std::uint32_t ctas);
 
 // One line per CTA: bytes to arm (with the TMA / DSMEM parts), senders, receivers, issues.
 std::string describe_cluster_stage(const ClusterStage& s);
+
+// The words a caller types for a multicast copy (the CLI's cluster-stage and Python's multicast and
+// cluster_stage read them the same way): `share`, the cluster dimensions whose CTAs share the tile
+// ("x", "y", "z" or several, e.g. "xy", each once); `mode`, "sliced" (each sharer issues a slice,
+// the stage's default and what `tmakit plan --cluster` plans) or "leader_broadcast" (one CTA
+// issues the whole tile to all). False with `why` naming the text and what is expected.
+bool parse_multicast_share(std::string_view text, bool (&share)[3], std::string& why);
+bool parse_multicast_mode(std::string_view text, MulticastMode& mode, std::string& why);
 
 }  // namespace tmakit

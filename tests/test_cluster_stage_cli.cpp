@@ -1,0 +1,104 @@
+// `tmakit cluster-stage` (tools/tmakit/cmd_cluster_stage.cpp): one stage's copies added up per CTA
+// from the command line, with plan_cluster_stage's sums and the cluster rules' ids.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_run.hpp"
+#include "tmakit/tensor_map/encode.hpp"
+#include "tmakit/tensor_map/jsonl.hpp"
+
+using tmakit_test::run_inprocess;
+
+namespace {
+
+// The descriptor of a bf16 64 x 128 tile (16 KiB), as 256 hex digits.
+std::string box_16k() {
+  tmakit::TensorMapParams p;
+  p.dtype = tmakit::DataType::bfloat16;
+  p.rank = 2;
+  p.dims[0] = p.dims[1] = 4096;
+  p.strides[0] = 8192;
+  p.box[0] = 64;
+  p.box[1] = 128;
+  p.swizzle = tmakit::Swizzle::b128;
+  return tmakit::jsonl::to_hex(tmakit::encode(p).map);
+}
+
+std::vector<std::string> stage(std::vector<std::string> more) {
+  std::vector<std::string> a = {"cluster-stage", "--cluster", "2,1"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+const std::string kDsmem16k = "from=0; to=1; dtype=f32; src=(4096):(1); dst=(4096):(1)";
+
+// The field report: B multicast to both CTAs of a 2x1 cluster, and 16 KiB from CTA 0 to CTA 1 by
+// DSMEM. CTA 1 arms 32,768 bytes: the sum nobody had added up.
+TEST(ClusterStageCli, MulticastAndDsmemAddUpPerCta) {
+  const auto r = run_inprocess(stage({"--multicast", "box=" + box_16k() + "; share=x", "--dsmem", kDsmem16k}));
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("cluster 2x1x1 (2 CTAs), per stage: 1 multicast operand, 1 DSMEM copy\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("CTA 0: arm 16384 bytes on its full barrier (TMA 16384 + DSMEM 0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CTA 1: arm 32768 bytes on its full barrier (TMA 16384 + DSMEM 16384)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("issues into 0b11 (0x3: CTAs 0, 1)"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(ClusterStageCli, JsonHasEveryCtaAndTheMasksInWords) {
+  const auto r = run_inprocess(stage({"--multicast", "box=" + box_16k() + "; share=x; mode=leader_broadcast", "--dsmem",
+                                      kDsmem16k, "--json"}));
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["cluster"], nlohmann::json::array({2, 1, 1}));
+  ASSERT_EQ(j["ctas"].size(), 2u);
+  EXPECT_EQ(j["ctas"][1]["expect_bytes"], 32768);
+  EXPECT_EQ(j["ctas"][1]["dsmem_bytes"], 16384);
+  EXPECT_EQ(j["ctas"][0]["receivers_text"], "0b11 (0x3: CTAs 0, 1)");  // the leader broadcasts to both
+  EXPECT_EQ(j["ctas"][1]["issues"], false);                            // and CTA 1 issues nothing
+}
+
+// Every copy may be given again; two DSMEM copies of 600,000 bytes into one CTA pass the mbarrier's
+// transaction count together, though each is within it alone.
+TEST(ClusterStageCli, ASumPastTheTransactionCountIsRefused) {
+  const std::string big = "from=0; to=1; dtype=f32; src=(150000):(1); dst=(150000):(1)";
+  const auto r = run_inprocess(stage({"--dsmem", big, "--dsmem", big}));
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;  // no sums for a refused stage
+  EXPECT_NE(r.err.find("error [expect.tx_limit] CTA 1"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(run_inprocess(stage({"--dsmem", big, "--dsmem", big, "--json"})).out);
+  EXPECT_EQ(j["exit"], 1);
+  EXPECT_EQ(j["error"]["rule"], "expect.tx_limit");
+  EXPECT_TRUE(j["ctas"].empty());
+}
+
+TEST(ClusterStageCli, ACopyOutsideTheClusterIsRefusedOnItsIssuer) {
+  const auto r = run_inprocess(stage({"--dsmem", "from=0; to=2; dtype=f32; src=(64):(1); dst=(64):(1)"}));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("error [mask.outside_cluster] CTA 0: mask names CTA 2, cluster has 2"), std::string::npos) << r.err;
+}
+
+TEST(ClusterStageCli, BadSpecsAreBadUsage) {
+  for (const std::vector<std::string>& more : std::vector<std::vector<std::string>>{
+           {},                                                                    // no copy at all
+           {"--dsmem", "from=0; to=1; dtype=f32; src=(64):(1)"},                  // dst missing
+           {"--dsmem", "from=0; tox=1"},                                          // unknown key
+           {"--dsmem", "from=0; from=1; to=1; dtype=f32; src=(64):(1); dst=(64):(1)"},  // a key twice
+           {"--dsmem", "from 0"},                                                 // not key=value
+           {"--dsmem", "from=0; to=1; dtype=e2m1; src=(64):(1); dst=(64):(1)"},   // sub-byte
+           {"--multicast", "box=00; share=x"},                                    // not 128 bytes
+           {"--multicast", "box=" + box_16k() + "; share=xx"},                    // a dimension twice
+           {"--multicast", "box=" + box_16k() + "; share=x; mode=both"},          // no such mode
+       }) {
+    const auto r = run_inprocess(stage(more));
+    EXPECT_EQ(r.rc, 2) << (more.empty() ? "" : more.back()) << "\n" << r.out << r.err;
+  }
+  EXPECT_EQ(run_inprocess({"cluster-stage", "--cluster", "17", "--dsmem", kDsmem16k}).rc, 2);
+  EXPECT_EQ(run_inprocess({"cluster-stage", "--cluster", "4,8", "--dsmem", kDsmem16k}).rc, 2);  // 32 CTAs
+  EXPECT_EQ(run_inprocess({"cluster-stage", "--cluster", "2,1", "--cluster", "2,1", "--dsmem", kDsmem16k}).rc, 2);
+}
+
+}  // namespace

@@ -1,0 +1,237 @@
+// tmakit cluster-stage --cluster X[,Y[,Z]] [--multicast SPEC]... [--dsmem SPEC]... [--json]
+// Every copy that lands in one pipeline stage of a cluster, added up per CTA (plan_cluster_stage,
+// cluster/stage.hpp): the bytes each CTA arms its full barrier with (TMA and DSMEM parts), the
+// remote arrivals DSMEM stores add, the CTAs whose copies land in it and those it issues into.
+// A copy is one SPEC, `key=value` pairs separated by ';' (layouts hold ':' and spaces, not ';'):
+//   --multicast 'box=HEX|@FILE; share=x|y|z|xy...; mode=sliced|leader_broadcast; slice_dim=N'
+//       one operand's tile, `box` the descriptor of the WHOLE tile, shared by the CTAs along
+//       `share` (mode: sliced unless given, as `tmakit plan --cluster` plans it)
+//   --dsmem 'from=R; to=R; dtype=T; src=LAYOUT; dst=LAYOUT; threads=N'
+//       an SM-to-SM copy from CTA `from`'s shared layout into CTA `to`'s (threads: 128)
+// Each option may be given any number of times. Exit 0 with one line per CTA; 1 when a copy's own
+// plan or the sum is refused (every rule, with its fix: a CTA past the mbarrier's transaction
+// count, expect.tx_limit; a copy naming a CTA outside the cluster); 2 for bad usage.
+#include <ostream>
+#include <string_view>
+
+#include "commands.hpp"
+#include "options.hpp"
+#include "tmakit/cluster/dsmem_layout.hpp"
+#include "tmakit/cluster/explain.hpp"
+#include "tmakit/cluster/stage.hpp"
+#include "tmakit/layout/notation.hpp"
+#include "tmakit/tensor_map/decode.hpp"
+#include "tmakit/tensor_map/describe.hpp"
+#include "tmakit/tensor_map/names.hpp"
+
+namespace tmakit::cli {
+
+namespace {
+
+// One SPEC as (key, value) pairs, in order; false with `why` when a part is not key=value, a key is
+// not one of `keys` or is given twice.
+struct SpecPart {
+  std::string key, value;
+};
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool split_spec(std::string_view text, std::initializer_list<const char*> keys, std::vector<SpecPart>& parts,
+                std::string& why) {
+  while (!text.empty()) {
+    const std::size_t end = text.find(';');
+    const std::string_view part = trimmed(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (part.empty()) continue;
+    const std::size_t eq = part.find('=');
+    if (eq == std::string_view::npos) {
+      why = "'" + std::string(part) + "' is not key=value (the keys: " + choice_list(keys) + ")";
+      return false;
+    }
+    SpecPart p{std::string(trimmed(part.substr(0, eq))), std::string(trimmed(part.substr(eq + 1)))};
+    bool known = false;
+    for (const char* k : keys) known = known || p.key == k;
+    if (!known) {
+      why = "unknown key '" + p.key + "' (the keys: " + choice_list(keys) + ")";
+      return false;
+    }
+    for (const SpecPart& q : parts)
+      if (q.key == p.key) {
+        why = "key '" + p.key + "' given twice";
+        return false;
+      }
+    parts.push_back(std::move(p));
+  }
+  return true;
+}
+
+const std::string* find_key(const std::vector<SpecPart>& parts, std::string_view key) {
+  for (const SpecPart& p : parts)
+    if (p.key == key) return &p.value;
+  return nullptr;
+}
+
+// Every error of a copy's own plan or of the sum, as "error [rule] ...; fix: ..." (notes kept apart).
+void collect(const ClusterDiagnostics& ds, const std::string& where, std::vector<std::string>& errors,
+             std::vector<std::string>& notes, nlohmann::ordered_json& json_errors) {
+  for (const ClusterViolation& v : ds) {
+    const std::string text = (where.empty() ? "" : where + ": ") + explain(v);
+    if (is_note(v.rule)) {
+      notes.push_back(text);
+      continue;
+    }
+    errors.push_back(text);
+    json_errors.push_back({{"rule", rule_id(v.rule)}, {"copy", where}, {"cta", v.cta}, {"message", text}, {"fix", rule_fix(v.rule)}});
+  }
+}
+
+// --multicast SPEC -> its plan in `cluster`. Returns -1, or the exit status after reporting.
+int plan_multicast_spec(const std::string& spec, const ClusterShape& cluster, std::istream& in, const Reporter& rep,
+                        MulticastPlan& out) {
+  std::vector<SpecPart> parts;
+  std::string why;
+  if (!split_spec(spec, {"box", "share", "mode", "slice_dim"}, parts, why)) return rep.bad_value("--multicast", why);
+  const std::string* box = find_key(parts, "box");
+  const std::string* share = find_key(parts, "share");
+  if (!box || !share) return rep.bad_value("--multicast", "give box=HEX|@FILE (the whole tile's descriptor) and share=x|y|z...");
+  MulticastSpec s;
+  s.cluster = cluster;
+  s.mode = MulticastMode::sliced;
+  if (!parse_multicast_share(*share, s.share, why)) return rep.bad_value("--multicast", why);
+  if (const std::string* m = find_key(parts, "mode"); m && !parse_multicast_mode(*m, s.mode, why))
+    return rep.bad_value("--multicast", why);
+  if (const std::string* d = find_key(parts, "slice_dim"); d && !parse_number(*d, s.slice_dim, why))
+    return rep.bad_value("--multicast", "slice_dim: " + why);
+  TensorMapBytes m;
+  if (int rc = 0; !read_descriptor_arg(*box, "--multicast box", in, rep, m, rc)) return rc;
+  s.box = decode(m).params;
+  out = plan_multicast(s);
+  return -1;
+}
+
+// --dsmem SPEC -> its plan and CTAs. Returns -1, or the exit status after reporting.
+int plan_dsmem_spec(const std::string& spec, const Reporter& rep, StageDsmemCopy& out) {
+  std::vector<SpecPart> parts;
+  std::string why;
+  if (!split_spec(spec, {"from", "to", "dtype", "src", "dst", "threads"}, parts, why)) return rep.bad_value("--dsmem", why);
+  const std::string *from = find_key(parts, "from"), *to = find_key(parts, "to"), *dtype = find_key(parts, "dtype"),
+                    *src = find_key(parts, "src"), *dst = find_key(parts, "dst");
+  if (!from || !to || !dtype || !src || !dst)
+    return rep.bad_value("--dsmem", "give from=R; to=R; dtype=T; src=LAYOUT; dst=LAYOUT (threads=N optional)");
+  if (!parse_number(*from, out.from, why)) return rep.bad_value("--dsmem", "from: " + why);
+  if (!parse_number(*to, out.to, why)) return rep.bad_value("--dsmem", "to: " + why);
+  std::uint32_t threads = 128;
+  if (const std::string* t = find_key(parts, "threads"); t && !parse_number(*t, threads, why))
+    return rep.bad_value("--dsmem", "threads: " + why);
+  DataType type{};
+  if (!parse_name(*dtype, type, &why)) return rep.bad_value("--dsmem", "dtype: " + why);
+  if (element_bits(type) < 8) return rep.bad_value("--dsmem", "dtype " + *dtype + ": sub-byte types have no byte offsets");
+  const Parsed<SwizzledLayout> s = parse_swizzled_layout(*src), d = parse_swizzled_layout(*dst);
+  if (!s.ok) return rep.bad_value("--dsmem", "src: " + s.error.message);
+  if (!d.ok) return rep.bad_value("--dsmem", "dst: " + d.error.message);
+  out.plan = plan_dsmem_copy(s.value, d.value, element_bits(type) / 8, threads);
+  return -1;
+}
+
+nlohmann::ordered_json cta_json(const ClusterStage& st, std::uint32_t r) {
+  const StageCta& c = st.cta[r];
+  return {{"rank", r},
+          {"expect_bytes", c.expect_bytes},
+          {"tma_bytes", c.tma_bytes},
+          {"dsmem_bytes", c.dsmem_bytes},
+          {"remote_arrivals", c.remote_arrivals},
+          {"init_count", 1 + c.remote_arrivals},
+          {"senders", c.senders},
+          {"senders_text", cta_mask_text(c.senders, st.ctas)},
+          {"receivers", c.receivers},
+          {"receivers_text", cta_mask_text(c.receivers, st.ctas)},
+          {"issues", c.issues}};
+}
+
+}  // namespace
+
+int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err) {
+  const Reporter rep{"tmakit cluster-stage", wants_json(args), out, err};
+  CLI::App app{"Every copy that lands in one stage of a cluster, added up per CTA: the bytes to arm, who sends, who issues.",
+               rep.command};
+  std::string cluster_text;
+  std::vector<std::string> multicasts, dsmems;
+  bool json = false;
+  app.add_option("--cluster", cluster_text, "CTAs per cluster dimension: X[,Y[,Z]] (at most 16 in all)")->required();
+  app.add_option("--multicast", multicasts,
+                 "'box=HEX|@FILE; share=x|y|z|xy...; mode=sliced|leader_broadcast; slice_dim=N' (any number of times)")
+      ->allow_extra_args(false);
+  app.add_option("--dsmem", dsmems, "'from=R; to=R; dtype=T; src=LAYOUT; dst=LAYOUT; threads=N' (any number of times)")
+      ->allow_extra_args(false);
+  add_json_flag(app, json);
+  if (const int rc = parse_app(app, std::move(args), rep, "\nSee docs/field_failures.md (cluster stages) for an example.\n");
+      rc >= 0)
+    return rc;
+  std::uint32_t dims[3] = {1, 1, 1};
+  {
+    std::string_view rest = cluster_text;
+    std::string why;
+    for (int d = 0; d < 3; ++d) {
+      const std::size_t comma = rest.find(',');
+      if (!parse_number(trimmed(rest.substr(0, comma)), dims[d], why) || dims[d] < 1 || dims[d] > kMaxClusterSize)
+        return rep.bad_value("--cluster", "expected X[,Y[,Z]], each 1.." + std::to_string(kMaxClusterSize) + " CTAs, got '" +
+                                              cluster_text + "'");
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+      if (d == 2) return rep.bad_value("--cluster", "at most three dimensions (X,Y,Z), got '" + cluster_text + "'");
+    }
+  }
+  const ClusterShape shape{dims[0], dims[1], dims[2]};
+  if (shape.size() > kMaxClusterSize)
+    return rep.bad_value("--cluster", std::to_string(shape.size()) + " CTAs; a cluster holds at most " +
+                                          std::to_string(kMaxClusterSize));
+  if (multicasts.empty() && dsmems.empty())
+    return rep.usage(UsageRule::value, "give the stage's copies: --multicast SPEC and/or --dsmem SPEC", "", true);
+
+  std::vector<MulticastPlan> plans(multicasts.size());
+  std::vector<StageDsmemCopy> copies(dsmems.size());
+  std::vector<std::string> errors, notes;
+  nlohmann::ordered_json json_errors = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < multicasts.size(); ++i) {
+    if (const int rc = plan_multicast_spec(multicasts[i], shape, in, rep, plans[i]); rc >= 0) return rc;
+    collect(plans[i].diagnostics, "multicast " + std::to_string(i + 1), errors, notes, json_errors);
+  }
+  for (std::size_t i = 0; i < dsmems.size(); ++i) {
+    if (const int rc = plan_dsmem_spec(dsmems[i], rep, copies[i]); rc >= 0) return rc;
+    collect(copies[i].plan.diagnostics, "dsmem " + std::to_string(i + 1), errors, notes, json_errors);
+  }
+  ClusterStage st;
+  if (errors.empty()) {
+    st = plan_cluster_stage(shape.size(), plans.data(), static_cast<int>(plans.size()), copies.data(),
+                            static_cast<int>(copies.size()));
+    collect(st.diagnostics, "", errors, notes, json_errors);
+  }
+  // A refused stage prints no sums: with a copy left out, they would not be the stage's.
+  const int rc = errors.empty() ? kExitOk : kExitRefused;
+  if (json) {
+    nlohmann::ordered_json ctas = nlohmann::ordered_json::array();
+    if (errors.empty())
+      for (std::uint32_t r = 0; r < st.ctas; ++r) ctas.push_back(cta_json(st, r));
+    nlohmann::ordered_json j{{"cluster", {dims[0], dims[1], dims[2]}},
+                             {"multicasts", multicasts.size()},
+                             {"dsmem_copies", dsmems.size()},
+                             {"ctas", ctas},
+                             {"errors", json_errors},
+                             {"notes", notes}};
+    return rep.json_result(j, rc, errors.empty());
+  }
+  for (const std::string& e : errors) err << e << '\n';
+  if (!errors.empty()) return rc;
+  out << "cluster " << dims[0] << "x" << dims[1] << "x" << dims[2] << " (" << shape.size() << " CTAs), per stage: "
+      << multicasts.size() << " multicast operand" << (multicasts.size() == 1 ? "" : "s") << ", " << dsmems.size()
+      << " DSMEM cop" << (dsmems.size() == 1 ? "y" : "ies") << "\n";
+  out << describe_cluster_stage(st);
+  for (const std::string& n : notes) out << n << '\n';
+  return rc;
+}
+
+}  // namespace tmakit::cli
