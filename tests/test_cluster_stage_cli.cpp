@@ -89,6 +89,7 @@ TEST(ClusterStageCli, BadSpecsAreBadUsage) {
            {"--dsmem", "from=0; from=1; to=1; dtype=f32; src=(64):(1); dst=(64):(1)"},  // a key twice
            {"--dsmem", "from 0"},                                                 // not key=value
            {"--dsmem", "from=0; to=1; dtype=e2m1; src=(64):(1); dst=(64):(1)"},   // sub-byte
+           {"--dsmem", "from=0; to=1; dtype=f32; src=(64):(1); dst=(64):(1); threads=0"},  // no thread copies
            {"--multicast", "box=00; share=x"},                                    // not 128 bytes
            {"--multicast", "box=" + box_16k() + "; share=xx"},                    // a dimension twice
            {"--multicast", "box=" + box_16k() + "; share=x; mode=both"},          // no such mode

@@ -69,6 +69,7 @@ DsmemPlan plan_dsmem_of(const std::string& src, const std::string& dst, const st
   std::string why;
   if (!parse_name(dtype, type, &why)) usage_error("dtype: " + why);
   if (element_bits(type) < 8) usage_error("dtype " + dtype + ": sub-byte types have no byte offsets");
+  if (threads < 1 || threads > 1024) usage_error("threads: " + std::to_string(threads) + " is not a CTA's thread count (1..1024)");
   return plan_dsmem_copy(s.value, t.value, element_bits(type) / 8, threads);
 }
 

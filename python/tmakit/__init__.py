@@ -318,15 +318,15 @@ def cluster_stage(cluster: Sequence[int], *, multicast: Sequence[Mapping[str, An
             raise TypeError(f"multicast[{i}]: slice_dim is an integer, not {type(slice_dim).__name__}")
         if slice_dim is not None and not 0 <= slice_dim < 2**32:
             raise _usage("multicast", f"multicast[{i}]: slice_dim {slice_dim} is not a box dimension", "give 0..4")
-        mcs.append((to_bytes(m["box"]), m["share"], m.get("mode") or "sliced", slice_dim))
+        mcs.append((to_bytes(m["box"]), m["share"], m["mode"] if "mode" in m else "sliced", slice_dim))
     copies = []
     for i, d in enumerate(dsmem):
         d = _stage_copy("dsmem", i, d, _STAGE_DSMEM_KEYS, ("from", "to", "dtype", "src", "dst"))
         for k in ("from", "to", "threads"):
             v = d.get(k)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            if k in d and (isinstance(v, bool) or not isinstance(v, int)):
                 raise TypeError(f"dsmem[{i}]: {k} is an integer, not {type(v).__name__}")
             if v is not None and not 0 <= v < 2**32:
                 raise _usage("dsmem", f"dsmem[{i}]: {k} {v} is not an unsigned 32-bit integer", f"give {k} in 0..2^32 - 1")
-        copies.append((d["src"], d["dst"], d["dtype"], d.get("threads") or 128, d["from"], d["to"]))
+        copies.append((d["src"], d["dst"], d["dtype"], d["threads"] if "threads" in d else 128, d["from"], d["to"]))
     return ClusterStage(_tmakit.cluster_stage(c, mcs, copies))

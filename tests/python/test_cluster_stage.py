@@ -62,6 +62,8 @@ def test_a_copy_outside_the_cluster_is_refused():
     ({"dsmem": [dict(DSMEM_16K, tox=1)]}, True),                           # unknown key
     ({"dsmem": [dict(DSMEM_16K, to=-1)]}, True),                           # not a rank
     ({"dsmem": [dict(DSMEM_16K, dtype="e2m1")]}, False),                   # sub-byte
+    ({"dsmem": [dict(DSMEM_16K, threads=0)]}, False),                     # no thread copies
+    ({"multicast": [{"box": box_16k(), "share": "x", "mode": ""}]}, False),  # an empty mode, not the default
     ({"multicast": [{"box": box_16k(), "share": "xx"}]}, False),           # a dimension twice
     ({"multicast": [{"share": "x"}]}, True),                               # box missing
 ])
@@ -78,6 +80,8 @@ def test_bad_copies_are_usage_errors(kwargs, refused):
     {"dsmem": [("from", 0)]},                    # not a dict
     {"dsmem": [dict(DSMEM_16K, to="1")]},        # a rank is an integer
     {"dsmem": [dict(DSMEM_16K, threads=True)]},  # not a bool
+    {"dsmem": [dict(DSMEM_16K, threads=None)]},  # None is not "not given"
+    {"multicast": [{"box": box_16k(), "share": "x", "mode": None}]},
 ])
 def test_wrong_types_are_type_errors(kwargs):
     with pytest.raises(TypeError):

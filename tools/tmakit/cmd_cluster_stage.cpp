@@ -127,6 +127,8 @@ int plan_dsmem_spec(const std::string& spec, const Reporter& rep, StageDsmemCopy
   std::uint32_t threads = 128;
   if (const std::string* t = find_key(parts, "threads"); t && !parse_number(*t, threads, why))
     return rep.bad_value("--dsmem", "threads: " + why);
+  if (threads < 1 || threads > 1024)
+    return rep.bad_value("--dsmem", "threads: " + std::to_string(threads) + " is not a CTA's thread count (1..1024)");
   DataType type{};
   if (!parse_name(*dtype, type, &why)) return rep.bad_value("--dsmem", "dtype: " + why);
   if (element_bits(type) < 8) return rep.bad_value("--dsmem", "dtype " + *dtype + ": sub-byte types have no byte offsets");
