@@ -72,7 +72,13 @@ TEST(ClusterStageCli, ASumPastTheTransactionCountIsRefused) {
   const auto j = nlohmann::json::parse(run_inprocess(stage({"--dsmem", big, "--dsmem", big, "--json"})).out);
   EXPECT_EQ(j["exit"], 1);
   EXPECT_EQ(j["error"]["rule"], "expect.tx_limit");
+  EXPECT_TRUE(j["error"]["copy"].is_null());  // the sum's, no one copy's
+  EXPECT_EQ(j["error"]["cta"], 1);
   EXPECT_TRUE(j["ctas"].empty());
+  const auto alone = nlohmann::json::parse(
+      run_inprocess(stage({"--dsmem", "from=0; to=1; dtype=f32; src=(262144):(1); dst=(262144):(1)", "--json"})).out);
+  EXPECT_EQ(alone["error"]["rule"], "dsmem.too_large");
+  EXPECT_EQ(alone["error"]["copy"], "dsmem 1");  // one copy's own plan
 }
 
 TEST(ClusterStageCli, ACopyOutsideTheClusterIsRefusedOnItsIssuer) {

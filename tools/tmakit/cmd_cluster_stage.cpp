@@ -85,7 +85,12 @@ void collect(const ClusterDiagnostics& ds, const std::string& where, std::vector
       continue;
     }
     errors.push_back(text);
-    json_errors.push_back({{"rule", rule_id(v.rule)}, {"copy", where}, {"cta", v.cta}, {"message", text}, {"fix", rule_fix(v.rule)}});
+    // "copy": which --multicast / --dsmem (null for the stage's sum); "cta": null where no one CTA is to blame
+    json_errors.push_back({{"rule", rule_id(v.rule)},
+                           {"copy", where.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(where)},
+                           {"cta", v.cta >= 0 ? nlohmann::ordered_json(v.cta) : nlohmann::ordered_json()},
+                           {"message", text},
+                           {"fix", rule_fix(v.rule)}});
   }
 }
 
