@@ -162,24 +162,7 @@ nb::dict cluster_stage(std::array<std::uint32_t, 3> cluster, const std::vector<S
   if (!errors.empty()) refuse(errors);
   nb::dict d;
   d["cluster"] = nb::make_tuple(cluster[0], cluster[1], cluster[2]);
-  nb::list ctas;
-  for (std::uint32_t r = 0; r < st.ctas; ++r) {
-    const StageCta& c = st.cta[r];
-    nb::dict e;
-    e["rank"] = r;
-    e["expect_bytes"] = c.expect_bytes;
-    e["tma_bytes"] = c.tma_bytes;
-    e["dsmem_bytes"] = c.dsmem_bytes;
-    e["remote_arrivals"] = c.remote_arrivals;
-    e["init_count"] = 1 + c.remote_arrivals;
-    e["senders"] = c.senders;
-    e["senders_text"] = cta_mask_text(c.senders, st.ctas);
-    e["receivers"] = c.receivers;
-    e["receivers_text"] = cta_mask_text(c.receivers, st.ctas);
-    e["issues"] = c.issues;
-    ctas.append(e);
-  }
-  d["ctas"] = ctas;
+  d["ctas"] = to_python(cluster_stage_ctas_json(st));
   d["notes"] = notes;
   d["text"] = describe_cluster_stage(st);
   return d;

@@ -56,6 +56,25 @@ std::string cta_mask_text(std::uint16_t mask, std::uint32_t ctas) {
   return "0b" + bits + " (0x" + hex + ": " + (mask == 0 ? std::string("no CTA") : (one ? "CTA " : "CTAs ") + list) + ")";
 }
 
+nlohmann::ordered_json cluster_stage_ctas_json(const ClusterStage& s) {
+  nlohmann::ordered_json ctas = nlohmann::ordered_json::array();
+  for (std::uint32_t r = 0; r < s.ctas; ++r) {
+    const StageCta& c = s.cta[r];
+    ctas.push_back({{"rank", r},
+                    {"expect_bytes", c.expect_bytes},
+                    {"tma_bytes", c.tma_bytes},
+                    {"dsmem_bytes", c.dsmem_bytes},
+                    {"remote_arrivals", c.remote_arrivals},
+                    {"init_count", 1 + c.remote_arrivals},
+                    {"senders", c.senders},
+                    {"senders_text", cta_mask_text(c.senders, s.ctas)},
+                    {"receivers", c.receivers},
+                    {"receivers_text", cta_mask_text(c.receivers, s.ctas)},
+                    {"issues", c.issues}});
+  }
+  return ctas;
+}
+
 bool parse_multicast_share(std::string_view text, bool (&share)[3], std::string& why) {
   bool seen[3] = {false, false, false};
   for (const char c : text) {

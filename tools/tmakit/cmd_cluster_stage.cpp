@@ -144,21 +144,6 @@ int plan_dsmem_spec(const std::string& spec, const Reporter& rep, StageDsmemCopy
   return -1;
 }
 
-nlohmann::ordered_json cta_json(const ClusterStage& st, std::uint32_t r) {
-  const StageCta& c = st.cta[r];
-  return {{"rank", r},
-          {"expect_bytes", c.expect_bytes},
-          {"tma_bytes", c.tma_bytes},
-          {"dsmem_bytes", c.dsmem_bytes},
-          {"remote_arrivals", c.remote_arrivals},
-          {"init_count", 1 + c.remote_arrivals},
-          {"senders", c.senders},
-          {"senders_text", cta_mask_text(c.senders, st.ctas)},
-          {"receivers", c.receivers},
-          {"receivers_text", cta_mask_text(c.receivers, st.ctas)},
-          {"issues", c.issues}};
-}
-
 }  // namespace
 
 int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -178,24 +163,10 @@ int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostr
   if (const int rc = parse_app(app, std::move(args), rep, "\nSee docs/field_failures.md (cluster stages) for an example.\n");
       rc >= 0)
     return rc;
-  std::uint32_t dims[3] = {1, 1, 1};
-  {
-    std::string_view rest = cluster_text;
-    std::string why;
-    for (int d = 0; d < 3; ++d) {
-      const std::size_t comma = rest.find(',');
-      if (!parse_number(trimmed(rest.substr(0, comma)), dims[d], why) || dims[d] < 1 || dims[d] > kMaxClusterSize)
-        return rep.bad_value("--cluster", "expected X[,Y[,Z]], each 1.." + std::to_string(kMaxClusterSize) + " CTAs, got '" +
-                                              cluster_text + "'");
-      if (comma == std::string_view::npos) break;
-      rest = rest.substr(comma + 1);
-      if (d == 2) return rep.bad_value("--cluster", "at most three dimensions (X,Y,Z), got '" + cluster_text + "'");
-    }
-  }
+  std::uint32_t dims[3];
+  if (std::string why; !parse_cluster(cluster_text, dims, why))
+    return rep.bad_value("--cluster", quote_user_text(cluster_text) + ": " + why);
   const ClusterShape shape{dims[0], dims[1], dims[2]};
-  if (shape.size() > kMaxClusterSize)
-    return rep.bad_value("--cluster", std::to_string(shape.size()) + " CTAs; a cluster holds at most " +
-                                          std::to_string(kMaxClusterSize));
   if (multicasts.empty() && dsmems.empty())
     return rep.usage(UsageRule::value, "give the stage's copies: --multicast SPEC and/or --dsmem SPEC", "", true);
 
@@ -220,13 +191,10 @@ int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostr
   // A refused stage prints no sums: with a copy left out, they would not be the stage's.
   const int rc = errors.empty() ? kExitOk : kExitRefused;
   if (json) {
-    nlohmann::ordered_json ctas = nlohmann::ordered_json::array();
-    if (errors.empty())
-      for (std::uint32_t r = 0; r < st.ctas; ++r) ctas.push_back(cta_json(st, r));
     nlohmann::ordered_json j{{"cluster", {dims[0], dims[1], dims[2]}},
                              {"multicasts", multicasts.size()},
                              {"dsmem_copies", dsmems.size()},
-                             {"ctas", ctas},
+                             {"ctas", errors.empty() ? cluster_stage_ctas_json(st) : nlohmann::ordered_json::array()},
                              {"errors", json_errors},
                              {"notes", notes}};
     return rep.json_result(j, rc, errors.empty());

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "tmakit/cluster/shape.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
@@ -284,6 +285,37 @@ bool read_descriptor_arg(const std::string& arg, const char* name, std::istream&
   }
   if (!parse_hex(text, bytes, &why)) {
     rc = rep.bad_value(name, why);
+    return false;
+  }
+  return true;
+}
+
+bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why) {
+  out[0] = out[1] = out[2] = 1;
+  std::size_t pos = 0;
+  int n = 0;
+  while (pos <= s.size()) {
+    const std::size_t c = s.find(',', pos);
+    const std::string item = s.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    if (n >= 3) {
+      why = "expected 1 to 3 comma-separated CTA counts X[,Y[,Z]], e.g. 2,1";
+      return false;
+    }
+    std::uint32_t v = 0;
+    if (!parse_number(item, v, why)) return false;
+    if (v < 1 || v > 16) {
+      why = "dimension " + std::string(1, "xyz"[n]) + " has " + std::to_string(v) +
+            " CTAs; each dimension holds 1..16 CTAs (a cluster at most 16 in all)";
+      return false;
+    }
+    out[n++] = v;
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  const std::uint32_t ctas = out[0] * out[1] * out[2];
+  if (ctas > kMaxClusterSize) {
+    why = std::to_string(out[0]) + " x " + std::to_string(out[1]) + " x " + std::to_string(out[2]) + " = " +
+          std::to_string(ctas) + " CTAs; a cluster holds at most " + std::to_string(kMaxClusterSize) + " in all";
     return false;
   }
   return true;

@@ -134,6 +134,10 @@ int parse_choice(std::string_view text, std::initializer_list<const char*> choic
 // "none, x, y or z"
 std::string choice_list(std::initializer_list<const char*> choices);
 
+// ---- a cluster shape: --cluster X[,Y[,Z]] of plan and cluster-stage, each a CTA count 1..16 and at
+// most 16 in all (missing dimensions are 1); false with `why` naming the dimension or the total.
+bool parse_cluster(const std::string& s, std::uint32_t out[3], std::string& why);
+
 // ---- input files
 // Opens `path` for reading; false with `why` ("cannot read 'P': is a directory", "cannot read 'P'")
 // when it is a directory or cannot be opened. The one check of every command that reads a file.

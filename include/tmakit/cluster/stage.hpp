@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,10 @@ std::string cta_mask_text(std::uint16_t mask, std::uint32_t ctas);
 
 // One line per CTA: bytes to arm (with the TMA / DSMEM parts), senders, receivers, issues.
 std::string describe_cluster_stage(const ClusterStage& s);
+// The same per CTA as JSON objects (the CLI's "ctas" and Python's ClusterStage.ctas): rank,
+// expect_bytes, tma_bytes, dsmem_bytes, remote_arrivals, init_count, senders and receivers (masks and
+// cta_mask_text), issues.
+nlohmann::ordered_json cluster_stage_ctas_json(const ClusterStage& s);
 
 // The words a caller types for a multicast copy (the CLI's cluster-stage and Python's multicast and
 // cluster_stage read them the same way): `share`, the cluster dimensions whose CTAs share the tile
