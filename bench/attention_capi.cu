@@ -5,6 +5,9 @@
 //   h = tmakit_attention_create(q, k, v, o, lse, batch, seqlen, heads, head_dim, causal, p_source,
 //                               scale, err, err_len)     // plans and encodes once; NULL + err if refused
 //   h = tmakit_attention_create_grid(..., scale, grid, max_ctas, err, err_len)   // the grid form chosen
+//   h = tmakit_attention_create_packed(q, k, v, o, lse, cu_seqlens, batch, seqlen, heads, head_dim,
+//                                      causal, p_source, scale, grid, max_ctas, err, err_len)
+//                                                         // packed sequences of different lengths
 //   tmakit_attention_grid(h, out)                         // out[0..2] = persistent, CTAs launched, tiles
 //   tmakit_attention_launch(h, stream, count)             // count launches on stream; a cudaError_t
 //   tmakit_attention_destroy(h)
@@ -39,8 +42,6 @@ void put_error(char* err, int err_len, const std::string& text) {
   if (err && err_len > 0) std::snprintf(err, static_cast<std::size_t>(err_len), "%s", text.c_str());
 }
 
-}  // namespace
-
 // A planned attention problem, or nullptr with every reason in err (one line each).
 // p_source: 0 = P through shared memory (PSource::smem), 1 = P in registers (PSource::registers),
 // 2 = the launcher's choice (PSource::automatic).
@@ -48,10 +49,11 @@ void put_error(char* err, int err_len, const std::string& text) {
 // grid: 0 = one CTA per tile, 1 = the persistent form, 2 = the launcher's choice (AttentionArgs::grid:
 // GridForm::per_tile, persistent, automatic); max_ctas: the persistent form's CTA limit, 0 for as many
 // as are resident at once.
-TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, const void* v, void* o, float* lse,
-                                               std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
-                                               std::int64_t head_dim, int causal, int p_source, float scale,
-                                               int grid, int max_ctas, char* err, int err_len) {
+// cu_seqlens: null, or (packed sequences, AttentionArgs::cu_seqlens) batch + 1 int32 row offsets in device
+// memory, with q, k, v, o [total, heads, head_dim] and lse [heads, total].
+void* create(const void* q, const void* k, const void* v, void* o, float* lse, const std::int32_t* cu_seqlens,
+             std::int64_t batch, std::int64_t seqlen, std::int64_t heads, std::int64_t head_dim, int causal,
+             int p_source, float scale, int grid, int max_ctas, char* err, int err_len) {
   put_error(err, err_len, "");
   std::string bad;
   if (p_source < 0 || p_source > 2)
@@ -72,6 +74,7 @@ TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, con
   a.v = v;
   a.o = o;
   a.lse = lse;
+  a.cu_seqlens = cu_seqlens;
   a.causal = causal != 0;
   a.scale = scale;
   a.p_source = p_source == 0 ? PSource::smem : p_source == 1 ? PSource::registers : PSource::automatic;
@@ -88,6 +91,31 @@ TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, con
     put_error(err, err_len, std::string("tmakit_attention_create: ") + e.what());
   }
   return nullptr;
+}
+
+}  // namespace
+
+TMAKIT_CAPI void* tmakit_attention_create_grid(const void* q, const void* k, const void* v, void* o, float* lse,
+                                               std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
+                                               std::int64_t head_dim, int causal, int p_source, float scale,
+                                               int grid, int max_ctas, char* err, int err_len) {
+  return create(q, k, v, o, lse, nullptr, batch, seqlen, heads, head_dim, causal, p_source, scale, grid, max_ctas, err,
+                err_len);
+}
+
+// Packed sequences of different lengths: batch sequences, sequence i rows [cu_seqlens[i], cu_seqlens[i + 1])
+// of q, k, v, o ([total, heads, head_dim]); lse [heads, total]; seqlen 0 or a bound on every length.
+TMAKIT_CAPI void* tmakit_attention_create_packed(const void* q, const void* k, const void* v, void* o, float* lse,
+                                                 const std::int32_t* cu_seqlens, std::int64_t batch,
+                                                 std::int64_t seqlen, std::int64_t heads, std::int64_t head_dim,
+                                                 int causal, int p_source, float scale, int grid, int max_ctas,
+                                                 char* err, int err_len) {
+  if (!cu_seqlens) {
+    put_error(err, err_len, "attention.cu_seqlens: packed sequences need their batch + 1 offsets (null given)\n");
+    return nullptr;
+  }
+  return create(q, k, v, o, lse, cu_seqlens, batch, seqlen, heads, head_dim, causal, p_source, scale, grid, max_ctas,
+                err, err_len);
 }
 
 // The one-CTA-per-tile form (tmakit_attention_create_grid with grid = 0).

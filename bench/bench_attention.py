@@ -160,6 +160,10 @@ class TmakitLib:
         L.tmakit_attention_create_grid.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 4 + [
             ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
         L.tmakit_attention_create_grid.restype = ctypes.c_void_p
+        if hasattr(L, "tmakit_attention_create_packed"):  # packed sequences (libraries built without: absent)
+            L.tmakit_attention_create_packed.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 4 + [
+                ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+            L.tmakit_attention_create_packed.restype = ctypes.c_void_p
         L.tmakit_attention_grid.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)]
         L.tmakit_attention_grid.restype = ctypes.c_int
         L.tmakit_attention_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
@@ -236,6 +240,16 @@ def abi_check(a):
     ok = not h and "attention.head_dim" in err.value.decode(errors="replace")
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} tmakit_attention_create, head dim 80: {err.value.decode(errors='replace').splitlines()[0] if err.value else 'accepted'}")
+    # Packed sequences: their offsets are required, and must be in device memory.
+    for name, offsets, want in (("packed, no offsets", None, "attention.cu_seqlens: packed sequences need"),
+                                ("packed, offsets not on the device", fake, "attention.cu_seqlens: the offsets are not")):
+        err = ctypes.create_string_buffer(4096)
+        h = lib.lib.tmakit_attention_create_packed(fake, fake, fake, fake, fake, offsets, 2, 0, 2, 64, 0, 1, 0.0, 0, 0,
+                                                   err, len(err))
+        text = err.value.decode(errors="replace")
+        ok = not h and want in text
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: {text.splitlines()[0] if text else 'accepted'}")
     try:
         lib.launch(None, None, 1)
         print("FAIL launch of a null handle: accepted")

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/attention_sm90/heuristics.hpp"
 #include "kernels/attention_sm90/kernel.cuh"
@@ -18,10 +19,65 @@
 namespace tmakit::attention_sm90 {
 namespace {
 
-// A's tensor `data` with `heads` heads as the planner sees it (programs.cuh).
-GlobalTensor bshd_tensor(const AttentionArgs& a, const void* data, std::int64_t heads, bool head_dim_first) {
-  return attention_sm90::bshd_tensor(a.dtype, reinterpret_cast<std::uint64_t>(data), a.batch, a.seqlen, heads,
-                                     a.head_dim, head_dim_first);
+// The query rows: how many, and how they divide into sequences.
+struct Rows {
+  bool packed = false;        // AttentionArgs::cu_seqlens given
+  std::int64_t longest = 0;   // the longest sequence's rows
+  std::int64_t window = 0;    // rows TMA sees of each sequence: seqlen, or packed the longest (at least 1)
+  std::int64_t total = 0;     // every sequence's rows together
+  std::vector<std::int32_t> offsets;  // packed: the batch + 1 offsets as read
+};
+
+// Packed sequences: the offsets, read from the caller's device memory and checked, every reason at
+// once (attention.cu_seqlens). A problem is planned for the lengths read here.
+bool read_packed_rows(const AttentionArgs& a, Rows& rows, std::vector<std::string>& errors) {
+  constexpr const char* kFix = "; fix: cu_seqlens holds batch + 1 int32 row offsets in device memory: 0, then each "
+                               "sequence's end, non-decreasing";
+  cudaPointerAttributes attr{};
+  const cudaError_t kind = cudaPointerGetAttributes(&attr, a.cu_seqlens);
+  if (kind != cudaSuccess || (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)) {
+    (void)cudaGetLastError();
+    errors.push_back(std::string("attention.cu_seqlens: the offsets are not in device memory (") +
+                     (kind != cudaSuccess ? cudaGetErrorString(kind) : "a host pointer") + ")" + kFix);
+    return false;
+  }
+  rows.packed = true;
+  rows.offsets.assign(static_cast<std::size_t>(a.batch) + 1, 0);
+  const cudaError_t copied = cudaMemcpy(rows.offsets.data(), a.cu_seqlens, rows.offsets.size() * sizeof(std::int32_t),
+                                        cudaMemcpyDefault);
+  if (copied != cudaSuccess) {
+    errors.push_back(std::string("attention.cu_seqlens: the batch + 1 offsets could not be read (") +
+                     cudaGetErrorString(copied) + ")" + kFix);
+    return false;
+  }
+  const std::size_t bad_before = errors.size();
+  if (rows.offsets[0] != 0)
+    errors.push_back("attention.cu_seqlens: the first offset is " + std::to_string(rows.offsets[0]) + ", not 0" + kFix);
+  for (std::size_t i = 0; i + 1 < rows.offsets.size(); ++i) {
+    const std::int64_t len = std::int64_t{rows.offsets[i + 1]} - rows.offsets[i];
+    if (len < 0)
+      errors.push_back("attention.cu_seqlens: sequence " + std::to_string(i) + " would have " + std::to_string(len) +
+                       " rows (offset " + std::to_string(i + 1) + " = " + std::to_string(rows.offsets[i + 1]) +
+                       " is below offset " + std::to_string(i) + " = " + std::to_string(rows.offsets[i]) + ")" + kFix);
+    else if (a.seqlen > 0 && len > a.seqlen)
+      errors.push_back("attention.cu_seqlens: sequence " + std::to_string(i) + " has " + std::to_string(len) +
+                       " rows, more than seqlen = " + std::to_string(a.seqlen) +
+                       " (with cu_seqlens, seqlen bounds every sequence); fix: seqlen = 0, or the longest length");
+    rows.longest = std::max(rows.longest, len);
+  }
+  rows.total = rows.offsets.back();
+  return errors.size() == bad_before;
+}
+
+// The global tensor `data` (heads heads, head_dim first for V) as the planner sees it (programs.cuh):
+// [batch, seqlen, heads, head_dim], or packed [total, heads, head_dim] through a window of the longest
+// sequence's rows.
+GlobalTensor tensor_of(const AttentionArgs& a, const Rows& rows, const void* data, std::int64_t heads,
+                       bool head_dim_first) {
+  const auto address = reinterpret_cast<std::uint64_t>(data);
+  if (rows.packed)
+    return packed_tensor(a.dtype, address, rows.total, rows.window, heads, a.head_dim, head_dim_first);
+  return bshd_tensor(a.dtype, address, a.batch, a.seqlen, heads, a.head_dim, head_dim_first);
 }
 
 using KernelFn = void (*)(KernelParams);
@@ -77,23 +133,24 @@ auto with_shape(std::int64_t d, PSource source, F&& f) {
 // The planned tiles of head dim D with P from Path, each checked against the kernel's compiled copy
 // program of its element type (programs.cuh).
 template <DataType T, int D, PSource Path>
-bool plan_tiles_of(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
+bool plan_tiles_of(const AttentionArgs& a, const Rows& rows, KernelParams& p, std::vector<std::string>& errors) {
   using P = Programs<T, D, Path>;
   constexpr int C = P::C;
   constexpr int N = kBlockN<D, Path>;
-  const std::vector<std::string> rows_first = {"seqlen", "head_dim", "heads", "batch"};
-  const std::vector<std::string> dim_first = {"head_dim", "seqlen", "heads", "batch"};
+  const std::vector<std::string> rows_first = rows.packed ? std::vector<std::string>{"rows", "head_dim", "heads", "sequence_end"}
+                                                          : std::vector<std::string>{"seqlen", "head_dim", "heads", "batch"};
+  const std::vector<std::string> dim_first = {rows_first[1], rows_first[0], rows_first[2], rows_first[3]};
   kernels::PlannedTile q, k, v, o;
   const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
   const PlanOptions load = tile_options(PlanDirection::load);
   constexpr const char* kRule = "attention.plan_shape";
-  bool ok = kernels::plan_compiled_tile("Q", bshd_tensor(a, a.q, a.heads, false), kQTile<D, C>.tile, bshd_tile(kBlockM<C>, D),
-                                        rows_first, load, P::Q::kShape, kRule, q, errors);
-  ok &= kernels::plan_compiled_tile("K", bshd_tensor(a, a.k, kv_heads, false), kKTile<D, Path>.tile, bshd_tile(N, D),
+  bool ok = kernels::plan_compiled_tile("Q", tensor_of(a, rows, a.q, a.heads, false), kQTile<D, C>.tile,
+                                        bshd_tile(kBlockM<C>, D), rows_first, load, P::Q::kShape, kRule, q, errors);
+  ok &= kernels::plan_compiled_tile("K", tensor_of(a, rows, a.k, kv_heads, false), kKTile<D, Path>.tile, bshd_tile(N, D),
                                     rows_first, load, P::K::kShape, kRule, k, errors);
-  ok &= kernels::plan_compiled_tile("V", bshd_tensor(a, a.v, kv_heads, true), kVTile<D, Path>.tile, bshd_tile(D, N),
+  ok &= kernels::plan_compiled_tile("V", tensor_of(a, rows, a.v, kv_heads, true), kVTile<D, Path>.tile, bshd_tile(D, N),
                                     dim_first, load, P::V::kShape, kRule, v, errors);
-  ok &= kernels::plan_compiled_tile("O", bshd_tensor(a, a.o, a.heads, false), kOTile<D>.tile,
+  ok &= kernels::plan_compiled_tile("O", tensor_of(a, rows, a.o, a.heads, false), kOTile<D>.tile,
                                     bshd_tile(kRowsPerConsumer, D), rows_first, tile_options(PlanDirection::store),
                                     P::O::kShape, kRule, o, errors);
   if (!ok) return false;
@@ -104,9 +161,9 @@ bool plan_tiles_of(const AttentionArgs& a, KernelParams& p, std::vector<std::str
   return true;
 }
 template <int D, PSource Path>
-bool plan_tiles(const AttentionArgs& a, KernelParams& p, std::vector<std::string>& errors) {
-  return a.dtype == DataType::float16 ? plan_tiles_of<DataType::float16, D, Path>(a, p, errors)
-                                      : plan_tiles_of<DataType::bfloat16, D, Path>(a, p, errors);
+bool plan_tiles(const AttentionArgs& a, const Rows& rows, KernelParams& p, std::vector<std::string>& errors) {
+  return a.dtype == DataType::float16 ? plan_tiles_of<DataType::float16, D, Path>(a, rows, p, errors)
+                                      : plan_tiles_of<DataType::bfloat16, D, Path>(a, rows, p, errors);
 }
 
 }  // namespace
@@ -119,9 +176,10 @@ struct Attention::Prepared {
   std::size_t smem = 0;
 };
 
-Attention::Attention(const AttentionArgs& a) {
-  AttentionStatus& st = status_;
-  std::vector<std::string>& errors = st.errors;
+namespace {
+
+// The arguments' own rules, every reason at once.
+void check_args(const AttentionArgs& a, std::vector<std::string>& errors) {
   if (a.dtype != DataType::bfloat16 && a.dtype != DataType::float16)
     errors.push_back("attention.dtype: the element type must be bf16 or f16");
   if (!head_dim_built(a.head_dim))
@@ -130,9 +188,10 @@ Attention::Attention(const AttentionArgs& a) {
     errors.push_back("attention.heads_kv: the K / V heads must divide the query heads (grouped-query attention), got " +
                      std::to_string(a.heads_kv) + " K / V heads for " + std::to_string(a.heads) +
                      " query heads; 0 means as many as the query heads");
-  if (a.batch < 1 || a.seqlen < 1 || a.heads < 1)
-    errors.push_back("attention.extent: batch, seqlen and heads must be at least 1 (got batch=" + std::to_string(a.batch) +
-                     " seqlen=" + std::to_string(a.seqlen) + " heads=" + std::to_string(a.heads) + ")");
+  if (a.batch < 1 || a.heads < 1 || (a.cu_seqlens ? a.seqlen < 0 : a.seqlen < 1))
+    errors.push_back("attention.extent: batch, seqlen and heads must be at least 1 (with cu_seqlens, seqlen 0 or a "
+                     "bound on every sequence; got batch=" + std::to_string(a.batch) + " seqlen=" +
+                     std::to_string(a.seqlen) + " heads=" + std::to_string(a.heads) + ")");
   if (!a.q || !a.k || !a.v || !a.o || !a.lse) errors.push_back("attention.null: Q, K, V, O and LSE need a device pointer");
   if (!(a.scale >= 0.0f) || std::isinf(a.scale))
     errors.push_back("attention.scale: a finite scale > 0, or 0 for 1 / sqrt(head_dim)");
@@ -150,38 +209,103 @@ Attention::Attention(const AttentionArgs& a) {
     errors.push_back("attention.max_ctas: a limit on the persistent form's CTAs, >= 1 with grid = GridForm::persistent, "
                      "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
                      (a.grid == GridForm::persistent ? "" : " without the persistent form"));
+}
+
+// The query rows of the problem: batch x seqlen, or packed sequences read off cu_seqlens.
+bool rows_of(const AttentionArgs& a, Rows& rows, std::vector<std::string>& errors) {
+  if (!a.cu_seqlens) {
+    rows.longest = rows.window = a.seqlen;
+    rows.total = a.batch * a.seqlen;
+    return true;
+  }
+  if (!read_packed_rows(a, rows, errors)) return false;
+  // Every tensor is seen through a window of the longest sequence's rows that begins before its base
+  // (programs.cuh: packed_tensor): the base less that window is an address.
+  const std::int64_t window_rows = rows.window = std::max<std::int64_t>(rows.longest, 1);
+  const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
+  const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::max(a.heads, kv_heads) * a.head_dim * 2);
+  for (const void* t : {a.q, a.k, a.v, static_cast<const void*>(a.o)})
+    if (reinterpret_cast<std::uint64_t>(t) < static_cast<std::uint64_t>(window_rows) * row_bytes) {
+      errors.push_back("attention.packed_base: a tensor's address is below the window of the longest sequence (" +
+                       std::to_string(window_rows) + " rows) that TMA addresses it through; fix: none on the caller's "
+                       "side, report it with the addresses");
+      return false;
+    }
+  if (rows.total > 0x7ffffffe) {
+    errors.push_back("attention.cu_seqlens: at most 2^31 - 2 rows in all, got " + std::to_string(rows.total));
+    return false;
+  }
+  return true;
+}
+
+// Query blocks of block_m rows in every sequence of `rows`, per head.
+std::int64_t query_blocks_of(const AttentionArgs& a, const Rows& rows, std::int64_t block_m) {
+  if (!rows.packed) return (a.seqlen + block_m - 1) / block_m * a.batch;
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i + 1 < rows.offsets.size(); ++i)
+    n += (std::int64_t{rows.offsets[i + 1]} - rows.offsets[i] + block_m - 1) / block_m;
+  return n;
+}
+
+// Units of work of the persistent form per head: a tile, or (pairs) two, of each sequence.
+std::int64_t units_of(const AttentionArgs& a, const Rows& rows, std::int64_t block_m, bool pairs) {
+  auto per_sequence = [&](std::int64_t len) {
+    const std::int64_t q = (len + block_m - 1) / block_m;
+    return pairs ? (q + 1) / 2 : q;
+  };
+  if (!rows.packed) return per_sequence(a.seqlen) * a.batch;
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i + 1 < rows.offsets.size(); ++i) n += per_sequence(std::int64_t{rows.offsets[i + 1]} - rows.offsets[i]);
+  return n;
+}
+
+}  // namespace
+
+Attention::Attention(const AttentionArgs& a) {
+  AttentionStatus& st = status_;
+  std::vector<std::string>& errors = st.errors;
+  check_args(a, errors);
   if (!errors.empty()) return;
+  Rows rows;
+  if (!rows_of(a, rows, errors)) return;
   // The P path that runs: PSource::automatic resolved.
-  const PSource source = a.p_source == PSource::automatic ? p_source_chosen(a.head_dim, a.seqlen, a.causal) : a.p_source;
+  const PSource source = a.p_source != PSource::automatic ? a.p_source
+                         : rows.packed                   ? packed_p_source_chosen()
+                                                         : p_source_chosen(a.head_dim, a.seqlen, a.causal);
   const std::int64_t block_m = with_shape(a.head_dim, source, [](auto d, auto path) {
     return kBlockM<kConsumersFor<decltype(d)::value, decltype(path)::value>>;
   });
-  const std::int64_t q_blocks = (a.seqlen + block_m - 1) / block_m;
-  if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || a.seqlen > 0x7fffffff ||
+  const std::int64_t q_blocks = (rows.longest + block_m - 1) / block_m;
+  if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || rows.longest > 0x7fffffff ||
       q_blocks * a.heads * a.batch > 0x7fffffff) {
     errors.push_back("attention.grid: at most 2^31 - 1 query rows, 65535 heads, 65535 batches and 2^31 - 1 tiles "
                      "(a tile: " + std::to_string(block_m) + " query rows of one head of one batch)");
     return;
   }
-  const std::int64_t tiles = q_blocks * a.heads * a.batch;
+  const std::int64_t tiles = query_blocks_of(a, rows, block_m) * a.heads;
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
   const bool ok = with_shape(a.head_dim, source, [&](auto d, auto path) {
-    return plan_tiles<decltype(d)::value, decltype(path)::value>(a, p, errors);
+    return plan_tiles<decltype(d)::value, decltype(path)::value>(a, rows, p, errors);
   });
   if (!ok) return;
   p.group = static_cast<std::int32_t>(a.heads_kv > 0 ? a.heads / a.heads_kv : 1);
   p.lse = a.lse;
-  p.seqlen = static_cast<std::int32_t>(a.seqlen);
+  p.cu_seqlens = a.cu_seqlens;
+  p.seqlen = static_cast<std::int32_t>(rows.longest);
+  p.window = static_cast<std::int32_t>(rows.window);
+  p.lse_head_stride = rows.packed ? rows.total : a.seqlen;
   p.heads = static_cast<std::int32_t>(a.heads);
   p.batch = static_cast<std::int32_t>(a.batch);
   p.q_blocks = static_cast<std::int32_t>(q_blocks);
   const double scale = a.scale > 0.0f ? a.scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 
-  const bool persistent = a.grid == GridForm::persistent ||
-                          (a.grid == GridForm::automatic && persistent_grid_chosen(a.head_dim, a.seqlen, a.causal, source));
+  const bool persistent =
+      a.grid == GridForm::persistent ||
+      (a.grid == GridForm::automatic &&
+       (rows.packed ? packed_persistent_grid_chosen() : persistent_grid_chosen(a.head_dim, a.seqlen, a.causal, source)));
   with_shape(a.head_dim, source, [&](auto d, auto path) {
     constexpr int D = decltype(d)::value;
     constexpr PSource Path = decltype(path)::value;
@@ -204,7 +328,7 @@ Attention::Attention(const AttentionArgs& a) {
   std::int64_t ctas = tiles;
   if (persistent) {
     // As many CTAs as are resident at once on the current device (SMs x CTAs per SM for this kernel's
-    // threads and shared memory: 1), at most one per tile, at most max_ctas.
+    // threads and shared memory: 1), at most one per unit of work, at most max_ctas.
     int device = 0, sms = 0, per_sm = 0;
     if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
         (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
@@ -220,11 +344,12 @@ Attention::Attention(const AttentionArgs& a) {
     std::int64_t limit = static_cast<std::int64_t>(sms) * per_sm;
     if (a.max_ctas > 0) limit = std::min<std::int64_t>(limit, a.max_ctas);
     // Causal tiles in pairs of equal total work (query blocks q - 1 - k and k) once there are more tiles
-    // than CTAs (kernel.cuh, TileWalk).
+    // than CTAs (kernel.cuh, TileWalk). The units are numbered as for the longest sequence; a packed
+    // sequence's units past its own are passed by.
     p.pair_tiles = a.causal && tiles > limit ? 1 : 0;
     p.units_per_head = static_cast<std::int32_t>(p.pair_tiles ? (q_blocks + 1) / 2 : q_blocks);
     p.units = static_cast<std::int32_t>(p.units_per_head * a.heads * a.batch);
-    ctas = std::min<std::int64_t>(limit, p.units);
+    ctas = std::min<std::int64_t>(limit, units_of(a, rows, block_m, p.pair_tiles != 0) * a.heads);
     prep->grid = dim3(static_cast<unsigned>(ctas));
   } else {
     prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));
@@ -234,6 +359,8 @@ Attention::Attention(const AttentionArgs& a) {
   st.config.persistent = persistent;
   st.config.smem_bytes = prep->smem;
   st.config.p_source = source;
+  st.config.longest = rows.longest;
+  st.config.total = rows.total;
   st.ok = true;
   prepared_ = std::move(prep);
 }
@@ -241,6 +368,7 @@ Attention::Attention(const AttentionArgs& a) {
 cudaError_t Attention::launch(cudaStream_t stream) const {
   if (!status_.ok || !prepared_) return cudaErrorInvalidValue;
   const Prepared& q = *prepared_;
+  if (q.grid.x == 0) return cudaSuccess;  // packed sequences, every one empty: nothing to compute
   q.kernel<<<q.grid, q.threads, q.smem, stream>>>(q.params);
   return cudaGetLastError();
 }

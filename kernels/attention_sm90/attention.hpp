@@ -7,7 +7,9 @@
 // K / V heads than query heads). Q, K, V and O are [batch, seqlen, heads,
 // head_dim] row-major (PyTorch's (B, S, H, D) contiguous tensors); LSE is fp32 [batch, heads, seqlen].
 // seqlen need not be a multiple of the tile: TMA fills the loads past the end with zeros, the kernel
-// masks those columns, and the O store is clipped.
+// masks those columns, and the O store is clipped. Packed sequences of different lengths
+// (AttentionArgs::cu_seqlens) are [total, heads, head_dim] instead, each sequence clipped at its own
+// end the same way.
 //
 //   tmakit::attention_sm90::AttentionArgs a;
 //   a.batch = B; a.seqlen = S; a.heads = H; a.head_dim = 128;
@@ -51,7 +53,15 @@ struct AttentionArgs {
   const void* k = nullptr;  // [batch, seqlen, heads_kv, head_dim], as V
   const void* v = nullptr;
   void* o = nullptr;
-  float* lse = nullptr;  // [batch, heads, seqlen] fp32
+  float* lse = nullptr;  // [batch, heads, seqlen] fp32 ([heads, total] with cu_seqlens)
+  // Packed sequences of different lengths (FlashAttention's varlen form, PyTorch's jagged nested
+  // tensors): `batch` sequences, sequence i being rows [cu_seqlens[i], cu_seqlens[i + 1]) of Q, K, V
+  // and O, which are then [total, heads (K, V: heads_kv), head_dim] row-major, total = cu_seqlens[batch];
+  // LSE is [heads, total]. cu_seqlens: batch + 1 non-decreasing int32 offsets from 0 in device memory,
+  // read once when the problem is planned (an Attention is planned for those lengths). seqlen: 0, or
+  // a bound that no sequence exceeds (FlashAttention's max_seqlen). Causal: each sequence on its own
+  // diagonal (its row i sees its columns j <= i). Null: every batch has seqlen rows.
+  const std::int32_t* cu_seqlens = nullptr;
   bool causal = false;
   float scale = 0.0f;  // the softmax scale; 0: 1 / sqrt(head_dim)
   PSource p_source = PSource::automatic;
@@ -69,11 +79,13 @@ struct AttentionConfig {
   int block_m = 128, block_n = 128;
   int stages = 0;                     // K stages (the depth of the K ring)
   int v_stages = 0;                   // V stages
-  int tiles = 0;                      // query blocks x heads x batch
+  int tiles = 0;                      // query blocks x heads x batch (packed: each sequence's query blocks)
   int ctas = 0;                       // CTAs launched: tiles, or (persistent) at most the resident CTAs
   bool persistent = false;            // the grid form launched (GridForm::automatic: the one it chose)
   std::size_t smem_bytes = 0;
   PSource p_source = PSource::registers;  // the path launched (PSource::automatic: the one it chose)
+  std::int64_t longest = 0;  // rows of the longest sequence: seqlen, or read off cu_seqlens
+  std::int64_t total = 0;    // query rows of every sequence together: batch x seqlen, or cu_seqlens[batch]
 };
 
 struct AttentionStatus {

@@ -39,4 +39,13 @@ inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, b
   }
 }
 
+// Packed sequences of different lengths (AttentionArgs::cu_seqlens): P in registers, one CTA per tile,
+// at every head dim and mask (docs/lab/attention.md, 2026-12-06 09:31 and 09:38: 64 sequences of 128 to
+// 8k rows; that form was the fastest in all eight configurations at 09:31, 5-16 % above the forms the
+// rules above pick for the longest sequence at head dims 96 and 128, and within 5 % of the fastest at
+// 09:38). The persistent form deals its units statically, numbered as for the longest sequence, where
+// one CTA per tile is handed out as SMs free up.
+inline PSource packed_p_source_chosen() { return PSource::registers; }
+inline bool packed_persistent_grid_chosen() { return false; }
+
 }  // namespace tmakit::attention_sm90

@@ -90,8 +90,14 @@ static_assert(kFitsBoth<64> && kFitsBoth<96> && kFitsBoth<128> && kFitsBoth<256>
 // The copies' shapes are compiled (programs.cuh); the tensor maps carry the rest.
 struct KernelParams {
   CUtensorMap q_map, k_map, v_map, o_map;
-  float* lse = nullptr;  // [batch, heads, seqlen]
-  std::int32_t seqlen = 0, heads = 0, batch = 0, q_blocks = 0;
+  float* lse = nullptr;  // [batch, heads, seqlen], or (packed sequences) [heads, total rows]
+  // Packed sequences of different lengths: sequence b is rows [cu_seqlens[b], cu_seqlens[b + 1]) of
+  // the packed tensors (programs.cuh: packed_tensor); null for one length, seqlen, in every batch.
+  const std::int32_t* cu_seqlens = nullptr;
+  std::int32_t seqlen = 0, heads = 0, batch = 0;
+  std::int32_t q_blocks = 0;  // query blocks per (head, batch): of the longest sequence when packed
+  std::int32_t window = 0;    // rows of the tensors' window (packed_tensor); seqlen for one length
+  std::int64_t lse_head_stride = 0;  // LSE values from one head to the next: seqlen, or the total rows
   // Persistent form: the CTAs take units of work in turn (unit u: CTA u % gridDim.x), units_per_head of
   // them per (head, batch); a unit is one tile, or (pair_tiles) two: query blocks q_blocks - 1 - k and k.
   std::int32_t units = 0, units_per_head = 0;
@@ -101,19 +107,45 @@ struct KernelParams {
 };
 
 
-// The KV blocks the CTA of query block qb visits: every block, or (causal) those with a column at
-// or left of the tile's last row.
+// The KV blocks the CTA of query block qb of a sequence of seqlen rows visits: every block, or
+// (causal) those with a column at or left of the tile's last row.
 template <int D, PSource Path, bool Causal>
-__device__ __forceinline__ std::int32_t kv_blocks(const KernelParams& p, std::int32_t qb) {
+__device__ __forceinline__ std::int32_t kv_blocks(std::int32_t seqlen, std::int32_t qb) {
   constexpr int kN = kBlockN<D, Path>;
-  const std::int32_t cols = Causal ? min(p.seqlen, (qb + 1) * kBlockM<kConsumersFor<D, Path>>) : p.seqlen;
+  const std::int32_t cols = Causal ? min(seqlen, (qb + 1) * kBlockM<kConsumersFor<D, Path>>) : seqlen;
   return (cols + kN - 1) / kN;
 }
 
-// A tile: query block qb (128 rows) of head h of batch b.
+// Sequence b's rows: seqlen, or (packed) cu_seqlens[b + 1] - cu_seqlens[b].
+__device__ __forceinline__ std::int32_t rows_of(const KernelParams& p, std::int32_t b) {
+  return p.cu_seqlens ? __ldg(p.cu_seqlens + b + 1) - __ldg(p.cu_seqlens + b) : p.seqlen;
+}
+
+// A tile: query block qb (kBlockM rows) of head h = hb % heads of sequence (batch) b = hb / heads,
+// which has seqlen rows. Three words, what a consumer holds across its KV loop; the rest is derived
+// where a copy or the epilogue needs it.
 struct Tile {
-  std::int32_t qb = 0, h = 0, b = 0;
+  std::int32_t qb = 0, hb = 0, seqlen = 0;
+  __device__ __forceinline__ std::int32_t h(const KernelParams& p) const { return hb % p.heads; }
+  __device__ __forceinline__ std::int32_t b(const KernelParams& p) const { return hb / p.heads; }
+  // The coordinate of the tensor maps' last mode: the batch, or (packed) the row the sequence ends at.
+  __device__ __forceinline__ std::int32_t coord(const KernelParams& p) const {
+    return p.cu_seqlens ? __ldg(p.cu_seqlens + b(p) + 1) : b(p);
+  }
+  // The tile's rows lie this many elements into the tensors' window (0 for one length).
+  __device__ __forceinline__ std::int32_t shift(const KernelParams& p) const { return p.window - seqlen; }
+  // The LSE value of row 0 of the tile's (head, sequence): [batch, heads, seqlen], or [heads, total].
+  __device__ __forceinline__ float* lse(const KernelParams& p) const {
+    const std::int64_t first = p.cu_seqlens ? std::int64_t{__ldg(p.cu_seqlens + b(p))} : std::int64_t{b(p)} * p.heads * p.seqlen;
+    return p.lse + first + h(p) * p.lse_head_stride;
+  }
 };
+
+// Query blocks of BM rows in a sequence of seqlen rows.
+template <int BM>
+__device__ __forceinline__ std::int32_t query_blocks(std::int32_t seqlen) {
+  return (seqlen + BM - 1) / BM;
+}
 
 // The tiles a CTA computes, in order; the producer and every consumer thread walk the same sequence.
 //   one CTA per tile: the CTA's own, (q_blocks - 1 - blockIdx.x, blockIdx.y, blockIdx.z): the longest
@@ -125,53 +157,67 @@ struct Tile {
 //     q_blocks + 1 whichever k it is, and a static deal of equal units keeps the CTAs equally busy (single
 //     tiles dealt in turn would give a CTA query blocks stepping by gridDim.x % q_blocks: with 128 query
 //     blocks and 132 CTAs, CTA 0 would visit 1.5 times the mean).
-template <bool Persistent>
+//   packed sequences: the grid and the units cover the longest sequence; a CTA (one per tile) or a
+//     unit past its own sequence's query blocks has no tile, and the walk passes it by.
+template <bool Persistent, int BM>
 struct TileWalk;
 
 // next(p, t) moves t to the walk's next tile (false once there is none); more(p) says whether there
 // is one, without moving.
-template <>
-struct TileWalk<false> {
+template <int BM>
+struct TileWalk<false, BM> {
   bool done = false;
   __device__ __forceinline__ bool more(const KernelParams&) const { return !done; }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
     if (done) return false;
     done = true;
-    t.qb = p.q_blocks - 1 - static_cast<std::int32_t>(blockIdx.x);
-    t.h = static_cast<std::int32_t>(blockIdx.y);
-    t.b = static_cast<std::int32_t>(blockIdx.z);
-    return true;
+    t.seqlen = rows_of(p, static_cast<std::int32_t>(blockIdx.z));
+    t.qb = query_blocks<BM>(t.seqlen) - 1 - static_cast<std::int32_t>(blockIdx.x);
+    t.hb = static_cast<std::int32_t>(blockIdx.y + blockIdx.z * gridDim.y);
+    return true;  // a CTA without a tile has left at the kernel's entry (has_tile)
+  }
+  // Whether this CTA has a tile: packed, the grid covers the longest sequence.
+  __device__ __forceinline__ static bool has_tile(const KernelParams& p) {
+    return p.cu_seqlens == nullptr ||
+           static_cast<std::int32_t>(blockIdx.x) < query_blocks<BM>(rows_of(p, static_cast<std::int32_t>(blockIdx.z)));
   }
 };
 
 // The walk's state, which every consumer thread holds across its KV loops, is two words: the next
 // unit (unsigned: unit < units <= 2^31 - 1 and gridDim.x <= 2^31 - 1, so unit + gridDim.x does not
 // wrap) and the query block of the unit's second tile, -1 when none is due. The second tile has the
-// first's head and batch, which t still holds when next() comes to it: callers pass back the tile
+// first's head and sequence, which t still holds when next() comes to it: callers pass back the tile
 // the previous next() left, unchanged.
-template <>
-struct TileWalk<true> {
+template <int BM>
+struct TileWalk<true, BM> {
   std::uint32_t unit;            // the next unit this CTA takes
   std::int32_t second_qb = -1;  // the query block of the unit's second tile, next
   __device__ TileWalk() : unit(blockIdx.x) {}
   __device__ __forceinline__ bool more(const KernelParams& p) const {
-    return second_qb >= 0 || unit < static_cast<std::uint32_t>(p.units);
+    if (second_qb >= 0) return true;
+    if (p.cu_seqlens == nullptr) return unit < static_cast<std::uint32_t>(p.units);
+    TileWalk ahead = *this;  // packed: the units left may all lie past their sequences
+    Tile t;
+    return ahead.next(p, t);
   }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
     if (second_qb >= 0) {
-      t.qb = second_qb;  // t.h and t.b: the first tile's
+      t.qb = second_qb;  // t.hb and t.seqlen: the first tile's
       second_qb = -1;
       return true;
     }
-    if (unit >= static_cast<std::uint32_t>(p.units)) return false;
-    const std::int32_t u = static_cast<std::int32_t>(unit);
-    unit += gridDim.x;
-    const std::int32_t k = u % p.units_per_head, hb = u / p.units_per_head;
-    t.qb = p.q_blocks - 1 - k;
-    t.h = hb % p.heads;
-    t.b = hb / p.heads;
-    if (p.pair_tiles && k < t.qb) second_qb = k;
-    return true;
+    while (unit < static_cast<std::uint32_t>(p.units)) {
+      const std::int32_t u = static_cast<std::int32_t>(unit);
+      unit += gridDim.x;
+      const std::int32_t k = u % p.units_per_head;
+      t.hb = u / p.units_per_head;
+      t.seqlen = rows_of(p, t.b(p));
+      t.qb = query_blocks<BM>(t.seqlen) - 1 - k;
+      if (t.qb < 0 || (p.pair_tiles && k > t.qb)) continue;  // packed: past its sequence's units
+      if (p.pair_tiles && k < t.qb) second_qb = k;
+      return true;
+    }
+    return false;
   }
 };
 
@@ -191,25 +237,29 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
   device::RingState<kKStages<D, Path>> ks;
   device::RingState<kVStages<D, Path>> vs;
   Tile t;
-  TileWalk<Persistent> walk;
+  TileWalk<Persistent, kBlockM<P::C>> walk;
   for (std::int32_t i = 0; walk.next(p, t); ++i) {
-    const std::int32_t kv_head = t.h / p.group;
+    const std::int32_t h = t.h(p), kv_head = h / p.group, coord = t.coord(p), shift = t.shift(p);
+    // Rows are tile mode 0 of Q and K (seqlen, head_dim, heads, batch) and mode 1 of V (head_dim first).
     auto load_q = [&] {
       s.q_ring.wait_free(qs);
-      P::Q::issue(&p.q_map, s.q, s.q_ring.arm(qs, P::Q::kBytes), typename P::Q::Share{}, t.qb, 0, t.h, t.b);
+      P::Q::template issue_shifted<0>(&p.q_map, s.q, s.q_ring.arm(qs, P::Q::kBytes), typename P::Q::Share{}, shift,
+                                      t.qb, 0, h, coord);
       ++qs;
     };
     auto load_k = [&](std::int32_t j) {
       s.k_ring.wait_free(ks);
-      P::K::issue(&p.k_map, s.k[ks.index], s.k_ring.arm(ks, P::K::kBytes), typename P::K::Share{}, j, 0, kv_head, t.b);
+      P::K::template issue_shifted<0>(&p.k_map, s.k[ks.index], s.k_ring.arm(ks, P::K::kBytes), typename P::K::Share{},
+                                      shift, j, 0, kv_head, coord);
       ++ks;
     };
     auto load_v = [&](std::int32_t j) {
       s.v_ring.wait_free(vs);
-      P::V::issue(&p.v_map, s.v[vs.index], s.v_ring.arm(vs, P::V::kBytes), typename P::V::Share{}, 0, j, kv_head, t.b);
+      P::V::template issue_shifted<1>(&p.v_map, s.v[vs.index], s.v_ring.arm(vs, P::V::kBytes), typename P::V::Share{},
+                                      shift, 0, j, kv_head, coord);
       ++vs;
     };
-    const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, t.qb);
+    const std::int32_t blocks = kv_blocks<D, Path, Causal>(t.seqlen, t.qb);
     if (i == 0) {
       load_q();
       load_k(0);
@@ -361,7 +411,9 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 
   // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
   // row0 + 8 r), the rings' rounds before it.
-  std::int32_t qb = 0, row0 = 0;
+  std::int32_t row0 = 0, seqlen = 0;
+  // The tile's first row of this warpgroup (query block qb's row 64 wg): row0 less this thread's offset.
+  auto first_row = [&] { return row0 - (16 * (t / 32) + (t % 32) / 4); };
   device::RingState<1> qr;                    // Q's round: the tile's
   device::RingState<kKStages<D, Path>> kr;  // K's next round to read
   device::RingState<kVStages<D, Path>> vr;  // V's
@@ -426,14 +478,14 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   // bits. Returns through corr what O must be multiplied by before P_j V_j is added.
   auto softmax = [&](float (&sc)[kS], std::int32_t j, PBits (&pbits)[kPBits], float (&corr)[2]) {
     const std::int32_t kv0 = j * kN;
-    const bool tail = kv0 + kN > p.seqlen;
-    const bool diagonal = Causal && kv0 + kN - 1 > qb * kBlockM<C> + kRowsPerConsumer * wg;
+    const bool tail = kv0 + kN > seqlen;
+    const bool diagonal = Causal && kv0 + kN - 1 > first_row();
     if (tail || diagonal) {
 #pragma unroll
       for (int v = 0; v < kS; ++v) {
         const std::int32_t col = kv0 + 8 * (v / 4) + col0 + v % 2;
         const std::int32_t row = row0 + 8 * ((v / 2) % 2);
-        if (col >= p.seqlen || (Causal && col > row)) sc[v] = -INFINITY;
+        if (col >= seqlen || (Causal && col > row)) sc[v] = -INFINITY;
       }
     }
     float base[2];
@@ -507,23 +559,23 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 
   if (wg == C - 1) pass_turn<C>(wg_here());  // warpgroup 0 takes the first turn
   Tile tile;
-  TileWalk<Persistent> walk;
+  TileWalk<Persistent, kBlockM<C>> walk;
   for (std::int32_t i = 0; walk.next(p, tile); ++i) {
-    const std::int32_t h = tile.h, b = tile.b;
-    qb = tile.qb;
+    const std::int32_t qb = tile.qb;
+    seqlen = tile.seqlen;
     row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
 #pragma unroll
     for (int v = 0; v < kO; ++v) o[v] = 0.0f;
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
     s.q_ring.wait_full(qr);
-    const std::int32_t blocks = kv_blocks<D, Path, Causal>(p, qb);
+    const std::int32_t blocks = kv_blocks<D, Path, Causal>(tile.seqlen, qb);
     // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
     // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
     // taking their turns and releasing their stages without multiplying (below, after its last P V).
     std::int32_t mine = blocks;
     if constexpr (Causal) {
-      const std::int32_t cols = min(p.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
+      const std::int32_t cols = min(tile.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
       mine = min(blocks, (cols + kN - 1) / kN);
     }
     {
@@ -629,16 +681,17 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::fence_smem_writes_for_async();
     device::named_barrier_sync(barrier_id(), 128);
     if (t == 0) {
-      Programs<T, D, Path>::O::store(&p.o_map, obuf, C * qb + wg, 0, h, b);
+      Programs<T, D, Path>::O::template store_shifted<0>(&p.o_map, obuf, tile.shift(p), first_row() / kRowsPerConsumer, 0, tile.h(p),
+                                                         tile.coord(p));
       device::commit_group();
     }
     if (t % 4 == 0) {
-      float* lse = p.lse + (static_cast<std::int64_t>(b) * p.heads + h) * p.seqlen;
+      float* lse = tile.lse(p);
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const std::int32_t row = row0 + 8 * r;
         // log(sum exp(s scale)) = (max + log2(sum)) ln 2, the max in units of log2
-        if (row < p.seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
+        if (row < seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
       }
     }
     ++qr;
@@ -649,6 +702,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
 __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention_kernel(const __grid_constant__ KernelParams p) {
   constexpr int C = kConsumersFor<D, Path>;
+  if constexpr (!Persistent) {
+    // Packed sequences: the grid covers the longest; a CTA past its own sequence's query blocks has no
+    // tile and leaves before it sets anything up.
+    if (!TileWalk<false, kBlockM<C>>::has_tile(p)) return;
+  }
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);
   SharedStorage<D, Path>& s = *reinterpret_cast<SharedStorage<D, Path>*>(dyn + ((1024 - base % 1024) % 1024));

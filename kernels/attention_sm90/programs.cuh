@@ -31,6 +31,30 @@ TMAKIT_HD constexpr GlobalTensor bshd_tensor(DataType t, std::uint64_t address, 
   return g;
 }
 
+// Packed sequences of different lengths: Q, K, V or O as [total, heads, head_dim] rows, sequence i
+// being rows [first_i, end_i). So that TMA clips a copy at the end of its own sequence, as it clips
+// a fixed-length tensor at seqlen, the tensor is seen through a window of `window` rows (at least
+// the longest sequence) that ends where the sequence ends: modes (window, head_dim, heads, end),
+// the window and `end` both stepping by one row, the base `window` rows before the tensor's.
+// Row r of a sequence that ends at row `end` is at window coordinate r - end + window and
+// coordinate `end` of the last mode: in range for rows [end - window, end) only, which take in
+// the whole sequence and nothing after it. A tile's rows then start window - length elements into
+// the window (CopyProgram::issue_shifted), and only rows of the sequence are ever addressed.
+// The plan's shape is the fixed-length tensor's: the same compiled programs copy both.
+TMAKIT_HD constexpr GlobalTensor packed_tensor(DataType t, std::uint64_t address, std::int64_t total, std::int64_t window,
+                                               std::int64_t heads, std::int64_t head_dim, bool head_dim_first) {
+  GlobalTensor g;
+  g.dtype = t;
+  const std::int64_t row = heads * head_dim;
+  g.address = address - static_cast<std::uint64_t>(window * row) * (element_bits(t) / 8);
+  g.base_alignment = known_alignment(g.address);
+  if (head_dim_first)
+    g.layout = make_layout(IntTuple::make(head_dim, window, heads, total + 1), IntTuple::make(1, row, head_dim, row));
+  else
+    g.layout = make_layout(IntTuple::make(window, head_dim, heads, total + 1), IntTuple::make(row, 1, head_dim, row));
+  return g;
+}
+
 // A tile of e0 x e1 elements of one head of one batch.
 TMAKIT_HD constexpr TileExtents bshd_tile(std::int64_t e0, std::int64_t e1) {
   return make_tile_extents(e0, e1, 1, 1);  // one head of one batch

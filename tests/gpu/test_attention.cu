@@ -2,7 +2,9 @@
 // reference computed on the GPU by a plain kernel (one block per query row: scores, softmax in
 // fp32 with expf, then P V), on the same 16-bit inputs: head dims 64, 96, 128 and 256, bf16 and f16,
 // causal and not, both ways P reaches the P V multiply, sequence lengths that are and are not
-// multiples of the tiles, batches, heads, and fewer K / V heads than query heads (grouped-query).
+// multiples of the tiles, batches, heads, and fewer K / V heads than query heads (grouped-query);
+// and packed sequences of different lengths (AttentionArgs::cu_seqlens), each against the reference
+// run on its own rows.
 //
 // Bounds. O: the kernel rounds P to bf16 before P V (at most 2^-9 relative per term: at most
 // 2^-9 * A, A = sum_j p_j |v_j| / l, which the reference also computes) and rounds O to bf16 (2^-9
@@ -394,6 +396,226 @@ TEST(AttentionSmall, PersistentManyTilesPerCta) {
 TEST(AttentionLarge, LongSequenceManyHeads) {
   TMAKIT_REQUIRE_GPU();
   every_form(1, 4096, 16);
+}
+
+// ---- Packed sequences of different lengths (AttentionArgs::cu_seqlens): Q, K, V and O are
+// [total, heads, head_dim], LSE [heads, total]. The reference is the fixed-length one, run on each
+// sequence's rows alone (batch 1, seqlen = its length). O has kGuardRows rows more than the
+// sequences hold, and they must keep their NaN: no store of the last sequence goes past its end.
+struct PackedCase {
+  std::vector<std::int32_t> lengths;
+  std::int64_t heads, head_dim;
+  bool causal = false;
+  PSource source = PSource::registers;
+  std::int64_t heads_kv = 0;
+  int max_ctas = 0;  // > 0: the persistent form alone, with that limit
+  DataType dtype = DataType::bfloat16;
+};
+constexpr std::int64_t kGuardRows = 64;
+
+std::string describe(const PackedCase& c) {
+  std::string lens;
+  for (std::int32_t n : c.lengths) lens += (lens.empty() ? "" : ",") + std::to_string(n);
+  return "packed lengths " + lens + " heads " + std::to_string(c.heads) + " head_dim " + std::to_string(c.head_dim) +
+         (c.causal ? " causal" : " non-causal") +
+         (c.source == PSource::smem ? " P through shared memory" : c.source == PSource::registers ? " P in registers" : " P path automatic") +
+         (c.heads_kv > 0 ? " heads_kv " + std::to_string(c.heads_kv) : "") + (c.dtype == DataType::float16 ? " f16" : " bf16");
+}
+
+void run_packed_case(const PackedCase& c) {
+  SCOPED_TRACE(describe(c));
+  const std::int64_t heads_kv = c.heads_kv > 0 ? c.heads_kv : c.heads;
+  const int half = c.dtype == DataType::float16 ? 1 : 0;
+  std::vector<std::int32_t> offsets = {0};
+  std::int64_t longest = 0;
+  for (std::int32_t n : c.lengths) {
+    offsets.push_back(offsets.back() + n);
+    longest = std::max<std::int64_t>(longest, n);
+  }
+  const std::int64_t total = offsets.back(), batch = static_cast<std::int64_t>(c.lengths.size());
+  const std::size_t row = static_cast<std::size_t>(c.heads * c.head_dim), kv_row = static_cast<std::size_t>(heads_kv * c.head_dim);
+  const std::size_t n = total * row, n_out = (total + kGuardRows) * row, n_kv = total * kv_row;
+  const std::size_t rows = static_cast<std::size_t>(total * c.heads);
+  DeviceBuffer q(std::max<std::size_t>(n, 1) * 2), k(std::max<std::size_t>(n_kv, 1) * 2), v(std::max<std::size_t>(n_kv, 1) * 2);
+  DeviceBuffer o(n_out * 2), lse(std::max<std::size_t>(rows, 1) * 4), cu(offsets.size() * 4);
+  DeviceBuffer ref(std::max<std::size_t>(n, 1) * 4), ref_abs(std::max<std::size_t>(n, 1) * 4),
+      ref_lse(static_cast<std::size_t>(c.heads * std::max<std::int64_t>(longest, 1)) * 4);
+  fill_16<<<1024, 256>>>(q.as<std::uint16_t>(), n, 11, half);
+  fill_16<<<1024, 256>>>(k.as<std::uint16_t>(), n_kv, 12, half);
+  fill_16<<<1024, 256>>>(v.as<std::uint16_t>(), n_kv, 13, half);
+  TMAKIT_CUDA_OK(cudaGetLastError());
+  TMAKIT_CUDA_OK(cudaMemcpy(cu.p, offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
+
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
+  const std::size_t sh = sizeof(float) * static_cast<std::size_t>(c.head_dim + longest);
+  if (sh > 48 * 1024)
+    TMAKIT_CUDA_OK(cudaFuncSetAttribute(reference_attention, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(sh)));
+  std::vector<float> want(n), want_abs(n), want_lse(rows);
+  std::vector<float> seq_lse;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t first = offsets[b], len = c.lengths[b];
+    if (len == 0) continue;
+    const auto* qb = q.as<std::uint16_t>() + first * row;
+    const auto* kb = k.as<std::uint16_t>() + first * kv_row;
+    const auto* vb = v.as<std::uint16_t>() + first * kv_row;
+    reference_attention<<<dim3(static_cast<unsigned>(len), static_cast<unsigned>(c.heads), 1), 128, sh>>>(
+        qb, kb, vb, ref.as<float>() + first * row, ref_abs.as<float>() + first * row, ref_lse.as<float>(),
+        static_cast<int>(len), static_cast<int>(c.heads), static_cast<int>(heads_kv), static_cast<int>(c.head_dim), scale,
+        c.causal ? 1 : 0, half);
+    TMAKIT_CUDA_OK(cudaGetLastError());
+    seq_lse.resize(static_cast<std::size_t>(c.heads * len));
+    TMAKIT_CUDA_OK(cudaMemcpy(seq_lse.data(), ref_lse.p, seq_lse.size() * 4, cudaMemcpyDeviceToHost));
+    for (std::int64_t h = 0; h < c.heads; ++h)
+      for (std::int64_t i = 0; i < len; ++i) want_lse[h * total + first + i] = seq_lse[h * len + i];  // [heads, total]
+  }
+  TMAKIT_CUDA_OK(cudaDeviceSynchronize());
+  if (n) {
+    TMAKIT_CUDA_OK(cudaMemcpy(want.data(), ref.p, n * 4, cudaMemcpyDeviceToHost));
+    TMAKIT_CUDA_OK(cudaMemcpy(want_abs.data(), ref_abs.p, n * 4, cudaMemcpyDeviceToHost));
+  }
+
+  std::vector<Form> forms = {{false, 0}, {true, 0}};
+  if (c.max_ctas > 0) forms = {{true, c.max_ctas}};
+  if (c.head_dim == 256) forms = {{false, 0}};
+  const bool automatic = c.source == PSource::automatic;  // then the grid form is the launcher's choice too
+  if (automatic) forms = {{false, 0}};
+  for (const Form& f : forms) {
+    SCOPED_TRACE(f.persistent ? "persistent, at most " + std::to_string(f.max_ctas) + " CTAs (0: resident)" : "one CTA per tile");
+    TMAKIT_CUDA_OK(cudaMemset(o.p, 0xff, n_out * 2));  // NaN: every row of a sequence written, the guard rows not
+    std::vector<float> minus_one(rows, -1.0f);
+    if (rows) TMAKIT_CUDA_OK(cudaMemcpy(lse.p, minus_one.data(), rows * 4, cudaMemcpyHostToDevice));
+    AttentionArgs a;
+    a.batch = batch;
+    a.seqlen = 0;
+    a.cu_seqlens = cu.as<std::int32_t>();
+    a.heads = c.heads;
+    a.head_dim = c.head_dim;
+    a.heads_kv = c.heads_kv;
+    a.dtype = c.dtype;
+    a.q = q.p;
+    a.k = k.p;
+    a.v = v.p;
+    a.o = o.p;
+    a.lse = lse.as<float>();
+    a.causal = c.causal;
+    a.p_source = c.source;
+    a.grid = automatic ? GridForm::automatic : f.persistent ? GridForm::persistent : GridForm::per_tile;
+    a.max_ctas = f.max_ctas;
+    const AttentionStatus s = tmakit::attention_sm90::attention(a);
+    std::string why;
+    for (const auto& e : s.errors) why += e + "\n";
+    ASSERT_TRUE(s.ok) << why;
+    EXPECT_EQ(s.config.longest, longest);
+    // The launcher's choice for packed sequences (heuristics.hpp): P in registers, one CTA per tile.
+    if (automatic) {
+      EXPECT_EQ(s.config.p_source, PSource::registers);
+      EXPECT_FALSE(s.config.persistent);
+    }
+    EXPECT_EQ(s.config.total, total);
+    std::int64_t tiles = 0;
+    for (std::int32_t len : c.lengths) tiles += (len + s.config.block_m - 1) / s.config.block_m * c.heads;
+    EXPECT_EQ(s.config.tiles, tiles);
+    TMAKIT_CUDA_OK(cudaDeviceSynchronize());
+
+    std::vector<std::uint16_t> got(n_out);
+    std::vector<float> got_lse(rows);
+    TMAKIT_CUDA_OK(cudaMemcpy(got.data(), o.p, n_out * 2, cudaMemcpyDeviceToHost));
+    if (rows) TMAKIT_CUDA_OK(cudaMemcpy(got_lse.data(), lse.p, rows * 4, cudaMemcpyDeviceToHost));
+    std::size_t bad = 0, guard_written = 0;
+    std::string first;
+    for (std::size_t i = 0; i < n; ++i) {
+      const float g = value_at(got.data(), i, half);
+      const double tol = std::ldexp(1.0, -8) * (want_abs[i] + std::fabs(want[i])) + std::ldexp(1.0, -20);
+      if (!(std::fabs(g - want[i]) <= tol)) {
+        if (!bad) {
+          const std::int64_t r = static_cast<std::int64_t>(i / row);
+          const std::int64_t b = std::upper_bound(offsets.begin(), offsets.end(), r) - offsets.begin() - 1;
+          first = "first at packed row " + std::to_string(r) + " (sequence " + std::to_string(b) + " row " +
+                  std::to_string(r - offsets[b]) + ") head " + std::to_string(i / c.head_dim % c.heads) + " dim " +
+                  std::to_string(i % c.head_dim) + ": got " + std::to_string(g) + ", reference " + std::to_string(want[i]);
+        }
+        ++bad;
+      }
+    }
+    for (std::size_t i = n; i < n_out; ++i) guard_written += got[i] != 0xffff;
+    EXPECT_EQ(bad, 0u) << bad << " of " << n << " elements of O outside the bound; " << first;
+    EXPECT_EQ(guard_written, 0u) << "elements written past the last sequence's end";
+    std::size_t bad_lse = 0;
+    for (std::size_t i = 0; i < rows; ++i)
+      bad_lse += !(std::fabs(got_lse[i] - want_lse[i]) <= std::ldexp(1.0, -12) * (1.0 + std::fabs(want_lse[i])));
+    EXPECT_EQ(bad_lse, 0u) << bad_lse << " of " << rows << " LSE values ([heads, total]) outside the bound";
+  }
+}
+
+// Ragged batches: empty and one-row sequences, lengths on and off the tiles, every head dim, mask
+// and P path, in both grid forms; grouped-query heads; the persistent form with few CTAs (units past
+// a sequence's own passed by, causal pairs per sequence).
+TEST(AttentionSmall, PackedSequences) {
+  TMAKIT_REQUIRE_GPU();
+  const std::vector<std::int32_t> lengths = {129, 1, 0, 300, 7, 64, 200};
+  for (std::int64_t d : {64, 96, 128, 256})
+    for (bool causal : {false, true})
+      for (PSource source : {PSource::smem, PSource::registers}) run_packed_case({lengths, 3, d, causal, source});
+  PackedCase gqa{{300, 5, 191, 0, 450}, 6, 128, true, PSource::registers};
+  gqa.heads_kv = 2;
+  run_packed_case(gqa);
+  gqa.head_dim = 64;
+  gqa.heads_kv = 1;
+  gqa.dtype = DataType::float16;
+  run_packed_case(gqa);
+  for (bool causal : {false, true}) {
+    PackedCase few{{1000, 3, 640, 129, 0, 385}, 2, 96, causal, PSource::smem};
+    few.max_ctas = 3;
+    run_packed_case(few);
+  }
+  run_packed_case({{0, 0}, 2, 64, true, PSource::registers});  // nothing to compute: no launch, nothing written
+}
+
+// Lengths from 1 to 8k in one batch (the longest sequence's window spans the others), in the forms
+// the launcher picks for packed sequences (PSource::automatic) and with P through shared memory.
+TEST(AttentionLarge, PackedRaggedBatch) {
+  TMAKIT_REQUIRE_GPU();
+  const std::vector<std::int32_t> lengths = {8192, 1, 3000, 17, 4096, 513, 2048, 1000, 129};
+  for (std::int64_t d : {64, 96, 128, 256})
+    for (bool causal : {false, true})
+      for (PSource source : {PSource::automatic, PSource::smem}) run_packed_case({lengths, 4, d, causal, source});
+}
+
+// Offsets the kernel cannot walk come back as attention.cu_seqlens, every reason at once.
+TEST(AttentionSmall, PackedOffsetsRefused) {
+  TMAKIT_REQUIRE_GPU();
+  DeviceBuffer buf(1 << 20), cu(64);
+  auto errors = [&](const std::vector<std::int32_t>& offsets, std::int64_t seqlen, const std::int32_t* where) -> std::string {
+    EXPECT_EQ(cudaMemcpy(cu.p, offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    AttentionArgs a;
+    a.batch = static_cast<std::int64_t>(offsets.size()) - 1;
+    a.seqlen = seqlen;
+    a.cu_seqlens = where ? where : cu.as<std::int32_t>();
+    a.heads = 2;
+    a.head_dim = 64;
+    a.q = a.k = a.v = static_cast<const unsigned char*>(buf.p) + 4096;
+    a.o = static_cast<unsigned char*>(buf.p) + 4096;
+    a.lse = buf.as<float>();
+    const tmakit::attention_sm90::Attention planned(a);
+    std::string all;
+    for (const auto& e : planned.status().errors) all += e + "\n";
+    EXPECT_FALSE(planned.status().ok);
+    return all;
+  };
+  const std::string decreasing = errors({0, 10, 5, 20, 12}, 0, nullptr);
+  EXPECT_NE(decreasing.find("attention.cu_seqlens: sequence 1 would have -5 rows"), std::string::npos) << decreasing;
+  EXPECT_NE(decreasing.find("attention.cu_seqlens: sequence 3 would have -8 rows"), std::string::npos) << decreasing;
+  const std::string not_zero = errors({4, 10}, 0, nullptr);
+  EXPECT_NE(not_zero.find("attention.cu_seqlens: the first offset is 4, not 0"), std::string::npos) << not_zero;
+  const std::string too_long = errors({0, 10, 40}, 16, nullptr);
+  EXPECT_NE(too_long.find("attention.cu_seqlens: sequence 1 has 30 rows, more than seqlen = 16"), std::string::npos)
+      << too_long;
+  const std::int32_t host_offsets[] = {0, 8};
+  const std::string on_host = errors({0, 8}, 0, host_offsets);
+  EXPECT_NE(on_host.find("attention.cu_seqlens: the offsets are not in device memory"), std::string::npos) << on_host;
+  // seqlen < 0 is no bound
+  const std::string negative = errors({0, 8}, -1, nullptr);
+  EXPECT_NE(negative.find("attention.extent"), std::string::npos) << negative;
 }
 
 // Refusals come back with their rule ids, before anything touches the GPU.

@@ -101,14 +101,22 @@ struct CopyProgram {
     const std::int32_t t[] = {static_cast<std::int32_t>(tile)...};
     std::int32_t base[kRank];
     origin(s, t, base);
-    unsigned char* dst = static_cast<unsigned char*>(smem) + s.smem;
-    each_copy([&]<std::uint32_t I>() {
-      constexpr PlanInstruction r = relative(0, I);
-      at_coords<I>(base, [&](auto... c) {
-        if constexpr (kMulticast) load_multicast(map, dst + r.smem_offset, bar, s.mask, c...);
-        else load(map, dst + r.smem_offset, bar, c...);
-      });
-    });
+    load_at(map, smem, bar, s, base);
+  }
+
+  // issue() of the tile at `tile...` moved by `elements` along tile mode M: for tiles that start at
+  // an element rather than a multiple of the tile (packed sequences of different lengths, whose
+  // rows start anywhere). Mode M must be one TMA dimension of unit offset (a mode the plan does not
+  // cut or fold), so that an element along it is one step of that dimension's coordinate.
+  template <std::int32_t M, class... T>
+  __device__ static void issue_shifted(MapRef map, void* smem, Barrier& bar, const Share& s, std::int32_t elements,
+                                       T... tile) {
+    static_assert(sizeof...(T) == static_cast<std::size_t>(kTileModes), "one coordinate per tile mode");
+    const std::int32_t t[] = {static_cast<std::int32_t>(tile)...};
+    std::int32_t base[kRank];
+    origin(s, t, base);
+    base[kDimOf<M>] += elements;
+    load_at(map, smem, bar, s, base);
   }
 
   // Store (shared -> global) and reduction forms of the same copies, for plans of those directions
@@ -117,7 +125,16 @@ struct CopyProgram {
   __device__ static void store(MapRef map, const void* smem, T... tile) {
     static_assert(kShape.direction == PlanDirection::store, "store() takes a store plan (PlanOptions::direction)");
     const std::int32_t t[] = {static_cast<std::int32_t>(tile)...};
-    copies_at(t, [&](std::uint32_t smem_offset, auto... c) {
+    copies_at(t, 0, [&](std::uint32_t smem_offset, auto... c) {
+      device::store(map, static_cast<const unsigned char*>(smem) + smem_offset, c...);
+    });
+  }
+  // store() of the tile moved by `elements` along tile mode M (as issue_shifted).
+  template <std::int32_t M, class... T>
+  __device__ static void store_shifted(MapRef map, const void* smem, std::int32_t elements, T... tile) {
+    static_assert(kShape.direction == PlanDirection::store, "store() takes a store plan (PlanOptions::direction)");
+    const std::int32_t t[] = {static_cast<std::int32_t>(tile)...};
+    copies_at<kDimOf<M>>(t, elements, [&](std::uint32_t smem_offset, auto... c) {
       device::store(map, static_cast<const unsigned char*>(smem) + smem_offset, c...);
     });
   }
@@ -126,7 +143,7 @@ struct CopyProgram {
     static_assert(kShape.direction == PlanDirection::reduce && kShape.reduce_op == Op,
                   "reduce<Op>() takes a reduce plan of that op");
     const std::int32_t t[] = {static_cast<std::int32_t>(tile)...};
-    copies_at(t, [&](std::uint32_t smem_offset, auto... c) {
+    copies_at(t, 0, [&](std::uint32_t smem_offset, auto... c) {
       device::reduce<Op>(map, static_cast<const unsigned char*>(smem) + smem_offset, c...);
     });
   }
@@ -179,13 +196,43 @@ struct CopyProgram {
       f((base[D] + r.coord[D])...);
     }(std::make_integer_sequence<std::uint32_t, kRank>{});
   }
-  // Calls f(shared offset, c_0, ..., c_{rank-1}) for every copy of the tile at t (stores, reductions).
-  template <std::size_t N, class F>
-  __device__ static void copies_at(const std::int32_t (&t)[N], F&& f) {
+  // Every copy of this CTA's slice, the tile's origin at `base`.
+  __device__ static void load_at(MapRef map, void* smem, Barrier& bar, const Share& s, const std::int32_t (&base)[kRank]) {
+    unsigned char* dst = static_cast<unsigned char*>(smem) + s.smem;
+    each_copy([&]<std::uint32_t I>() {
+      constexpr PlanInstruction r = relative(0, I);
+      at_coords<I>(base, [&](auto... c) {
+        if constexpr (kMulticast) load_multicast(map, dst + r.smem_offset, bar, s.mask, c...);
+        else load(map, dst + r.smem_offset, bar, c...);
+      });
+    });
+  }
+  // The TMA dimension that tile mode M is, for an element shift along it: the one dimension of that
+  // mode, of unit offset, with no other mode folded in.
+  static constexpr std::int32_t dim_of(std::int32_t m) {
+    std::int32_t found = -1, count = 0;
+    for (std::uint32_t d = 0; d < kRank; ++d)
+      if (kShape.dim[d].mode == m || (kShape.dim[d].folded >> m & 1u)) {
+        ++count;
+        if (kShape.dim[d].mode == m && kShape.dim[d].offset == 1 && kShape.dim[d].folded == 0) found = static_cast<std::int32_t>(d);
+      }
+    return count == 1 ? found : -1;
+  }
+  template <std::int32_t M>
+  static constexpr std::uint32_t kDimOf = [] {
+    static_assert(M >= 0 && M < kTileModes, "a tile mode of the plan");
+    static_assert(dim_of(M) >= 0, "an element shift needs a mode that is one TMA dimension of unit offset");
+    return static_cast<std::uint32_t>(dim_of(M));
+  }();
+  // Calls f(shared offset, c_0, ..., c_{rank-1}) for every copy of the tile at t, moved by `elements`
+  // along TMA dimension Dim (stores, reductions).
+  template <std::uint32_t Dim = 0, std::size_t N, class F>
+  __device__ static void copies_at(const std::int32_t (&t)[N], std::int32_t elements, F&& f) {
     static_assert(!kMulticast, "stores and reductions are not multicast");
     static_assert(N == static_cast<std::size_t>(kTileModes), "one coordinate per tile mode");
     std::int32_t base[kRank];
     origin(Share{}, t, base);
+    base[Dim] += elements;
     each_copy([&]<std::uint32_t I>() {
       constexpr PlanInstruction r = relative(0, I);
       at_coords<I>(base, [&](auto... c) { f(r.smem_offset, c...); });
