@@ -13,7 +13,7 @@ it times, on one CUDA stream with CUDA events (bench_attention.py's timing: the 
   cudnn      scaled_dot_product_attention on jagged nested tensors over the same values and offsets,
              with the cuDNN backend forced (recorded as refused where PyTorch does not take it)
   tmakit     the launcher's choice (PSource::automatic, GridForm::automatic), and each P path in each
-             grid form (head dim 256: one CTA per tile)
+             grid form
 TFLOP/s = sum over sequences of 4 L^2 D H (half for causal) / time. Each tmakit output is compared once
 with flash's (max |O - O_flash| / max |O_flash|, and the LSE); a path whose output is off does not count.
 "ratio" is tmakit's fastest correct path over the fastest PyTorch backend, "ratio_automatic" the

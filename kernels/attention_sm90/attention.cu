@@ -93,17 +93,11 @@ KernelFn kernel_for_mask(bool causal, PSource s) {
   return causal ? kernel_for_source<T, D, true, Persistent>(s) : kernel_for_source<T, D, false, Persistent>(s);
 }
 
-// The persistent form is built for the head dims whose O leaves through the scratch buffer.
-template <int D>
-inline constexpr bool kPersistentBuilt = !kOInKStages<D>;
-
 template <int D>
 KernelFn kernel_for(DataType t, bool causal, PSource s, bool persistent) {
-  if constexpr (kPersistentBuilt<D>) {
-    if (persistent)
-      return t == DataType::float16 ? kernel_for_mask<DataType::float16, D, true>(causal, s)
-                                    : kernel_for_mask<DataType::bfloat16, D, true>(causal, s);
-  }
+  if (persistent)
+    return t == DataType::float16 ? kernel_for_mask<DataType::float16, D, true>(causal, s)
+                                  : kernel_for_mask<DataType::bfloat16, D, true>(causal, s);
   return t == DataType::float16 ? kernel_for_mask<DataType::float16, D, false>(causal, s)
                                 : kernel_for_mask<DataType::bfloat16, D, false>(causal, s);
 }
@@ -201,10 +195,6 @@ void check_args(const AttentionArgs& a, std::vector<std::string>& errors) {
   if (a.grid != GridForm::automatic && a.grid != GridForm::per_tile && a.grid != GridForm::persistent)
     errors.push_back("attention.grid_form: grid is GridForm::automatic, per_tile or persistent (got " +
                      std::to_string(static_cast<int>(a.grid)) + ")");
-  if (a.grid == GridForm::persistent && a.head_dim == 256)
-    errors.push_back("attention.persistent: the persistent form is built for head dims 64, 96 and 128 (head dim 256 "
-                     "stages O in the K stages, which the next tile's loads would overwrite); fix: grid = "
-                     "GridForm::per_tile or automatic");
   if (a.max_ctas < 0 || (a.max_ctas > 0 && a.grid != GridForm::persistent))
     errors.push_back("attention.max_ctas: a limit on the persistent form's CTAs, >= 1 with grid = GridForm::persistent, "
                      "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +

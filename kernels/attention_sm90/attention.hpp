@@ -40,8 +40,8 @@ enum class PSource { smem, registers, automatic };
 
 // The grid: one CTA per tile (kBlockM query rows of one head of one batch: AttentionConfig::block_m), or
 // persistent: as many CTAs as are resident at once (at most one per tile), each computing tiles in
-// turn, one tile's epilogue under the next tile's loads (head dims 64, 96 and 128; 256 is refused:
-// attention.persistent). automatic picks persistent_grid_chosen's answer (heuristics.hpp).
+// turn, one tile's epilogue under the next tile's loads. automatic picks persistent_grid_chosen's
+// answer (heuristics.hpp).
 enum class GridForm { automatic, per_tile, persistent };
 
 struct AttentionArgs {

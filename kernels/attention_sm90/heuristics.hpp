@@ -27,7 +27,9 @@ inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool 
 // short tiles; on the longest ones one CTA per tile is as fast or faster. Head dim 64: persistent up
 // to seqlen 4096. Head dim 96: up to 8192, and at every length non-causal through shared memory.
 // Head dim 128: through shared memory at every length, in registers causal at every length and
-// non-causal up to 4096. Head dim 256 has no persistent form.
+// non-causal up to 4096. Head dim 256 (docs/lab/attention.md, 2026-12-06 09:55, its persistent form
+// with O staged in Q's buffer): causal up to 8192 (1.01-1.20x of one CTA per tile), non-causal up to
+// 2048 (1.01-1.19x; 0.95-0.98x at 4096).
 inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
                                    PSource p_source = PSource::registers) {
   if (seqlen < 1) return false;
@@ -35,6 +37,7 @@ inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, b
     case 64: return seqlen <= 4096;
     case 96: return seqlen <= 8192 || (!causal && p_source == PSource::smem);
     case 128: return p_source == PSource::smem || causal || seqlen <= 4096;
+    case 256: return causal ? seqlen <= 8192 : seqlen <= 2048;
     default: return false;
   }
 }

@@ -3,7 +3,7 @@
 // Two forms (the template parameter Persistent, AttentionArgs::grid):
 //   one CTA per tile   grid (query blocks, heads, batch), the present form;
 //   persistent         grid = min(CTAs that fit at once, tiles), each CTA walking tiles; the producer's
-//                      K / V rings and the consumers' turns run on across tiles (head dims 64-128).
+//                      K / V rings and the consumers' turns run on across tiles.
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
 //                   KV block (kBlockN rows) into rings of their own (device::Ring: K_j ahead of
@@ -341,9 +341,6 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   static_assert(kPPieceStore.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
   static_assert(device::smem_store_impl::XorAddressMap<kPPieceSrc, kPPieceTile>::kLinear,
                 "P's addresses are XOR-linear: no layout is evaluated on the GPU");
-  // The persistent form stages O in the scratch buffer only: O in the K stages (head dim 256) would need
-  // the producer to hold the next tile's K loads until the O stores have read them.
-  static_assert(!Persistent || !kOInKStages<D>, "the persistent form is built for head dims 64, 96 and 128");
   constexpr int kS = kN / 2;  // accumulator slots of S per thread
   constexpr int kO = D / 2;        // of O
   // P of a block as the softmax leaves it. Through shared memory: pairs of 16-bit values, packed into
@@ -466,9 +463,10 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::wgmma::fence_operands(o);
   };
   // S of the tile's last block has completed: this warpgroup reads Q no more (persistent form: the
-  // producer may load the next tile's Q once both warpgroups have said so).
+  // producer may load the next tile's Q once both warpgroups have said so). Where O is staged in Q's
+  // buffer (kOInQ), Q goes back after the O store has read it instead (the epilogue).
   auto release_q = [&](std::int32_t j, std::int32_t blocks) {
-    if constexpr (Persistent) {
+    if constexpr (Persistent && !kOInQ<D>) {
       if (j == blocks - 1) q_release.release(s.q_ring, qr);
     }
   };
@@ -665,11 +663,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
 #pragma unroll
     for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
     unsigned char* obuf = s.scratch[wg];
-    if constexpr (kOInKStages<D>) {
-      // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads a K stage,
-      // and every load the producer issued has landed and been read.
+    if constexpr (kOInQ<D>) {
+      // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads Q, and
+      // (persistent form) the producer loads the next tile's Q only once the O stores have read it.
       device::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
-      obuf = s.k[wg];
+      obuf = s.q + wg * kOBytes<D>;
     } else if constexpr (Persistent) {
       scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
     } else {
@@ -684,7 +682,9 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       Programs<T, D, Path>::O::template store_shifted<0>(&p.o_map, obuf, tile.shift(p), first_row() / kRowsPerConsumer, 0, tile.h(p),
                                                          tile.coord(p));
       device::commit_group();
+      if constexpr (Persistent && kOInQ<D>) device::wait_group_read<0>();  // O has left Q's buffer
     }
+    if constexpr (Persistent && kOInQ<D>) q_release.release(s.q_ring, qr);  // thread 0, after its wait
     if (t % 4 == 0) {
       float* lse = tile.lse(p);
 #pragma unroll
@@ -714,7 +714,8 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
     s.q_ring.init(C);
     s.k_ring.init(C);
     s.v_ring.init(C);
-    device::watchdog::expect_note(s.q_ring.empty[0], "every consumer warpgroup: its last S of the tile has completed");
+    device::watchdog::expect_note(s.q_ring.empty[0], kOInQ<D> ? "every consumer warpgroup: its O store has read Q's buffer"
+                                                              : "every consumer warpgroup: its last S of the tile has completed");
     for (int i = 0; i < kKStages<D, Path>; ++i)
       device::watchdog::expect_note(s.k_ring.empty[i], "every consumer warpgroup: S computed from this K stage");
     for (int i = 0; i < kVStages<D, Path>; ++i)

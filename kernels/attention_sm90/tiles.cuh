@@ -28,8 +28,8 @@ namespace tmakit::attention_sm90 {
 //   registers         32 / 160 with three consumers (512 threads), else 40 / 232 (384): producer / consumers
 //   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
 //                                                   whole atoms of 128)
-//   O leaves through  the consumer's scratch buffer (D <= 128) or a K stage (D = 256: a 64 x 256 tile
-//                     does not fit beside the stages; the stages are free once both consumers are done)
+//   O leaves through  the consumer's scratch buffer (D <= 128) or Q's buffer (D = 256: a 64 x 256 tile
+//                     does not fit beside the stages; Q is read no more once both consumers are done)
 // Consumer warpgroups C, 64 query rows each: three where their registers allow, else two. A third
 // warpgroup's multiplies fill the time two spend in softmaxes (head dim 64's multiplies per KV block are
 // half head dim 128's for the same softmax), but three leave each consumer 160 registers: enough for O,
@@ -182,19 +182,19 @@ template <int D, PSource Path>
 inline constexpr std::uint32_t kKVBytes = kBlockN<D, Path> * D * kElemBytes;
 template <int D>
 inline constexpr std::uint32_t kOBytes = kRowsPerConsumer * D * kElemBytes;
-// O is staged in the K stages (one per consumer) at head dim 256: a 64 x 256 tile does not fit beside them.
+// O is staged in Q's buffer (64 rows of it per consumer) at head dim 256: a 64 x 256 tile does not fit
+// beside the stages. Q is read no more once both consumers' last multiplies have completed; in the
+// persistent form the next tile's Q is loaded only once the O stores have read the buffer.
 template <int D>
-inline constexpr bool kOInKStages = D > 128;
+inline constexpr bool kOInQ = D > 128;
 // A consumer's scratch buffer: P (PSource::smem) during the KV loop, and O in the epilogue unless
-// kOInKStages (then, with P in registers, a token 16 bytes).
+// kOInQ (then, with P in registers, a token 16 bytes).
 template <int D, PSource Path>
 inline constexpr std::uint32_t kScratchBytes =
-    Path == PSource::smem ? kRowsPerConsumer * kBlockN<D, Path> * kElemBytes : kOInKStages<D> ? 16 : kOBytes<D>;
+    Path == PSource::smem ? kRowsPerConsumer * kBlockN<D, Path> * kElemBytes : kOInQ<D> ? 16 : kOBytes<D>;
 template <int D, PSource Path>
-inline constexpr std::uint32_t kOBufferBytes = kOInKStages<D> ? kKVBytes<D, Path> : kScratchBytes<D, Path>;
-static_assert(kKStages<256, PSource::smem> >= 2 && kKVBytes<256, PSource::smem> >= kOBytes<256> &&
-                  kKStages<256, PSource::registers> >= 2 && kKVBytes<256, PSource::registers> >= kOBytes<256>,
-              "O of head dim 256 fits a K stage per consumer");
+inline constexpr std::uint32_t kOBufferBytes = kOInQ<D> ? kOBytes<D> : kScratchBytes<D, Path>;
+static_assert(kQBytes<256, 2> == 2 * kOBytes<256>, "O of head dim 256 takes Q's buffer, 64 rows per consumer");
 static_assert(kScratchBytes<64, PSource::smem> >= kOBytes<64> && kScratchBytes<96, PSource::smem> >= kOBytes<96> &&
                   kScratchBytes<128, PSource::smem> >= kOBytes<128>,
               "P's scratch buffer holds O in the epilogue");

@@ -128,14 +128,13 @@ struct Case {
 };
 
 // The grid forms a case runs in: one CTA per tile and persistent, or (max_ctas > 0) persistent alone
-// with that limit; head dim 256 has no persistent form.
+// with that limit.
 struct Form {
   bool persistent;
   int max_ctas;
 };
 std::vector<Form> forms_of(const Case& c) {
   if (c.max_ctas > 0) return {{true, c.max_ctas}};
-  if (c.head_dim == 256) return {{false, 0}};
   return {{false, 0}, {true, 0}};
 }
 
@@ -476,7 +475,6 @@ void run_packed_case(const PackedCase& c) {
 
   std::vector<Form> forms = {{false, 0}, {true, 0}};
   if (c.max_ctas > 0) forms = {{true, c.max_ctas}};
-  if (c.head_dim == 256) forms = {{false, 0}};
   const bool automatic = c.source == PSource::automatic;  // then the grid form is the launcher's choice too
   if (automatic) forms = {{false, 0}};
   for (const Form& f : forms) {
@@ -660,28 +658,22 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   EXPECT_NE(e3.find("Q: error [gmem."), std::string::npos) << e3;
   EXPECT_EQ(e3.find("K: "), std::string::npos) << e3;
 
-  // The persistent form: not built for head dim 256; max_ctas only with it, never negative.
+  // max_ctas: only with the persistent form (built at every head dim), never negative.
   a.q = a.k;
   a.head_dim = 256;
   a.grid = GridForm::persistent;
   a.max_ctas = -1;
   const std::string e4 = errors(a);
-  EXPECT_NE(e4.find("attention.persistent"), std::string::npos) << e4;
   EXPECT_NE(e4.find("attention.max_ctas"), std::string::npos) << e4;
   a.head_dim = 128;
   a.grid = GridForm::per_tile;
   a.max_ctas = 4;
   const std::string e5 = errors(a);
-  EXPECT_EQ(e5.find("attention.persistent"), std::string::npos) << e5;
   EXPECT_NE(e5.find("attention.max_ctas"), std::string::npos) << e5;
-  // automatic takes no CTA limit, and head dim 256 is no refusal there (it gets one CTA per tile).
+  // automatic takes no CTA limit.
   a.grid = GridForm::automatic;
   const std::string e6 = errors(a);
   EXPECT_NE(e6.find("attention.max_ctas"), std::string::npos) << e6;
-  a.head_dim = 256;
-  a.max_ctas = 0;
-  const std::string e7 = errors(a);
-  EXPECT_EQ(e7.find("attention.persistent"), std::string::npos) << e7;
   a.grid = static_cast<GridForm>(7);
   const std::string e8 = errors(a);
   EXPECT_NE(e8.find("attention.grid_form"), std::string::npos) << e8;
@@ -728,8 +720,11 @@ TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::registers));
   EXPECT_TRUE(persistent_grid_chosen(128, 4096, false, PSource::registers));
   EXPECT_FALSE(persistent_grid_chosen(128, 4097, false, PSource::registers));
-  // no persistent form at head dim 256; nothing to run without rows
-  EXPECT_FALSE(persistent_grid_chosen(256, 512, false));
+  // head dim 256: causal up to 8192, non-causal up to 2048; nothing to run without rows
+  EXPECT_TRUE(persistent_grid_chosen(256, 8192, true));
+  EXPECT_FALSE(persistent_grid_chosen(256, 8193, true));
+  EXPECT_TRUE(persistent_grid_chosen(256, 2048, false));
+  EXPECT_FALSE(persistent_grid_chosen(256, 2049, false));
   EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
   EXPECT_FALSE(persistent_grid_chosen(128, 0, false, PSource::smem));
 }
