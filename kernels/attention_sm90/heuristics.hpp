@@ -25,7 +25,8 @@ inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool 
 // persistent where it measured faster (docs/lab/attention.md, 2026-12-02 01:01). It hides a tile's
 // fixed costs (Q's load, the first S, the epilogue) under the next tile's work, which pays most on
 // short tiles; on the longest ones one CTA per tile is as fast or faster. Head dim 64: persistent up
-// to seqlen 4096. Head dim 96: up to 8192, and at every length non-causal through shared memory.
+// to seqlen 4096, and non-causal up to 8192 (1.03-1.05x of one CTA per tile there on an H100:
+// docs/lab/attention.md, 2026-12-06 10:15). Head dim 96: up to 8192, and at every length non-causal through shared memory.
 // Head dim 128: through shared memory at every length, in registers causal at every length and
 // non-causal up to 4096. Head dim 256 (docs/lab/attention.md, 2026-12-06 09:55, its persistent form
 // with O staged in Q's buffer): causal up to 8192 (1.01-1.20x of one CTA per tile), non-causal up to
@@ -34,7 +35,7 @@ inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, b
                                    PSource p_source = PSource::registers) {
   if (seqlen < 1) return false;
   switch (head_dim) {
-    case 64: return seqlen <= 4096;
+    case 64: return seqlen <= 4096 || (!causal && seqlen <= 8192);
     case 96: return seqlen <= 8192 || (!causal && p_source == PSource::smem);
     case 128: return p_source == PSource::smem || causal || seqlen <= 4096;
     case 256: return causal ? seqlen <= 8192 : seqlen <= 2048;

@@ -51,6 +51,7 @@
 #include "kernels/attention_sm90/tiles.cuh"
 #include "tmakit/device/element_bits.cuh"
 #include "tmakit/device/fast_math.cuh"
+#include "tmakit/device/fragment.cuh"
 #include "tmakit/device/named_barrier.cuh"
 #include "tmakit/device/registers.cuh"
 #include "tmakit/device/ring.cuh"
@@ -366,7 +367,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     return w;
   };
   auto barrier_id = [&] { return static_cast<std::uint32_t>(1 + wg_here()); };  // this warpgroup's 128 threads
-  const std::int32_t col0 = 2 * (t % 4);  // this thread's first column of a block
+  // Where S's and O's accumulator slots sit (device/fragment.cuh): this thread's first element, and
+  // for slot v its offset and which of the thread's two rows it is in (compile-time per slot).
+  using SFrag = device::AccumulatorFragment<kN>;
+  using OFrag = device::AccumulatorFragment<D>;
+  const std::int32_t col0 = SFrag::origin(t).col;  // this thread's first column of a block
   unsigned char* pbuf = s.scratch[wg];
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
   // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
@@ -406,11 +411,11 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       return wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>);
   };
 
-  // The tile's state: its query block, this thread's two rows (slots v with (v / 2) % 2 == r hold
-  // row0 + 8 r), the rings' rounds before it.
+  // The tile's state: this thread's first row in the sequence (slot v is in row row0 + row_of(v)),
+  // the sequence's rows, the rings' rounds before it.
   std::int32_t row0 = 0, seqlen = 0;
   // The tile's first row of this warpgroup (query block qb's row 64 wg): row0 less this thread's offset.
-  auto first_row = [&] { return row0 - (16 * (t / 32) + (t % 32) / 4); };
+  auto first_row = [&] { return row0 - SFrag::origin(t).row; };
   device::RingState<1> qr;                    // Q's round: the tile's
   device::RingState<kKStages<D, Path>> kr;  // K's next round to read
   device::RingState<kVStages<D, Path>> vr;  // V's
@@ -481,8 +486,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     if (tail || diagonal) {
 #pragma unroll
       for (int v = 0; v < kS; ++v) {
-        const std::int32_t col = kv0 + 8 * (v / 4) + col0 + v % 2;
-        const std::int32_t row = row0 + 8 * ((v / 2) % 2);
+        const std::int32_t col = kv0 + col0 + SFrag::col_of(v);
+        const std::int32_t row = row0 + SFrag::row_of(v);
         if (col >= seqlen || (Causal && col > row)) sc[v] = -INFINITY;
       }
     }
@@ -492,7 +497,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       float mx = -INFINITY;
 #pragma unroll
       for (int v = 0; v < kS; ++v)
-        if ((v / 2) % 2 == r) mx = fmaxf(mx, sc[v]);
+        if (SFrag::row_index_of(v) == r) mx = fmaxf(mx, sc[v]);
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       // The running maximum moves only when the block's exceeds it by more than kMaxSlack: below that,
@@ -506,10 +511,12 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     }
 #pragma unroll
     for (int v = 0; v < kS; v += 2) {
-      const float p0 = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[(v / 2) % 2]));
-      const float p1 = device::ex2_approx_ftz(fmaf(sc[v + 1], p.scale_log2, -base[(v / 2) % 2]));
-      l[(v / 2) % 2] += p0;
-      l[(v / 2) % 2] += p1;
+      // slots v and v + 1: one row, adjacent columns
+      const int r = SFrag::row_index_of(v);
+      const float p0 = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[r]));
+      const float p1 = device::ex2_approx_ftz(fmaf(sc[v + 1], p.scale_log2, -base[r]));
+      l[r] += p0;
+      l[r] += p1;
       if constexpr (Path == PSource::smem) {
         pbits[v / 2] = pack_pair<T>(p0, p1);
       } else {
@@ -561,7 +568,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   for (std::int32_t i = 0; walk.next(p, tile); ++i) {
     const std::int32_t qb = tile.qb;
     seqlen = tile.seqlen;
-    row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + 16 * (t / 32) + (t % 32) / 4;
+    row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + SFrag::origin(t).row;
 #pragma unroll
     for (int v = 0; v < kO; ++v) o[v] = 0.0f;
     m[0] = m[1] = -INFINITY;
@@ -617,7 +624,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       // O is rescaled only where a row's maximum moved: skipped by every warp whose rows kept theirs.
       if (__any_sync(0xffffffffu, corr[0] != 1.0f || corr[1] != 1.0f)) {
 #pragma unroll
-        for (int v = 0; v < kO; ++v) o[v] *= corr[(v / 2) % 2];
+        for (int v = 0; v < kO; ++v) o[v] *= corr[OFrag::row_index_of(v)];
       }
       stage_p(pbits);
     }
@@ -661,7 +668,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     constexpr int kPieceSlots = kO / kOPieces<D>;
     std::uint16_t obits[kOPieces<D>][kPieceSlots];
 #pragma unroll
-    for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[(v / 2) % 2]);
+    for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[OFrag::row_index_of(v)]);
     unsigned char* obuf = s.scratch[wg];
     if constexpr (kOInQ<D>) {
       // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads Q, and
@@ -689,7 +696,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       float* lse = tile.lse(p);
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        const std::int32_t row = row0 + 8 * r;
+        const std::int32_t row = row0 + OFrag::row_offset(r);
         // log(sum exp(s scale)) = (max + log2(sum)) ln 2, the max in units of log2
         if (row < seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
       }

@@ -704,10 +704,12 @@ TEST(AttentionArgs, AutomaticPSourceFollowsTheMeasuredPaths) {
 // GridForm::automatic's rule (heuristics.hpp): persistent on the shorter tiles, by head dim and path.
 TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   using tmakit::attention_sm90::persistent_grid_chosen;
-  // head dim 64: up to seqlen 4096
+  // head dim 64: up to seqlen 4096, non-causal up to 8192
   EXPECT_TRUE(persistent_grid_chosen(64, 512, false));
   EXPECT_TRUE(persistent_grid_chosen(64, 4096, true));
-  EXPECT_FALSE(persistent_grid_chosen(64, 4097, false));
+  EXPECT_FALSE(persistent_grid_chosen(64, 4097, true));
+  EXPECT_TRUE(persistent_grid_chosen(64, 8192, false));
+  EXPECT_FALSE(persistent_grid_chosen(64, 8193, false));
   EXPECT_FALSE(persistent_grid_chosen(64, 16384, true));
   // head dim 96: up to 8192, and at every length non-causal through shared memory
   EXPECT_TRUE(persistent_grid_chosen(96, 8192, true));

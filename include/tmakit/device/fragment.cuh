@@ -40,6 +40,8 @@ struct AccumulatorFragment {
   TMAKIT_HD static constexpr std::int32_t col_of(std::int32_t v) { return wgmma_accumulator(N).coord(0, v).col; }
   // Which of the thread's two rows slot v is in (0: origin.row, 1: origin.row + 8).
   TMAKIT_HD static constexpr std::int32_t row_index_of(std::int32_t v) { return row_of(v) == 0 ? 0 : 1; }
+  // The thread's row r (0 or 1) relative to the origin: the row of the slots with row_index_of == r.
+  TMAKIT_HD static constexpr std::int32_t row_offset(std::int32_t r) { return r == 0 ? 0 : row_of(2); }
 
   // The split is the model: origin(t) + offset(v) == coord(t, v) for every thread and slot, and the
   // slots' rows are the two rows named above.
@@ -50,6 +52,7 @@ struct AccumulatorFragment {
         const ::tmakit::TileCoord c = m.coord(t, v);
         if (c.row != origin(t).row + row_of(v) || c.col != origin(t).col + col_of(v)) return false;
         if (row_of(v) != 0 && row_of(v) != 8) return false;
+        if (row_of(v) != row_offset(row_index_of(v))) return false;
       }
     return true;
   }
