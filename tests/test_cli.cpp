@@ -431,6 +431,43 @@ TEST(RunCli, DecodeAndDiffAreRouted) {
   EXPECT_NE(differ.out.find("reserved"), std::string::npos) << differ.out;
 }
 
+// decode --stored-at: where a map is stored, checked for what reads it (tensor_map/storage.hpp; lab
+// format.md 2026-12-06 10:28: a TMA load through a map at 32 mod 64 faulted, at 64 mod 128 it ran).
+TEST(RunCli, DecodeChecksWhereTheMapIsStored) {
+  const std::string zero(256, '0');
+  const CliRun aligned = run_inprocess({"decode", zero, "--stored-at", "0x7f0000000080"});
+  EXPECT_EQ(aligned.rc, 0) << aligned.err;
+  EXPECT_EQ(aligned.out.find("map.storage"), std::string::npos) << aligned.out;
+  const CliRun abi = run_inprocess({"decode", zero, "--stored-at", "0x7f0000000040"});
+  EXPECT_EQ(abi.rc, 0) << abi.err;
+  EXPECT_NE(abi.out.find("note [map.storage_abi] the tensor map at 0x7f0000000040 is 64- but not 128-byte aligned"),
+            std::string::npos)
+      << abi.out;
+  const CliRun bad = run_inprocess({"decode", zero, "--stored-at", "0x7f0000000020"});
+  EXPECT_EQ(bad.rc, 1) << bad.err;
+  EXPECT_NE(bad.out.find("error [map.storage_align] the tensor map at 0x7f0000000020 starts 32 bytes past a 64-byte "
+                         "boundary"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("; fix: store the map at a multiple of 128 bytes"), std::string::npos) << bad.out;
+  const CliRun j = run_inprocess({"decode", zero, "--stored-at", "8", "--json"});
+  EXPECT_EQ(j.rc, 1) << j.err;
+  const json o = json::parse(j.out);
+  EXPECT_FALSE(o["ok"].get<bool>());
+  EXPECT_EQ(o["exit"].get<int>(), 1);
+  EXPECT_EQ(o["error"]["rule"], "map.storage_align");
+  EXPECT_EQ(o["storage"]["address"].get<std::uint64_t>(), 8u);
+  EXPECT_EQ(o["storage"]["errors"].size(), 1u);
+  EXPECT_EQ(o["rank"], json::parse(run_inprocess({"decode", zero, "--json"}).out)["rank"]);  // the decode is all there
+  const CliRun note = run_inprocess({"decode", zero, "--stored-at", "64", "--json"});
+  EXPECT_EQ(note.rc, 0) << note.err;
+  EXPECT_EQ(json::parse(note.out)["storage"]["notes"][0]["rule"], "map.storage_abi");
+  for (const char* bad_address : {"", "-64", "0x1g", "18446744073709551616"}) {
+    const CliRun u = run_inprocess({"decode", zero, "--stored-at", bad_address});
+    EXPECT_EQ(u.rc, 2) << bad_address << ": " << u.out;
+  }
+}
+
 // ---------------------------------------------------------------- the built binary
 
 TEST(Binary, EncodeExitsZeroWithHex) {

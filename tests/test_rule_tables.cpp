@@ -25,6 +25,7 @@
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/storage.hpp"
 
 namespace {
 
@@ -71,7 +72,7 @@ std::vector<Family> families() {
           family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
           family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
-          family<PeerRule>("peer")};
+          family<PeerRule>("peer"),            family<MapStorageRule>("map storage")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {
@@ -113,7 +114,7 @@ TEST(RuleTables, OnlyTheDecisionsAreNotes) {
       if (f.notes[i] && f.name != "dsmem reason") notes.insert(f.ids[i]);
     }
   EXPECT_EQ(notes, (std::set<std::string>{"cluster.nonportable", "group.straddle", "dsmem.bulk_alignment", "layout.ok",
-                                          "smem_store.ok", "check.l2promotion"}));
+                                          "smem_store.ok", "check.l2promotion", "map.storage_abi"}));
 }
 
 // Families whose fixes are computed from the numbers: every error rule gets a non-empty fix and a

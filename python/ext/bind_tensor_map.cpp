@@ -13,6 +13,7 @@
 #include "tmakit/tensor_map/encode_host.hpp"
 #include "tmakit/tensor_map/explain.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
+#include "tmakit/tensor_map/storage.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
 namespace tmakit::py {
@@ -66,6 +67,28 @@ nb::object diff_bytes(nb::handle a, nb::handle b) {
   return d;
 }
 
+// The storage check of a map at `address` (tensor_map/storage.hpp): {"address", "ok", "errors", "notes"},
+// each finding {"rule", "field", "value", "message", "fix"} (tmakit.Violation's fields).
+nb::object map_storage(std::uint64_t address) {
+  const MapStorageCheck c = check_map_storage(address);
+  nb::list errors, notes;
+  for (const MapStorageFinding& f : explain_map_storage(c)) {
+    nb::dict d;
+    d["rule"] = rule_id(f.rule);
+    d["field"] = "address";
+    d["value"] = std::to_string(c.address);
+    d["message"] = f.message;
+    d["fix"] = f.fix;
+    (is_note(f.rule) ? notes : errors).append(d);
+  }
+  nb::dict out;
+  out["address"] = c.address;
+  out["ok"] = c.ok();
+  out["errors"] = errors;
+  out["notes"] = notes;
+  return out;
+}
+
 nb::bytes from_hex(const std::string& text) {
   TensorMapBytes m;
   std::string why;
@@ -85,6 +108,9 @@ void bind_tensor_map(nb::module_& m) {
         "The fields of 128 descriptor bytes: `tmakit decode --json`'s object plus 'text'.");
   m.def("diff", &diff_bytes, nb::arg("a"), nb::arg("b"),
         "Every differing field of two descriptors: `tmakit diff --json`'s object plus 'text'.");
+  m.def("check_map_storage", &map_storage, nb::arg("address"),
+        "A tensor map stored at `address`, checked for what reads it: `tmakit decode --stored-at`'s \"storage\" "
+        "object (errors: map.storage_align; notes: map.storage_abi).");
   m.def("from_hex", &from_hex, nb::arg("text"),
         "The 128 bytes of 256 hex digits (whitespace, 0x and ':'/'-' separators ignored).");
   m.def("encode_fast_host_form", []() { return std::string(encode_fast_host_form()); },

@@ -36,9 +36,9 @@ __version__: str = _tmakit.__version__
 
 __all__ = [
     "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan", "Plan", "PlanCheck",
-    "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "check_against_plan", "cluster_stage", "decode", "diff",
-    "dsmem_copy", "encode", "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan",
-    "smem_store", "tensor_map", "to_bytes", "validate",
+    "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "check_against_plan", "check_map_storage",
+    "cluster_stage", "decode", "diff", "dsmem_copy", "encode", "encode_im2col", "encode_im2col_wide", "encode_tiled",
+    "multicast", "plan", "smem_store", "tensor_map", "to_bytes", "validate",
 ]
 
 Name = str | int  # a name as the CLI takes it ("bf16", "128B", "sm_90") or the cuda.h integer
@@ -185,6 +185,22 @@ def to_bytes(descriptor: Any) -> bytes:
 def decode(descriptor: Any) -> Decoded:
     """Every field of a descriptor (`tmakit decode`): see to_bytes() for what it takes."""
     return Decoded(_tmakit.decode(to_bytes(descriptor)))
+
+
+def check_map_storage(address: int) -> list[str]:
+    """A tensor map stored at `address`, checked for what reads it (`tmakit decode --stored-at`).
+
+    Raises tmakit.Refused [map.storage_align] where a TMA instruction could not read it (not 64-byte
+    aligned); returns the notes, [map.storage_abi] where only CUDA 13's declared 128-byte alignment of
+    CUtensorMap is missed, [] when there are none. E.g. check_map_storage(desc_tensor.data_ptr())."""
+    if isinstance(address, bool) or not isinstance(address, int):
+        raise TypeError(f"address: an integer, not {type(address).__name__}")
+    if not 0 <= address < 1 << 64:
+        raise _usage("address", f"{address} is not an address (0 .. 2^64 - 1)", "give the map's address")
+    r = _tmakit.check_map_storage(address)
+    if not r["ok"]:
+        raise Refused(r["errors"])
+    return [n["message"] for n in r["notes"]]
 
 
 def diff(a: Any, b: Any) -> Diff:

@@ -1,0 +1,42 @@
+// The words of a tensor map's storage check (tensor_map/storage.hpp).
+#include "tmakit/tensor_map/storage.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace tmakit {
+namespace {
+
+std::string hex(std::uint64_t x) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
+  return b;
+}
+
+}  // namespace
+
+std::vector<MapStorageFinding> explain_map_storage(const MapStorageCheck& c) {
+  std::vector<MapStorageFinding> out;
+  const std::string at = "the tensor map at " + hex(c.address);
+  if (!c.ok()) {
+    const RuleInfo<MapStorageRule> r = rule_info(MapStorageRule::align64);
+    const std::string fix = r.fix;
+    out.push_back({r.rule,
+                   std::string("error [") + r.id + "] " + at + " starts " + std::to_string(c.past64) +
+                       " bytes past a 64-byte boundary: a TMA instruction that reads it from memory faults with "
+                       "'misaligned address' (CUDA 13's cuda.h declares CUtensorMap 128-byte aligned); fix: " + fix,
+                   fix});
+  } else if (c.abi_note()) {
+    const RuleInfo<MapStorageRule> r = rule_info(MapStorageRule::abi128);
+    out.push_back({r.rule,
+                   std::string("note [") + r.id + "] " + at +
+                       " is 64- but not 128-byte aligned: the hardware takes it, but CUDA 13 headers declare "
+                       "CUtensorMap alignas(128), and a launcher that checks &map % alignof(CUtensorMap) refuses it "
+                       "(Triton: 'CUtensorMap must be aligned to 128B, but got (&map) mod 128 = 64')",
+                   ""});
+  }
+  return out;
+}
+
+}  // namespace tmakit
