@@ -346,6 +346,22 @@ class Bench:
         self.sleep = getattr(torch.cuda, "_sleep", None)
         self.sleep_cycles_per_ms = 2.0e6  # refined from the measured clock below
 
+    def warm_up(self):
+        """Brings the clock up with 1 s of matmuls and calibrates the sleep kernel's cycles per
+        millisecond from the clock it reaches; before the first row."""
+        torch = self.torch
+        with torch.cuda.stream(self.stream):
+            x = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+            t_end = time.perf_counter() + 1.0
+            while time.perf_counter() < t_end:
+                for _ in range(10):
+                    x @ x
+                torch.cuda.synchronize()
+            del x
+        mhz = self.clock.sm_mhz()
+        if mhz:
+            self.sleep_cycles_per_ms = mhz * 1e3
+
     def time_fn(self, fn, clocks_during):
         """(median ms per call, launches per burst, event / host time of a burst) of fn on self.stream;
         the last is NaN where the host's launching, not the GPU, sets the pace."""
@@ -619,19 +635,8 @@ def main(argv=None):
     if bench.sleep is None:
         print("# torch.cuda._sleep missing: bursts start with nothing queued ahead of them (launch overhead may show)")
 
-    # Bring the clock up (and calibrate the sleep kernel's cycles per millisecond) before the first row.
-    with torch.cuda.stream(bench.stream):
-        x = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-        t_end = time.perf_counter() + 1.0
-        while time.perf_counter() < t_end:
-            for _ in range(10):
-                x @ x
-            torch.cuda.synchronize()
-        del x
-        mhz = bench.clock.sm_mhz()
-        if mhz:
-            bench.sleep_cycles_per_ms = mhz * 1e3
-        print(f"# after 1 s of matmuls: {bench.clock.describe()}")
+    bench.warm_up()
+    print(f"# after 1 s of matmuls: {bench.clock.describe()}")
 
     csv_file = None
     if a.csv:

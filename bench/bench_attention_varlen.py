@@ -234,16 +234,7 @@ def main(argv=None):
           f"{sum(lengths)} rows, longest {max(lengths)}; {a.heads} heads, bf16 (total, H, D); median of {a.samples} "
           f"bursts of >= {a.burst_ms} ms")
     print(f"# lengths: {lengths}")
-    with torch.cuda.stream(bench.stream):
-        x = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-        t_end = time.perf_counter() + 1.0
-        while time.perf_counter() < t_end:
-            x @ x
-            torch.cuda.synchronize()
-        del x
-        mhz = bench.clock.sm_mhz()
-        if mhz:
-            bench.sleep_cycles_per_ms = mhz * 1e3
+    bench.warm_up()
     causals = {"both": [False, True], "no": [False], "yes": [True]}[a.causal]
     rows = []
     with torch.cuda.stream(bench.stream):
