@@ -33,6 +33,10 @@ struct Rows {
 bool read_packed_rows(const AttentionArgs& a, Rows& rows, std::vector<std::string>& errors) {
   constexpr const char* kFix = "; fix: cu_seqlens holds batch + 1 int32 row offsets in device memory: 0, then each "
                                "sequence's end, non-decreasing";
+  if (a.batch > 65535) {  // before the batch + 1 offsets are read: the grid's limit (attention.grid)
+    errors.push_back("attention.grid: at most 65535 batches (sequences), got " + std::to_string(a.batch));
+    return false;
+  }
   cudaPointerAttributes attr{};
   const cudaError_t kind = cudaPointerGetAttributes(&attr, a.cu_seqlens);
   if (kind != cudaSuccess || (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)) {

@@ -616,6 +616,21 @@ TEST(AttentionSmall, PackedOffsetsRefused) {
   EXPECT_NE(negative.find("attention.extent"), std::string::npos) << negative;
 }
 
+// A batch past the grid's limit is refused before its offsets are read (no GPU needed).
+TEST(AttentionArgs, PackedBatchBeyondTheGridIsRefusedFirst) {
+  AttentionArgs a;
+  a.batch = std::int64_t{1} << 40;  // batch + 1 offsets would be 4 TiB
+  a.cu_seqlens = reinterpret_cast<const std::int32_t*>(std::uintptr_t{0x100000});
+  a.heads = 2;
+  a.head_dim = 64;
+  a.q = a.k = a.v = reinterpret_cast<const void*>(std::uintptr_t{0x200000});
+  a.o = reinterpret_cast<void*>(std::uintptr_t{0x300000});
+  a.lse = reinterpret_cast<float*>(std::uintptr_t{0x400000});
+  const tmakit::attention_sm90::Attention planned(a);
+  ASSERT_EQ(planned.status().errors.size(), 1u);
+  EXPECT_EQ(planned.status().errors[0].rfind("attention.grid: at most 65535 batches", 0), 0u) << planned.status().errors[0];
+}
+
 // Refusals come back with their rule ids, before anything touches the GPU.
 TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
   AttentionArgs a;
