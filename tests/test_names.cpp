@@ -106,6 +106,12 @@ TEST(Names, DataTypeAliases) {
       {"u4_align8b", DataType::u4x16_align8b},   {"u4x16_align8b", DataType::u4x16_align8b},
       {"u4_align16b", DataType::u4x16_align16b}, {"u6_align16b", DataType::u6x16_align16b},
       {"16u4_align8b", DataType::u4x16_align8b}, {" bf16 ", DataType::bfloat16},
+      // what users call the sub-byte floats, where one TMA type fits; PyTorch's FP8 names
+      {"nvfp4", DataType::u4x16_align8b},         {"NVFP4", DataType::u4x16_align8b},
+      {"fp6", DataType::u6x16_align16b},          {"e3m2", DataType::u6x16_align16b},
+      {"e2m3", DataType::u6x16_align16b},         {"mxfp6", DataType::u6x16_align16b},
+      {"float8_e4m3fn", DataType::uint8},         {"float8_e5m2", DataType::uint8},
+      {"float8_e8m0fnu", DataType::uint8},
   };
   for (const auto& [text, want] : cases) {
     DataType t{};
@@ -223,6 +229,20 @@ TEST(Names, UnknownNamesRefusedWithTheValidNames) {
   Arch a{};
   EXPECT_FALSE(parse_name("sm_80", a, &why));
   EXPECT_NE(why.find("sm_120"), std::string::npos) << why;
+}
+
+// The 4-bit float names that fit both 4-bit TMA types are refused with both, never guessed.
+TEST(Names, AmbiguousFp4NamesAreRefusedWithBothChoices) {
+  for (const char* text : {"fp4", "E2M1", "mxfp4", "float4_e2m1fn_x2", "f4e2m1"}) {
+    std::string why;
+    DataType t = DataType::float32;
+    EXPECT_FALSE(parse_name(text, t, &why)) << text;
+    EXPECT_EQ(t, DataType::float32) << text;
+    EXPECT_EQ(why.rfind("ambiguous data type '" + std::string(text) + "': 4-bit e2m1", 0), 0u) << why;
+    EXPECT_NE(why.find("16U4_ALIGN8B (packed in shared memory"), std::string::npos) << why;
+    EXPECT_NE(why.find("16U4_ALIGN16B (each 8 bytes followed by 8 bytes of gap"), std::string::npos) << why;
+    EXPECT_NE(why.find("name one: 16U4_ALIGN8B or 16U4_ALIGN16B"), std::string::npos) << why;
+  }
 }
 
 TEST(Names, ErrorMessagesAreSafeForControlCharacters) {

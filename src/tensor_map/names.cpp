@@ -69,7 +69,31 @@ constexpr NameEntry kDataType[] = {
     {"u4x16_align16b", 14, false},
     {"u6_align16b", 15, false},
     {"u6x16_align16b", 15, false},
+    // PyTorch's 1-byte float types, moved as UINT8 like the FP8 names above
+    {"float8_e4m3fn", 0, false},
+    {"float8_e5m2", 0, false},
+    {"float8_e4m3fnuz", 0, false},
+    {"float8_e5m2fnuz", 0, false},
+    {"float8_e8m0fnu", 0, false},
+    // The names users give the packed sub-byte floats where one TMA type fits each (cuda.h,
+    // cuTensorMapEncodeTiled): NVFP4 is read packed (16U4_ALIGN8B: no gaps in shared memory), as
+    // tcgen05.mma kind::mxf4nvf4 takes it (PTX ISA; Blackwell, not run here); every 6-bit float is
+    // 16U6_ALIGN16B, the only 6-bit type.
+    // The ambiguous 4-bit names (fp4, e2m1, mxfp4, float4_e2m1fn_x2) are refused with both choices
+    // (kAmbiguousDataTypes below).
+    {"nvfp4", 13, false},
+    {"fp6", 15, false},
+    {"e3m2", 15, false},
+    {"e2m3", 15, false},
+    {"mxfp6", 15, false},
 };
+
+// 4-bit float names that fit two TMA types: which one depends on how the MMA reads shared memory.
+constexpr const char* kAmbiguousDataTypes[] = {"fp4", "e2m1", "mxfp4", "float4_e2m1fn_x2", "f4e2m1"};
+constexpr const char* kAmbiguousFp4Why =
+    "4-bit e2m1, which TMA copies as 16U4_ALIGN8B (packed in shared memory, as tcgen05.mma kind::mxf4 and "
+    "kind::mxf4nvf4 read it) or as 16U4_ALIGN16B (each 8 bytes followed by 8 bytes of gap, as kind::f8f6f4 and "
+    "kind::mxf8f6f4 read it beside 6- and 8-bit operands); the global tensor is packed either way";
 
 constexpr NameEntry kInterleave[] = {
     {"NONE", 0, true},
@@ -302,6 +326,11 @@ bool parse_name(NameSet set, std::string_view text, std::uint32_t& value, std::s
   }
   if (error) {
     *error = std::string("unknown ") + set_description(set) + " " + quote_user_text(text) + "; " + valid_names(set);
+    if (set == NameSet::data_type)
+      for (const char* a : kAmbiguousDataTypes)
+        if (same_name(t, a))
+          *error = std::string("ambiguous ") + set_description(set) + " " + quote_user_text(text) + ": " + kAmbiguousFp4Why +
+                   "; name one: 16U4_ALIGN8B or 16U4_ALIGN16B (nvfp4 is 16U4_ALIGN8B)";
   }
   return false;
 }

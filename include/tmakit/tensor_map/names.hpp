@@ -11,7 +11,9 @@
 //               u16 uint16 | u32 uint32 | s32 i32 int32 | u64 uint64 | s64 i64 int64 |
 //               f16 fp16 half float16 | f32 fp32 float float32 | f64 fp64 double float64 |
 //               bf16 bfloat16 | f32_ftz fp32_ftz float32_ftz | tf32 tfloat32 | tf32_ftz tfloat32_ftz |
-//               u4_align8b u4x16_align8b | u4_align16b u4x16_align16b | u6_align16b u6x16_align16b
+//               u4_align8b u4x16_align8b nvfp4 | u4_align16b u4x16_align16b |
+//               u6_align16b u6x16_align16b fp6 e3m2 e2m3 mxfp6 | PyTorch's float8_* (as u8);
+//               fp4, e2m1, mxfp4 and float4_e2m1fn_x2 fit both 4-bit types: refused, naming both
 //   Interleave  NONE 16B 32B
 //   Swizzle     NONE 32B 64B 128B 128B_ATOM_32B 128B_ATOM_32B_FLIP_8B 128B_ATOM_64B
 //   L2Promotion NONE, L2_64B 64B, L2_128B 128B, L2_256B 256B
