@@ -232,16 +232,8 @@ bool rows_of(const AttentionArgs& a, Rows& rows, std::vector<std::string>& error
   return true;
 }
 
-// Query blocks of block_m rows in every sequence of `rows`, per head.
-std::int64_t query_blocks_of(const AttentionArgs& a, const Rows& rows, std::int64_t block_m) {
-  if (!rows.packed) return (a.seqlen + block_m - 1) / block_m * a.batch;
-  std::int64_t n = 0;
-  for (std::size_t i = 0; i + 1 < rows.offsets.size(); ++i)
-    n += (std::int64_t{rows.offsets[i + 1]} - rows.offsets[i] + block_m - 1) / block_m;
-  return n;
-}
-
-// Units of work of the persistent form per head: a tile, or (pairs) two, of each sequence.
+// Units of work per head: each sequence's query blocks of block_m rows (its tiles), or (pairs, the
+// persistent form's causal units) half as many, rounded up: two tiles each.
 std::int64_t units_of(const AttentionArgs& a, const Rows& rows, std::int64_t block_m, bool pairs) {
   auto per_sequence = [&](std::int64_t len) {
     const std::int64_t q = (len + block_m - 1) / block_m;
@@ -276,7 +268,7 @@ Attention::Attention(const AttentionArgs& a) {
                      "(a tile: " + std::to_string(block_m) + " query rows of one head of one batch)");
     return;
   }
-  const std::int64_t tiles = query_blocks_of(a, rows, block_m) * a.heads;
+  const std::int64_t tiles = units_of(a, rows, block_m, false) * a.heads;
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
