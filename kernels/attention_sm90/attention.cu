@@ -167,11 +167,12 @@ bool plan_tiles(const AttentionArgs& a, const Rows& rows, KernelParams& p, std::
 }  // namespace
 
 struct Attention::Prepared {
-  KernelParams params{};
+  KernelParams params{};  // the persistent form's tile_counter: set per launch
   KernelFn kernel = nullptr;
   dim3 grid{};
   int threads = 0;  // kThreads of the kernel's consumer count
   std::size_t smem = 0;
+  bool persistent = false;
 };
 
 namespace {
@@ -232,17 +233,23 @@ bool rows_of(const AttentionArgs& a, Rows& rows, std::vector<std::string>& error
   return true;
 }
 
-// Units of work per head: each sequence's query blocks of block_m rows (its tiles), or (pairs, the
-// persistent form's causal units) half as many, rounded up: two tiles each.
-std::int64_t units_of(const AttentionArgs& a, const Rows& rows, std::int64_t block_m, bool pairs) {
-  auto per_sequence = [&](std::int64_t len) {
-    const std::int64_t q = (len + block_m - 1) / block_m;
-    return pairs ? (q + 1) / 2 : q;
-  };
+// Tiles per head: each sequence's query blocks of block_m rows.
+std::int64_t tiles_per_head(const AttentionArgs& a, const Rows& rows, std::int64_t block_m) {
+  auto per_sequence = [&](std::int64_t len) { return (len + block_m - 1) / block_m; };
   if (!rows.packed) return per_sequence(a.seqlen) * a.batch;
   std::int64_t n = 0;
   for (std::size_t i = 0; i + 1 < rows.offsets.size(); ++i) n += per_sequence(std::int64_t{rows.offsets[i + 1]} - rows.offsets[i]);
   return n;
+}
+
+// The persistent form's causal sections (kernel.cuh, TileWalk): as many (head, batch) indices as have
+// their K and V (of the longest sequence; a K / V head shared by `group` query heads counted once
+// for them) within half of the L2 cache together, at least one.
+std::int64_t section_heads(const AttentionArgs& a, const Rows& rows, int l2_bytes) {
+  const std::int64_t group = a.heads_kv > 0 ? a.heads / a.heads_kv : 1;
+  const std::int64_t kv_bytes = 2 * rows.longest * a.head_dim * 2;  // K and V of one K / V head, 16-bit elements
+  const std::int64_t fit = kv_bytes > 0 ? std::int64_t{l2_bytes} / 2 * group / kv_bytes : 1;
+  return std::clamp<std::int64_t>(fit, 1, a.heads * a.batch);
 }
 
 }  // namespace
@@ -268,7 +275,7 @@ Attention::Attention(const AttentionArgs& a) {
                      "(a tile: " + std::to_string(block_m) + " query rows of one head of one batch)");
     return;
   }
-  const std::int64_t tiles = units_of(a, rows, block_m, false) * a.heads;
+  const std::int64_t tiles = tiles_per_head(a, rows, block_m) * a.heads;
 
   auto prep = std::make_shared<Prepared>();
   KernelParams& p = prep->params;
@@ -329,13 +336,19 @@ Attention::Attention(const AttentionArgs& a) {
     }
     std::int64_t limit = static_cast<std::int64_t>(sms) * per_sm;
     if (a.max_ctas > 0) limit = std::min<std::int64_t>(limit, a.max_ctas);
-    // Causal tiles in pairs of equal total work (query blocks q - 1 - k and k) once there are more tiles
-    // than CTAs (kernel.cuh, TileWalk). The units are numbered as for the longest sequence; a packed
-    // sequence's units past its own are passed by.
-    p.pair_tiles = a.causal && tiles > limit ? 1 : 0;
-    p.units_per_head = static_cast<std::int32_t>(p.pair_tiles ? (q_blocks + 1) / 2 : q_blocks);
-    p.units = static_cast<std::int32_t>(p.units_per_head * a.heads * a.batch);
-    ctas = std::min<std::int64_t>(limit, units_of(a, rows, block_m, p.pair_tiles != 0) * a.heads);
+    // The tiles are handed out as CTAs free up (kernel.cuh, TileWalk), numbered as for the longest
+    // sequence (a packed sequence's past its own are passed by): causal, longest first within sections
+    // of as many (head, batch) indices as have K and V within half of L2 together; non-causal, one
+    // (head, batch) after another.
+    int l2_bytes = 0;
+    if ((st.cuda = cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device)) != cudaSuccess) {
+      errors.push_back(std::string("cuda: the L2 size: ") + cudaGetErrorString(st.cuda));
+      return;
+    }
+    p.raster.tiles_m = static_cast<std::int32_t>(a.heads * a.batch);
+    p.raster.tiles_n = static_cast<std::int32_t>(q_blocks);
+    p.raster.group = static_cast<std::int32_t>(a.causal ? section_heads(a, rows, l2_bytes) : 1);
+    ctas = std::min<std::int64_t>(limit, tiles);
     prep->grid = dim3(static_cast<unsigned>(ctas));
   } else {
     prep->grid = dim3(static_cast<unsigned>(q_blocks), static_cast<unsigned>(a.heads), static_cast<unsigned>(a.batch));
@@ -343,6 +356,7 @@ Attention::Attention(const AttentionArgs& a) {
   st.config.tiles = static_cast<int>(tiles);
   st.config.ctas = static_cast<int>(ctas);
   st.config.persistent = persistent;
+  prep->persistent = persistent;
   st.config.smem_bytes = prep->smem;
   st.config.p_source = source;
   st.config.longest = rows.longest;
@@ -355,8 +369,21 @@ cudaError_t Attention::launch(cudaStream_t stream) const {
   if (!status_.ok || !prepared_) return cudaErrorInvalidValue;
   const Prepared& q = *prepared_;
   if (q.grid.x == 0) return cudaSuccess;  // packed sequences, every one empty: nothing to compute
-  q.kernel<<<q.grid, q.threads, q.smem, stream>>>(q.params);
-  return cudaGetLastError();
+  if (!q.persistent) {
+    q.kernel<<<q.grid, q.threads, q.smem, stream>>>(q.params);
+    return cudaGetLastError();
+  }
+  // The persistent form's tile counter: four bytes of the stream's memory pool, zeroed, for this
+  // launch alone (launches on other streams take their own), given back once the kernel is done.
+  KernelParams params = q.params;
+  cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&params.tile_counter), sizeof(std::int32_t), stream);
+  if (e != cudaSuccess) return e;
+  if ((e = cudaMemsetAsync(params.tile_counter, 0, sizeof(std::int32_t), stream)) == cudaSuccess) {
+    q.kernel<<<q.grid, q.threads, q.smem, stream>>>(params);
+    e = cudaGetLastError();
+  }
+  const cudaError_t freed = cudaFreeAsync(params.tile_counter, stream);
+  return e != cudaSuccess ? e : freed;
 }
 
 AttentionStatus attention(const AttentionArgs& args, cudaStream_t stream) {

@@ -2,8 +2,9 @@
 // warpgroup: 192 with three, 128 with two; kConsumersFor), warp-specialized.
 // Two forms (the template parameter Persistent, AttentionArgs::grid):
 //   one CTA per tile   grid (query blocks, heads, batch), the present form;
-//   persistent         grid = min(CTAs that fit at once, tiles), each CTA walking tiles; the producer's
-//                      K / V rings and the consumers' turns run on across tiles.
+//   persistent         grid = min(CTAs that fit at once, tiles), each CTA taking tiles as it frees up
+//                      (TileWalk); the producer's K / V rings and the consumers' turns run on across
+//                      tiles.
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
 //                   KV block (kBlockN rows) into rings of their own (device::Ring: K_j ahead of
@@ -56,6 +57,7 @@
 #include "tmakit/device/registers.cuh"
 #include "tmakit/device/ring.cuh"
 #include "tmakit/device/smem_store.cuh"
+#include "tmakit/device/tile_scheduler.cuh"
 #include "tmakit/device/tma.cuh"
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/device/wgmma.cuh"
@@ -63,29 +65,6 @@
 #include "tmakit/smem_store/plan.hpp"
 
 namespace tmakit::attention_sm90 {
-
-template <int D, PSource Path, int C = kConsumersFor<D, Path>>
-struct alignas(1024) SharedStorage {
-  unsigned char q[kQBytes<D, C>];
-  unsigned char k[kKStages<D, Path>][kKVBytes<D, Path>];
-  unsigned char v[kVStages<D, Path>][kKVBytes<D, Path>];
-  unsigned char scratch[C][kScratchBytes<D, Path>];
-  // Each ring's stage is released by every consumer warpgroup (one arrival each): Q once each
-  // consumer's last S of the tile has completed (then, persistent form, the producer may load the
-  // next tile's Q), a K stage once S is computed from it, a V stage once P V is.
-  device::Ring<1> q_ring;
-  device::Ring<kKStages<D, Path>> k_ring;
-  device::Ring<kVStages<D, Path>> v_ring;
-};
-
-// Each fits the 227 KiB a CTA may have, with the 1 KiB the kernel may skip to align its base.
-inline constexpr std::size_t kMaxDynamicSmem = 227 * 1024;
-template <int D, PSource Path>
-inline constexpr bool kFits = sizeof(SharedStorage<D, Path>) + 1024 <= kMaxDynamicSmem;
-template <int D>
-inline constexpr bool kFitsBoth = kFits<D, PSource::smem> && kFits<D, PSource::registers>;
-static_assert(kFitsBoth<64> && kFitsBoth<96> && kFitsBoth<128> && kFitsBoth<256>,
-              "the stages, Q and the scratch buffers fit in shared memory");
 
 // Everything the kernel reads from the host, as one __grid_constant__ parameter.
 // The copies' shapes are compiled (programs.cuh); the tensor maps carry the rest.
@@ -99,10 +78,11 @@ struct KernelParams {
   std::int32_t q_blocks = 0;  // query blocks per (head, batch): of the longest sequence when packed
   std::int32_t window = 0;    // rows of the tensors' window (packed_tensor); seqlen for one length
   std::int64_t lse_head_stride = 0;  // LSE values from one head to the next: seqlen, or the total rows
-  // Persistent form: the CTAs take units of work in turn (unit u: CTA u % gridDim.x), units_per_head of
-  // them per (head, batch); a unit is one tile, or (pair_tiles) two: query blocks q_blocks - 1 - k and k.
-  std::int32_t units = 0, units_per_head = 0;
-  std::int32_t pair_tiles = 0;
+  // Persistent form: the tiles are handed out one at a time from *tile_counter (zero at launch), unit
+  // u being raster.at(u): m the (head, batch) index hb, n the query block counted from the sequence's
+  // last (TileWalk).
+  std::int32_t* tile_counter = nullptr;
+  device::GroupedRaster raster{};
   std::int32_t group = 1;  // query heads per K / V head (grouped-query attention): K and V head = h / group
   float scale_log2 = 0.0f;  // the softmax scale times log2(e): the kernel's exponentials are exp2
 };
@@ -142,33 +122,61 @@ struct Tile {
   }
 };
 
+template <int D, PSource Path, int C = kConsumersFor<D, Path>>
+struct alignas(1024) SharedStorage {
+  unsigned char q[kQBytes<D, C>];
+  unsigned char k[kKStages<D, Path>][kKVBytes<D, Path>];
+  unsigned char v[kVStages<D, Path>][kKVBytes<D, Path>];
+  unsigned char scratch[C][kScratchBytes<D, Path>];
+  // Each ring's stage is released by every consumer warpgroup (one arrival each): Q once each
+  // consumer's last S of the tile has completed (then, persistent form, the producer may load the
+  // next tile's Q), a K stage once S is computed from it, a V stage once P V is.
+  device::Ring<1> q_ring;
+  device::Ring<kKStages<D, Path>> k_ring;
+  device::Ring<kVStages<D, Path>> v_ring;
+  // Persistent form: the tile whose Q the producer loads in Q's round, published with it (qb < 0: none,
+  // the CTA's work is done).
+  Tile tile;
+};
+
+// Each fits the 227 KiB a CTA may have, with the 1 KiB the kernel may skip to align its base.
+inline constexpr std::size_t kMaxDynamicSmem = 227 * 1024;
+template <int D, PSource Path>
+inline constexpr bool kFits = sizeof(SharedStorage<D, Path>) + 1024 <= kMaxDynamicSmem;
+template <int D>
+inline constexpr bool kFitsBoth = kFits<D, PSource::smem> && kFits<D, PSource::registers>;
+static_assert(kFitsBoth<64> && kFitsBoth<96> && kFitsBoth<128> && kFitsBoth<256>,
+              "the stages, Q and the scratch buffers fit in shared memory");
+
 // Query blocks of BM rows in a sequence of seqlen rows.
 template <int BM>
 __device__ __forceinline__ std::int32_t query_blocks(std::int32_t seqlen) {
   return (seqlen + BM - 1) / BM;
 }
 
-// The tiles a CTA computes, in order; the producer and every consumer thread walk the same sequence.
+// The tiles a CTA computes, in order.
 //   one CTA per tile: the CTA's own, (q_blocks - 1 - blockIdx.x, blockIdx.y, blockIdx.z): the longest
-//     causal rows first within each (head, batch), as the hardware hands out the blocks;
-//   persistent: units u = blockIdx.x, blockIdx.x + gridDim.x, ... in the same order (each (head, batch)'s
-//     units in turn, so that the CTAs running at once share few heads' K and V in L2). Unit k of a
-//     (head, batch) is query block q_blocks - 1 - k, and with pair_tiles (causal, more tiles than CTAs)
-//     also query block k: a causal tile of query block x visits x + 1 KV blocks, so a pair visits
-//     q_blocks + 1 whichever k it is, and a static deal of equal units keeps the CTAs equally busy (single
-//     tiles dealt in turn would give a CTA query blocks stepping by gridDim.x % q_blocks: with 128 query
-//     blocks and 132 CTAs, CTA 0 would visit 1.5 times the mean).
+//     causal rows first within each (head, batch), as the hardware hands out the blocks; the producer
+//     and every consumer thread read it off the block index.
+//   persistent: handed out one at a time as CTAs free up. The producer takes unit u with one atomic
+//     add on tile_counter and publishes its tile in shared memory (SharedStorage::tile) with Q's round;
+//     the consumers read it there once Q has landed. Unit u is raster.at(u) (device::GroupedRaster):
+//     the (head, batch) indices in sections of raster.group, each section's query blocks from the
+//     sequence's last to its first, head by head. Causal, a tile of a later query block visits more
+//     KV blocks, so the tiles come longest first within a section and the last ones handed out are
+//     the shortest: the CTAs finish together, whatever the count of tiles per CTA (a static deal of
+//     units gives each CTA whatever its turns bring). The host sizes a section so that its heads' K
+//     and V fit in L2 beside one another (attention.cu), so that the CTAs at work share them; non-causal
+//     tiles are equal, and a section is one (head, batch).
 //   packed sequences: the grid and the units cover the longest sequence; a CTA (one per tile) or a
 //     unit past its own sequence's query blocks has no tile, and the walk passes it by.
 template <bool Persistent, int BM>
 struct TileWalk;
 
-// next(p, t) moves t to the walk's next tile (false once there is none); more(p) says whether there
-// is one, without moving.
+// next(p, t): the CTA's tile, once; false after.
 template <int BM>
 struct TileWalk<false, BM> {
   bool done = false;
-  __device__ __forceinline__ bool more(const KernelParams&) const { return !done; }
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
     if (done) return false;
     done = true;
@@ -184,41 +192,21 @@ struct TileWalk<false, BM> {
   }
 };
 
-// The walk's state, which every consumer thread holds across its KV loops, is two words: the next
-// unit (unsigned: unit < units <= 2^31 - 1 and gridDim.x <= 2^31 - 1, so unit + gridDim.x does not
-// wrap) and the query block of the unit's second tile, -1 when none is due. The second tile has the
-// first's head and sequence, which t still holds when next() comes to it: callers pass back the tile
-// the previous next() left, unchanged.
+// next(p, t), the producer's: the next unit's tile (packed: a unit past its sequence's query blocks is
+// taken and passed by); false once the counter has passed the last unit.
 template <int BM>
 struct TileWalk<true, BM> {
-  std::uint32_t unit;            // the next unit this CTA takes
-  std::int32_t second_qb = -1;  // the query block of the unit's second tile, next
-  __device__ TileWalk() : unit(blockIdx.x) {}
-  __device__ __forceinline__ bool more(const KernelParams& p) const {
-    if (second_qb >= 0) return true;
-    if (p.cu_seqlens == nullptr) return unit < static_cast<std::uint32_t>(p.units);
-    TileWalk ahead = *this;  // packed: the units left may all lie past their sequences
-    Tile t;
-    return ahead.next(p, t);
-  }
-  __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
-    if (second_qb >= 0) {
-      t.qb = second_qb;  // t.hb and t.seqlen: the first tile's
-      second_qb = -1;
-      return true;
-    }
-    while (unit < static_cast<std::uint32_t>(p.units)) {
-      const std::int32_t u = static_cast<std::int32_t>(unit);
-      unit += gridDim.x;
-      const std::int32_t k = u % p.units_per_head;
-      t.hb = u / p.units_per_head;
+  __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) const {
+    for (;;) {
+      // unsigned: past the last unit the counter runs on by one per CTA, beyond 2^31 - 1 for the largest grids
+      const std::int32_t u = device::take_unit(p.tile_counter);
+      if (static_cast<std::uint32_t>(u) >= static_cast<std::uint32_t>(p.raster.tiles())) return false;
+      const device::TileIndex i = p.raster.at(u);
+      t.hb = i.m;
       t.seqlen = rows_of(p, t.b(p));
-      t.qb = query_blocks<BM>(t.seqlen) - 1 - k;
-      if (t.qb < 0 || (p.pair_tiles && k > t.qb)) continue;  // packed: past its sequence's units
-      if (p.pair_tiles && k < t.qb) second_qb = k;
-      return true;
+      t.qb = query_blocks<BM>(t.seqlen) - 1 - i.n;
+      if (t.qb >= 0) return true;
     }
-    return false;
   }
 };
 
@@ -239,11 +227,13 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
   device::RingState<kVStages<D, Path>> vs;
   Tile t;
   TileWalk<Persistent, kBlockM<P::C>> walk;
-  for (std::int32_t i = 0; walk.next(p, t); ++i) {
+  bool has = walk.next(p, t);
+  for (std::int32_t i = 0; has; ++i) {
     const std::int32_t h = t.h(p), kv_head = h / p.group, coord = t.coord(p), shift = t.shift(p);
     // Rows are tile mode 0 of Q and K (seqlen, head_dim, heads, batch) and mode 1 of V (head_dim first).
     auto load_q = [&] {
       s.q_ring.wait_free(qs);
+      if constexpr (Persistent) s.tile = t;  // published by the arrival that arms Q's round (release)
       P::Q::template issue_shifted<0>(&p.q_map, s.q, s.q_ring.arm(qs, P::Q::kBytes), typename P::Q::Share{}, shift,
                                       t.qb, 0, h, coord);
       ++qs;
@@ -272,7 +262,20 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
       load_k(j);
       load_v(j - 1);
     }
+    // Persistent: the next tile, taken as this tile's last load goes out (late, so that CTAs already
+    // free take the tiles before it; its atomic's round trip runs under that load).
+    Tile after;
+    bool has_after = false;
+    if constexpr (Persistent) has_after = walk.next(p, after);
     load_v(blocks - 1);
+    t = after;
+    has = has_after;
+  }
+  if constexpr (Persistent) {
+    // No tile left: a round of Q without a copy, which tells the consumers so.
+    s.q_ring.wait_free(qs);
+    s.tile.qb = -1;
+    s.q_ring.arm(qs, 0);
   }
 }
 
@@ -484,12 +487,17 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     const bool tail = kv0 + kN > seqlen;
     const bool diagonal = Causal && kv0 + kN - 1 > first_row();
     if (tail || diagonal) {
+      // Per row, its first masked column less this thread's first column of the block: slot v is
+      // masked where its column offset (a constant) reaches that.
+      std::int32_t end[2];
 #pragma unroll
-      for (int v = 0; v < kS; ++v) {
-        const std::int32_t col = kv0 + col0 + SFrag::col_of(v);
-        const std::int32_t row = row0 + SFrag::row_of(v);
-        if (col >= seqlen || (Causal && col > row)) sc[v] = -INFINITY;
+      for (int r = 0; r < 2; ++r) {
+        const std::int32_t row = row0 + SFrag::row_offset(r);
+        end[r] = (Causal ? min(seqlen, row + 1) : seqlen) - kv0 - col0;
       }
+#pragma unroll
+      for (int v = 0; v < kS; ++v)
+        if (SFrag::col_of(v) >= end[SFrag::row_index_of(v)]) sc[v] = -INFINITY;
     }
     float base[2];
 #pragma unroll
@@ -562,10 +570,26 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::named_barrier_sync(barrier_id(), 128);
   };
 
-  if (wg == C - 1) pass_turn<C>(wg_here());  // warpgroup 0 takes the first turn
+  // The turns: warpgroup 0 takes the first; the last warpgroup passes on its last turn of the CTA too,
+  // and warpgroup 0 takes that one after its last tile, so that no barrier is left with an arrival
+  // outstanding (even in a CTA without a tile).
+  if (wg == C - 1) pass_turn<C>(wg_here());
+  // The next tile, once its Q has landed: one CTA per tile, the CTA's own (once); persistent, the one
+  // the producer published with Q's round (qb < 0: none left).
+  TileWalk<false, kBlockM<C>> own;
+  auto next_tile = [&](Tile& tile) {
+    if constexpr (Persistent) {
+      s.q_ring.wait_full(qr);
+      tile = s.tile;
+      return tile.qb >= 0;
+    } else {
+      if (!own.next(p, tile)) return false;
+      s.q_ring.wait_full(qr);
+      return true;
+    }
+  };
   Tile tile;
-  TileWalk<Persistent, kBlockM<C>> walk;
-  for (std::int32_t i = 0; walk.next(p, tile); ++i) {
+  while (next_tile(tile)) {
     const std::int32_t qb = tile.qb;
     seqlen = tile.seqlen;
     row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + SFrag::origin(t).row;
@@ -573,7 +597,6 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     for (int v = 0; v < kO; ++v) o[v] = 0.0f;
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
-    s.q_ring.wait_full(qr);
     const std::int32_t blocks = kv_blocks<D, Path, Causal>(tile.seqlen, qb);
     // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
     // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
@@ -582,6 +605,13 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     if constexpr (Causal) {
       const std::int32_t cols = min(tile.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
       mine = min(blocks, (cols + kN - 1) / kN);
+    }
+    // Rows all past the sequence's end (the last tile's padding): one block, whose results the O store
+    // clips and the LSE skips; the CTA's other blocks it skips like the causal ones below. Not where
+    // wg is opaque (kIdsAtBarrier): there the 160 registers do not hold the count beside the loop's
+    // state (ptxas spilled P's store addresses), and the padding's blocks run as before.
+    if constexpr (!kIdsAtBarrier) {
+      if (qb * kBlockM<C> + kRowsPerConsumer * wg >= tile.seqlen) mine = 1;
     }
     {
       float sc[kS];
@@ -598,7 +628,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       release_q(0, mine);
       softmax(sc, 0, pbits, corr);  // O is still zero: nothing to rescale
       if constexpr (Persistent && Path == PSource::smem) {
-        if (i > 0) scratch_free();  // P goes where the previous tile's O was
+        scratch_free();  // P goes where the previous tile's O was (the CTA's first tile: at once)
       }
       stage_p(pbits);
     }
@@ -630,29 +660,25 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     }
     wait_turn<C>(wg_here());
     issue_pv();
-    // The last warpgroup's last turn of the CTA is matched by no later wait of warpgroup 0; between
-    // tiles it is warpgroup 0's turn for the next tile's first S. (The last warpgroup skips no block.)
-    if (wg != C - 1 || walk.more(p)) pass_turn<C>(wg_here());
+    pass_turn<C>(wg_here());
     device::wgmma::wait_group<0>();
     device::wgmma::fence_operands(o);
     v_release.release(s.v_ring, vr);
     ++vr;
-    if constexpr (Causal) {
-      // The blocks this warpgroup skips: their turns, passed on at once, and their K and V stages,
-      // released in ring order, each once its load has landed: the full barrier's phase says that the
-      // stage's previous round was released by every consumer, so this arrival counts toward this
-      // round's phase and not (two stages) toward the previous one's. One block at a time, so that no
-      // stage another warpgroup waits for is held back.
-      for (std::int32_t j = mine; j < blocks; ++j) {
-        wait_turn<C>(wg_here());
-        pass_turn<C>(wg_here());
-        wait_k();
-        k_release.release(s.k_ring, kr);
-        ++kr;
-        s.v_ring.wait_full(vr);
-        v_release.release(s.v_ring, vr);
-        ++vr;
-      }
+    // The blocks this warpgroup skips: their turns, passed on at once, and their K and V stages,
+    // released in ring order, each once its load has landed: the full barrier's phase says that the
+    // stage's previous round was released by every consumer, so this arrival counts toward this
+    // round's phase and not (two stages) toward the previous one's. One block at a time, so that no
+    // stage another warpgroup waits for is held back.
+    for (std::int32_t j = mine; j < blocks; ++j) {
+      wait_turn<C>(wg_here());
+      pass_turn<C>(wg_here());
+      wait_k();
+      k_release.release(s.k_ring, kr);
+      ++kr;
+      s.v_ring.wait_full(vr);
+      v_release.release(s.v_ring, vr);
+      ++vr;
     }
 
     // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
@@ -703,6 +729,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     }
     ++qr;
   }
+  if (wg == 0) wait_turn<C>(wg_here());  // the last warpgroup's last turn
   if (t == 0) device::wait_group<0>();  // the stores have completed before the CTA's shared memory goes
 }
 

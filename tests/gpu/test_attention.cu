@@ -210,9 +210,7 @@ void check_form(const Case& c, const Form& f, const DeviceBuffer& q, const Devic
     int sms = 0;
     TMAKIT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const std::int64_t limit = f.max_ctas > 0 ? std::min<std::int64_t>(f.max_ctas, sms) : sms;  // one CTA per SM fits
-    // Causal tiles are dealt in pairs (query blocks q - 1 - k and k) when there are more than CTAs.
-    const std::int64_t units = c.causal && tiles > limit ? (q_blocks + 1) / 2 * c.heads * c.batch : tiles;
-    EXPECT_EQ(s.config.ctas, std::min<std::int64_t>(units, limit));
+    EXPECT_EQ(s.config.ctas, std::min<std::int64_t>(tiles, limit));  // the tiles handed out as CTAs free up
   }
   TMAKIT_CUDA_OK(cudaDeviceSynchronize());
 
@@ -370,20 +368,19 @@ TEST(AttentionSmall, RepeatedLaunches) {
 }
 
 // The persistent form with a grid forced small: each CTA computes many tiles (the rings' rounds, Q's
-// phases and the turns run on across tiles; the last round of units is partly filled; causal tiles
-// dealt in pairs, with an unpaired middle one where the query blocks are odd), launched again and again
-// on the same handle.
+// phases and the turns run on across tiles; the tiles handed out from the launch's counter, causal
+// ones longest first), launched again and again on the same handle (a counter per launch).
 TEST(AttentionSmall, PersistentManyTilesPerCta) {
   TMAKIT_REQUIRE_GPU();
   for (std::int64_t d : {64, 96, 128})
     for (bool causal : {false, true})
       for (PSource source : {PSource::smem, PSource::registers}) {
         Case c{2, 1000, 3, d, causal, source};  // 48 tiles (36 where a tile has 192 rows)
-        c.max_ctas = 5;                         // 7 to 10 tiles per CTA (causal: 18 or 24 pairs)
+        c.max_ctas = 5;                         // about 7 to 10 tiles per CTA
         c.launches = 3;
         run_case(c);
       }
-  Case one{1, 600, 2, 128, true, PSource::smem};  // 10 tiles in 6 units (pairs and an odd middle), one CTA
+  Case one{1, 600, 2, 128, true, PSource::smem};  // 10 tiles, one CTA
   one.max_ctas = 1;
   run_case(one);
   Case gqa{1, 300, 6, 64, false, PSource::registers};  // grouped-query heads, 12 tiles over 7 CTAs
@@ -547,7 +544,7 @@ void run_packed_case(const PackedCase& c) {
 
 // Ragged batches: empty and one-row sequences, lengths on and off the tiles, every head dim, mask
 // and P path, in both grid forms; grouped-query heads; the persistent form with few CTAs (units past
-// a sequence's own passed by, causal pairs per sequence).
+// a sequence's own passed by; as many CTAs as tiles, of which some may find none left).
 TEST(AttentionSmall, PackedSequences) {
   TMAKIT_REQUIRE_GPU();
   const std::vector<std::int32_t> lengths = {129, 1, 0, 300, 7, 64, 200};
@@ -719,13 +716,12 @@ TEST(AttentionArgs, AutomaticPSourceFollowsTheMeasuredPaths) {
 // GridForm::automatic's rule (heuristics.hpp): persistent on the shorter tiles, by head dim and path.
 TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   using tmakit::attention_sm90::persistent_grid_chosen;
-  // head dim 64: up to seqlen 4096, non-causal up to 8192
+  // head dim 64: causal at every length, non-causal up to 8192
   EXPECT_TRUE(persistent_grid_chosen(64, 512, false));
   EXPECT_TRUE(persistent_grid_chosen(64, 4096, true));
-  EXPECT_FALSE(persistent_grid_chosen(64, 4097, true));
+  EXPECT_TRUE(persistent_grid_chosen(64, 16384, true));
   EXPECT_TRUE(persistent_grid_chosen(64, 8192, false));
   EXPECT_FALSE(persistent_grid_chosen(64, 8193, false));
-  EXPECT_FALSE(persistent_grid_chosen(64, 16384, true));
   // head dim 96: up to 8192, and at every length non-causal through shared memory
   EXPECT_TRUE(persistent_grid_chosen(96, 8192, true));
   EXPECT_FALSE(persistent_grid_chosen(96, 8193, true));
@@ -737,11 +733,11 @@ TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::registers));
   EXPECT_TRUE(persistent_grid_chosen(128, 4096, false, PSource::registers));
   EXPECT_FALSE(persistent_grid_chosen(128, 4097, false, PSource::registers));
-  // head dim 256: causal up to 8192, non-causal up to 2048; nothing to run without rows
+  // head dim 256: up to 8192; nothing to run without rows
   EXPECT_TRUE(persistent_grid_chosen(256, 8192, true));
   EXPECT_FALSE(persistent_grid_chosen(256, 8193, true));
-  EXPECT_TRUE(persistent_grid_chosen(256, 2048, false));
-  EXPECT_FALSE(persistent_grid_chosen(256, 2049, false));
+  EXPECT_TRUE(persistent_grid_chosen(256, 8192, false));
+  EXPECT_FALSE(persistent_grid_chosen(256, 8193, false));
   EXPECT_FALSE(persistent_grid_chosen(64, 0, false));
   EXPECT_FALSE(persistent_grid_chosen(128, 0, false, PSource::smem));
 }

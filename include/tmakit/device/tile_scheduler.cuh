@@ -7,6 +7,12 @@
 //                  ~G units in flight touch about `group` row panels of A and G / group column
 //                  panels of B, instead of one row panel and G column panels (row-major order).
 // The mapping costs a few integer divisions per unit, none per K block.
+//
+// Units may also be handed out as CTAs free up rather than dealt in turn: take_unit returns the next
+// unit number of a counter in global memory that is zero at launch (one atomic add per unit). Where
+// units differ in work (causal attention's query tiles), numbering them longest first makes the last
+// ones handed out the shortest, and the CTAs finish together (list scheduling); a static deal gives a
+// CTA whatever its turns bring.
 #pragma once
 
 #include <cstdint>
@@ -36,5 +42,9 @@ struct GroupedRaster {
     return {first_m + in % rows, in / rows, l};
   }
 };
+
+// The next unit of a launch's counter (zero at launch): every caller gets a different number, in the
+// order the calls reach it; numbers past the last unit say that none is left.
+__device__ __forceinline__ std::int32_t take_unit(std::int32_t* counter) { return atomicAdd(counter, 1); }
 
 }  // namespace tmakit::device
