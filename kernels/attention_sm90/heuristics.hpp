@@ -22,23 +22,23 @@ inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool 
 }
 
 // The grid form for the path that runs (p_source: smem or registers, automatic resolved):
-// persistent where it measured faster (docs/lab/attention.md, 2026-12-02 01:01). It hides a tile's
-// fixed costs (Q's load, the first S, the epilogue) under the next tile's work, which pays most on
-// short tiles; on the longest ones one CTA per tile is as fast or faster. Head dim 64: persistent up
-// to seqlen 4096, and non-causal up to 8192 (1.03-1.05x of one CTA per tile there on an H100:
-// docs/lab/attention.md, 2026-12-06 10:15). Head dim 96: up to 8192, and at every length non-causal through shared memory.
-// Head dim 128: through shared memory at every length, in registers causal at every length and
-// non-causal up to 4096. Head dim 256 (docs/lab/attention.md, 2026-12-06 09:55, its persistent form
-// with O staged in Q's buffer): causal up to 8192 (1.01-1.20x of one CTA per tile), non-causal up to
-// 2048 (1.01-1.19x; 0.95-0.98x at 4096).
+// persistent where it measured faster (docs/lab/attention.md, 2026-12-02 01:01, and since its tiles
+// are handed out as CTAs free up, 2026-12-06 13:55). It hides a tile's fixed costs (Q's load, the
+// first S, the epilogue) under the next tile's work, which pays most on short tiles, and causal it
+// finishes the CTAs together; on the longest non-causal tiles one CTA per tile is as fast or faster.
+// Head dim 64: causal at every length (1.04-1.24x of one CTA per tile from 2k to 16k at 13:55),
+// non-causal up to 8192. Head dim 96: up to 8192, and at every length non-causal through shared
+// memory. Head dim 128: through shared memory at every length, in registers causal at every length
+// and non-causal up to 4096. Head dim 256: up to 8192 (non-causal at 4096 and 8192: 1.04 and 1.03x of
+// one CTA per tile at 13:55, where the static deal had measured 0.95-0.98x at 4096).
 inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
                                    PSource p_source = PSource::registers) {
   if (seqlen < 1) return false;
   switch (head_dim) {
-    case 64: return seqlen <= 4096 || (!causal && seqlen <= 8192);
+    case 64: return causal || seqlen <= 8192;
     case 96: return seqlen <= 8192 || (!causal && p_source == PSource::smem);
     case 128: return p_source == PSource::smem || causal || seqlen <= 4096;
-    case 256: return causal ? seqlen <= 8192 : seqlen <= 2048;
+    case 256: return seqlen <= 8192;
     default: return false;
   }
 }
