@@ -172,7 +172,6 @@ struct Attention::Prepared {
   dim3 grid{};
   int threads = 0;  // kThreads of the kernel's consumer count
   std::size_t smem = 0;
-  bool persistent = false;
 };
 
 namespace {
@@ -247,7 +246,7 @@ std::int64_t tiles_per_head(const AttentionArgs& a, const Rows& rows, std::int64
 // for them) within half of the L2 cache together, at least one.
 std::int64_t section_heads(const AttentionArgs& a, const Rows& rows, int l2_bytes) {
   const std::int64_t group = a.heads_kv > 0 ? a.heads / a.heads_kv : 1;
-  const std::int64_t kv_bytes = 2 * rows.longest * a.head_dim * 2;  // K and V of one K / V head, 16-bit elements
+  const std::int64_t kv_bytes = 2 * rows.longest * a.head_dim * kElemBytes;  // K and V of one K / V head
   const std::int64_t fit = kv_bytes > 0 ? std::int64_t{l2_bytes} / 2 * group / kv_bytes : 1;
   return std::clamp<std::int64_t>(fit, 1, a.heads * a.batch);
 }
@@ -356,7 +355,6 @@ Attention::Attention(const AttentionArgs& a) {
   st.config.tiles = static_cast<int>(tiles);
   st.config.ctas = static_cast<int>(ctas);
   st.config.persistent = persistent;
-  prep->persistent = persistent;
   st.config.smem_bytes = prep->smem;
   st.config.p_source = source;
   st.config.longest = rows.longest;
@@ -369,7 +367,7 @@ cudaError_t Attention::launch(cudaStream_t stream) const {
   if (!status_.ok || !prepared_) return cudaErrorInvalidValue;
   const Prepared& q = *prepared_;
   if (q.grid.x == 0) return cudaSuccess;  // packed sequences, every one empty: nothing to compute
-  if (!q.persistent) {
+  if (!status_.config.persistent) {
     q.kernel<<<q.grid, q.threads, q.smem, stream>>>(q.params);
     return cudaGetLastError();
   }
