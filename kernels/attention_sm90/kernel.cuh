@@ -122,15 +122,20 @@ struct Tile {
   }
 };
 
+// Arrivals that free Q's stage: one per consumer thread (SharedStorage).
+template <int C>
+inline constexpr std::uint32_t kQReleases = 128 * C;
+
 template <int D, PSource Path, int C = kConsumersFor<D, Path>>
 struct alignas(1024) SharedStorage {
   unsigned char q[kQBytes<D, C>];
   unsigned char k[kKStages<D, Path>][kKVBytes<D, Path>];
   unsigned char v[kVStages<D, Path>][kKVBytes<D, Path>];
   unsigned char scratch[C][kScratchBytes<D, Path>];
-  // Each ring's stage is released by every consumer warpgroup (one arrival each): Q once each
-  // consumer's last S of the tile has completed (then, persistent form, the producer may load the
-  // next tile's Q), a K stage once S is computed from it, a V stage once P V is.
+  // A K stage is released by every consumer warpgroup (one arrival each) once S is computed from it, a
+  // V stage once P V is. Q's stage (persistent form) by every consumer thread (kQReleases) once its
+  // warpgroup's last P V of the tile has completed: each thread has then also read the tile published
+  // with Q (below), and its own arrival orders that read before the producer's next write of it.
   device::Ring<1> q_ring;
   device::Ring<kKStages<D, Path>> k_ring;
   device::Ring<kVStages<D, Path>> v_ring;
@@ -215,7 +220,7 @@ struct TileWalk<true, BM> {
 // runs), then V of the last block. K and V stages are freed separately (K once S is computed, V once
 // P V is). The rings' states run on across tiles, so in the persistent form the next tile's K_0 is
 // loaded as soon as a stage frees, while the consumers still finish this tile; its Q only once every
-// consumer's last S of this tile has completed (Q's ring of one stage).
+// consumer's last P V of this tile has completed (Q's ring of one stage).
 template <DataType T, int D, PSource Path, bool Causal, bool Persistent>
 __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, Path>& s) {
   using P = Programs<T, D, Path>;
@@ -255,7 +260,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
       load_q();
       load_k(0);
     } else {
-      load_k(0);  // into the ring as it frees; Q waits for the consumers' last S of the previous tile
+      load_k(0);  // into the ring as it frees; Q waits for the consumers' last P V of the previous tile
       load_q();
     }
     for (std::int32_t j = 1; j < blocks; ++j) {
@@ -323,14 +328,177 @@ __device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi) {
   }
 }
 
-// ---- consumer: warpgroup wg (0 or 1) owns query rows [64 wg, 64 wg + 64) of each of the CTA's tiles.
+// ---- the consumer's phases that keep no state of their own (the consumer below holds it): each takes
+// what it reads and writes as arguments. Slots are a thread's accumulator elements (device/fragment.cuh:
+// AccumulatorFragment says, at compile time, which of the thread's two rows and which column each is).
+
+// Masks block j's S (columns [kv0, kv0 + kN)) to -inf where a column lies at or past the sequence's end
+// (the rows TMA filled with zeros) or, causal, right of its row. row0 and col0: this thread's first row
+// and its first column of a block; first_row: the warpgroup's. A block that reaches neither costs two
+// comparisons.
+template <bool Causal, int kN>
+__device__ __forceinline__ void mask_block(float (&sc)[kN / 2], std::int32_t kv0, std::int32_t row0, std::int32_t col0,
+                                           std::int32_t seqlen, std::int32_t first_row) {
+  using SFrag = device::AccumulatorFragment<kN>;
+  const bool tail = kv0 + kN > seqlen;
+  const bool diagonal = Causal && kv0 + kN - 1 > first_row;
+  if (tail || diagonal) {
+    // Per row, its first masked column less this thread's first column of the block: slot v is
+    // masked where its column offset (a constant) reaches that.
+    std::int32_t end[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const std::int32_t row = row0 + SFrag::row_offset(r);
+      end[r] = (Causal ? min(seqlen, row + 1) : seqlen) - kv0 - col0;
+    }
+#pragma unroll
+    for (int v = 0; v < kN / 2; ++v)
+      if (SFrag::col_of(v) >= end[SFrag::row_index_of(v)]) sc[v] = -INFINITY;
+  }
+}
+
+// The online softmax of one block: the row maxima m (units of log2, over the quad of threads that
+// share a row) moved where the block's exceed them by more than kMaxSlack, this thread's share of the
+// row sums l rescaled, and P = exp2(S scale log2(e) - max) as 16-bit bits (PSource::smem: pairs packed
+// in words, so that P holds half the registers from here to its store). corr: what O must be
+// multiplied by before this block's P V is added (exactly 1 where the maximum stayed). The results are
+// pinned before the block ends (overlap_fence): computed while the previous block's P V runs, not
+// after the wait for it.
+template <DataType T, int kN, class PBits, int kPBits>
+__device__ __forceinline__ void online_softmax(float (&sc)[kN / 2], float scale_log2, float (&m)[2], float (&l)[2],
+                                               PBits (&pbits)[kPBits], float (&corr)[2]) {
+  using SFrag = device::AccumulatorFragment<kN>;
+  constexpr int kS = kN / 2;
+  float base[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float mx = -INFINITY;
+#pragma unroll
+    for (int v = 0; v < kS; ++v)
+      if (SFrag::row_index_of(v) == r) mx = fmaxf(mx, sc[v]);
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float m_blk = mx * scale_log2;
+    const float m_new = m_blk > m[r] + kMaxSlack ? m_blk : m[r];
+    base[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing unmasked yet stays at 0
+    corr[r] = device::ex2_approx_ftz(m[r] - base[r]);
+    m[r] = m_new;
+    l[r] *= corr[r];
+  }
+#pragma unroll
+  for (int v = 0; v < kS; v += 2) {
+    const int r = SFrag::row_index_of(v);
+    const float p0 = device::ex2_approx_ftz(fmaf(sc[v], scale_log2, -base[r]));
+    const float p1 = device::ex2_approx_ftz(fmaf(sc[v + 1], scale_log2, -base[r]));
+    l[r] += p0;
+    l[r] += p1;
+    if constexpr (std::is_same_v<PBits, std::uint32_t>) {
+      pbits[v / 2] = pack_pair<T>(p0, p1);
+    } else {
+      pbits[v] = device::to_bits<T>(p0);
+      pbits[v + 1] = device::to_bits<T>(p1);
+    }
+  }
+  device::wgmma::fence_operands(pbits);
+  device::wgmma::fence_operands(l);
+  device::wgmma::fence_operands(corr);
+  overlap_fence(l[0] + l[1]);
+}
+
+// O times the correction of its rows' maxima (online softmax), skipped by every warp whose rows kept
+// theirs (corr exactly 1).
+template <int D>
+__device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&corr)[2]) {
+  using OFrag = device::AccumulatorFragment<D>;
+  if (__any_sync(0xffffffffu, corr[0] != 1.0f || corr[1] != 1.0f)) {
+#pragma unroll
+    for (int v = 0; v < D / 2; ++v) o[v] *= corr[OFrag::row_index_of(v)];
+  }
+}
+
+// P of one block (PSource::smem), its 16-bit pairs packed in words, into the warpgroup's 64 x kN
+// operand buffer by the smem-store plan, a 64 x 64 piece at a time (stmatrix; t: the thread's index in
+// its warpgroup). The plan's values per piece are the words' halves, which it packs as they were.
+template <int D, int kN>
+__device__ __forceinline__ void store_p(const std::uint32_t (&pbits)[kN / 4], unsigned char* pbuf, int t) {
+  constexpr int kS = kN / 2;
+  constexpr int kPieceSlots = kS / kPPieces<D>;
+  std::uint16_t bits[kPPieces<D>][kPieceSlots];
+#pragma unroll
+  for (int v = 0; v < kS; v += 2) {
+    bits[v / kPieceSlots][v % kPieceSlots] = static_cast<std::uint16_t>(pbits[v / 2]);
+    bits[v / kPieceSlots][v % kPieceSlots + 1] = static_cast<std::uint16_t>(pbits[v / 2] >> 16);
+  }
+  [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
+    (device::store_planned<kPPieceStore, kPPieceSrc, kPPieceTile>(pbuf + kPPieceOffset<D, Piece>, t, bits[Piece]), ...);
+  }(std::make_integer_sequence<int, kPPieces<D>>{});
+}
+
+// The epilogue's O: this thread's row sums l completed over the quad of threads that share the rows (in
+// place), and O / l as the element type's bits, per piece of the O store plan (0 for a row whose every
+// column was masked).
+template <DataType T, int D>
+__device__ __forceinline__ void normalize_o(const float (&o)[D / 2], float (&l)[2],
+                                            std::uint16_t (&obits)[kOPieces<D>][D / 2 / kOPieces<D>]) {
+  using OFrag = device::AccumulatorFragment<D>;
+  constexpr int kPieceSlots = D / 2 / kOPieces<D>;
+  float inv[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+    inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+  }
+#pragma unroll
+  for (int v = 0; v < D / 2; ++v)
+    obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[OFrag::row_index_of(v)]);
+}
+
+// O's bits into its staging buffer by the O store plan, piece by piece (t: the thread's index in its
+// warpgroup).
+template <int D>
+__device__ __forceinline__ void store_o(const std::uint16_t (&obits)[kOPieces<D>][D / 2 / kOPieces<D>],
+                                        unsigned char* obuf, int t) {
+  [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
+    (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
+  }(std::make_integer_sequence<int, kOPieces<D>>{});
+}
+
+// The log-sum-exp of this thread's two rows (row0 and row0 + 8), those before the sequence's end, from
+// the running maxima m (units of log2) and the completed sums l: log(sum exp(s scale)) =
+// (max + log2(sum)) ln 2. For one thread of each quad (the four hold the same values).
+template <int D>
+__device__ __forceinline__ void write_lse(float* lse, std::int32_t row0, std::int32_t seqlen, const float (&m)[2],
+                                          const float (&l)[2]) {
+  using OFrag = device::AccumulatorFragment<D>;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const std::int32_t row = row0 + OFrag::row_offset(r);
+    if (row < seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
+  }
+}
+
+// ---- consumer: warpgroup wg (0 .. C - 1) owns query rows [64 wg, 64 wg + 64) of each of the CTA's
+// tiles.
 //
-// Software-pipelined by one block: iteration j issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (two
+// Software-pipelined by one block: block j issues S_j = Q K_j^T and then O += P_{j-1} V_{j-1} (two
 // commit groups), waits for S_j alone, runs the masks and the online softmax of block j while P V still
-// runs, then waits for P V, rescales O and makes P_j the next A operand. The first block's S and the last
-// block's P V stand alone. Across tiles (persistent form) the ring rounds and the turns continue: round
-// n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the rounds
-// with a RingState per ring.
+// runs, then waits for P V, rescales O and makes P_j the next A operand. The first block's S and the
+// last block's P V stand alone. Across tiles (persistent form) the ring rounds and the turns continue:
+// round n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the
+// rounds with a RingState per ring.
+//
+// The function holds the warpgroup's state (its operand descriptors, O, the row maxima and sums, the
+// rings' rounds) and names its phases, in three layers:
+//   a tile         next_tile, then (the loop at the end) the tile's state reset, first_block, the later
+//                  blocks, last_pv, skip_blocks, epilogue
+//   a block        wait_k, issue_s, issue_pv (the WGMMAs), softmax, stage_p, scratch_free
+//   no state       mask_block, online_softmax, rescale_o, store_p, normalize_o, store_o, write_lse (above)
+// The phases that touch the state are lambdas over it. The layout of this function is part of what
+// keeps the three-consumer forms (160 registers a thread) free of spills: ptxas's allocation there is
+// sensitive to the order of the code it is given, and the same phases as member functions of a class,
+// or with the later blocks' body in a lambda of its own, spilled 24-48 bytes in the KV loop of a head
+// dim 128 form (docs/lab/attention.md, 2026-12-06 16:15). tests/tools/ptxas_check.sh checks every form.
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent, int C = kConsumersFor<D, Path>>
 __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, Path>& s, int wg) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D, C>);
@@ -346,23 +514,19 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   static_assert(device::smem_store_impl::XorAddressMap<kPPieceSrc, kPPieceTile>::kLinear,
                 "P's addresses are XOR-linear: no layout is evaluated on the GPU");
   constexpr int kS = kN / 2;  // accumulator slots of S per thread
-  constexpr int kO = D / 2;        // of O
-  // P of a block as the softmax leaves it. Through shared memory: pairs of 16-bit values, packed into
-  // words as they are computed. As single 16-bit values, ptxas converted and packed them only at the
-  // store, so that P stayed 64 fp32 registers beside O's 64 from the softmax to the store, and three
-  // consumers at 160 registers spilled; packed, P is 32. In registers: 16-bit values, packed into the
-  // A fragments after P_{j-1} V_{j-1} has completed, as before (packed in the softmax, while that
-  // multiply still reads the previous fragments, they had ptxas serialize the RS multiplies: a wait
-  // after each).
+  constexpr int kO = D / 2;   // of O
+  // P of a block as the softmax leaves it. Through shared memory: pairs of 16-bit values packed into
+  // words as they are computed (32 registers where 64 fp32 values would wait for the store). In
+  // registers: 16-bit values, packed into the A fragments only after P_{j-1} V_{j-1} has completed
+  // (packed while that multiply still reads the previous fragments, they make ptxas wait after each RS
+  // multiply).
   using PBits = std::conditional_t<Path == PSource::smem, std::uint32_t, std::uint16_t>;
   constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
   const int t = threadIdx.x % 128;
   // With P through shared memory, three consumers (160 registers per thread) and head dim 128, wg is
   // opaque at each use, so that the named barriers' ids (bar takes its id in a vector register) are
-  // formed from it next to their barriers: one value lives across the KV loop instead of three ids,
-  // which ptxas held in vector registers there and spilled. The other forms have the registers and
-  // form the ids once (at head dim 96 the ids formed at each barrier measured slower: docs/lab/
-  // attention.md, 2026-12-02 04:42).
+  // formed from it next to their barriers: one value lives across the KV loop instead of three ids.
+  // The other forms have the registers and form the ids once (docs/lab/attention.md, 2026-12-02 04:42).
   constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3 && D == 128;
   auto wg_here = [&] {
     int w = wg;
@@ -376,14 +540,15 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   using OFrag = device::AccumulatorFragment<D>;
   const std::int32_t col0 = SFrag::origin(t).col;  // this thread's first column of a block
   unsigned char* pbuf = s.scratch[wg];
+  // ---- the warpgroup's constants
   // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
   // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
   const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D, C>(wg), kQF);
   const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
   const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
   // P's (PSource::smem) has its low word made opaque to the compiler (fence_operands): each k16 step is
-  // then one add to the word it holds. Seen through, the word was rebuilt at every KV block of the
-  // persistent form and each step's add masked (26 instructions more per block at head dim 128).
+  // then one add to the word it holds, where the compiler would rebuild the word at every KV block and
+  // mask each step's add.
   std::uint64_t p_desc = 0;
   if constexpr (Path == PSource::smem) {
     std::uint32_t p_lo[1] = {static_cast<std::uint32_t>(wgmma_descriptor(device::shared_address(pbuf), kPF))};
@@ -392,10 +557,9 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   }
   // With P in registers, Q's descriptor at each k16 step is computed once and made opaque to the
   // compiler (fence_operands: an empty asm that may change them), so that it keeps them in registers
-  // rather than rebuilding them at every KV block, which it did in the persistent form (its mainloop's
-  // SASS: 8 adds, 8 moves and 8 masks per block at head dim 128; 14 to 28 instructions fewer per block
-  // with them held). With P through shared memory (three consumers at 160 registers, or spilling) the
-  // held words cost more than they save: there they are rebuilt, as before.
+  // rather than rebuilding them at every KV block. With P through shared memory (three consumers at
+  // 160 registers) the held words cost more registers than their rebuilding costs instructions: there
+  // they are rebuilt.
   constexpr int kQSteps = D / 16;
   constexpr bool kHoldQ = Path == PSource::registers;
   const std::uint32_t q_hi = static_cast<std::uint32_t>(q_desc >> 32);
@@ -414,17 +578,17 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       return wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>);
   };
 
-  // The tile's state: this thread's first row in the sequence (slot v is in row row0 + row_of(v)),
-  // the sequence's rows, the rings' rounds before it.
+  // ---- the tile's state: this thread's first row in the sequence (slot v is in row row0 + row_of(v)),
+  // the sequence's rows, the rings' rounds before it, O, the row maxima and sums.
   std::int32_t row0 = 0, seqlen = 0;
   // The tile's first row of this warpgroup (query block qb's row 64 wg): row0 less this thread's offset.
   auto first_row = [&] { return row0 - SFrag::origin(t).row; };
   device::RingState<1> qr;                    // Q's round: the tile's
   device::RingState<kKStages<D, Path>> kr;  // K's next round to read
   device::RingState<kVStages<D, Path>> vr;  // V's
-  // A stage goes back to the producer with one arrival per consumer warpgroup, after its reads
-  // have completed (the warpgroup's wgmma.wait_group): thread 0 of the warpgroup arrives.
-  const device::RingRelease<1, 1> q_release(s.q_ring, t);
+  // A K or V stage goes back to the producer with one arrival per consumer warpgroup, after its reads
+  // have completed (the warpgroup's wgmma.wait_group): thread 0 of the warpgroup arrives. Q's with one
+  // arrival per thread (SharedStorage).
   const device::RingRelease<kKStages<D, Path>, 1> k_release(s.k_ring, t);
   const device::RingRelease<kVStages<D, Path>, 1> v_release(s.v_ring, t);
   float o[kO];
@@ -432,7 +596,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   float l[2];  // this thread's share of the running row sums
   std::uint32_t a[kN / 16][4];     // P of the previous block as the RS form's A fragments
 
-  // K of round n has landed: waited for before a warpgroup takes its turn, so that the turn is not held
+  // ---- a block's phases
+  // K of round kr has landed: waited for before a warpgroup takes its turn, so that the turn is not held
   // while a load is still in flight.
   auto wait_k = [&] { s.k_ring.wait_full(kr); };
   // S = Q K^T into sc, K of round kr: D / 16 k16 steps, one commit group (K waited for).
@@ -470,91 +635,18 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::wgmma::commit_group();
     device::wgmma::fence_operands(o);
   };
-  // S of the tile's last block has completed: this warpgroup reads Q no more (persistent form: the
-  // producer may load the next tile's Q once both warpgroups have said so). Where O is staged in Q's
-  // buffer (kOInQ), Q goes back after the O store has read it instead (the epilogue).
-  auto release_q = [&](std::int32_t j, std::int32_t blocks) {
-    if constexpr (Persistent && !kOInQ<D>) {
-      if (j == blocks - 1) q_release.release(s.q_ring, qr);
-    }
-  };
-  // Masks of block j (columns past the sequence's end: the rows TMA filled with zeros; causal: columns
-  // right of the row; only blocks that reach either pay for them), then the online softmax: new row
-  // maxima over the quad of threads sharing a row, l rescaled, P = exp2(S scale log2(e) - max) into
-  // bits. Returns through corr what O must be multiplied by before P_j V_j is added.
+
+  // Block j's masks and online softmax (above): P into pbits, O's correction into corr.
   auto softmax = [&](float (&sc)[kS], std::int32_t j, PBits (&pbits)[kPBits], float (&corr)[2]) {
-    const std::int32_t kv0 = j * kN;
-    const bool tail = kv0 + kN > seqlen;
-    const bool diagonal = Causal && kv0 + kN - 1 > first_row();
-    if (tail || diagonal) {
-      // Per row, its first masked column less this thread's first column of the block: slot v is
-      // masked where its column offset (a constant) reaches that.
-      std::int32_t end[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const std::int32_t row = row0 + SFrag::row_offset(r);
-        end[r] = (Causal ? min(seqlen, row + 1) : seqlen) - kv0 - col0;
-      }
-#pragma unroll
-      for (int v = 0; v < kS; ++v)
-        if (SFrag::col_of(v) >= end[SFrag::row_index_of(v)]) sc[v] = -INFINITY;
-    }
-    float base[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float mx = -INFINITY;
-#pragma unroll
-      for (int v = 0; v < kS; ++v)
-        if (SFrag::row_index_of(v) == r) mx = fmaxf(mx, sc[v]);
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      // The running maximum moves only when the block's exceeds it by more than kMaxSlack: below that,
-      // P is exp2 of at most kMaxSlack, and O and l need no rescale (corr is exactly 1).
-      const float m_blk = mx * p.scale_log2;
-      const float m_new = m_blk > m[r] + kMaxSlack ? m_blk : m[r];
-      base[r] = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing unmasked yet stays at 0
-      corr[r] = device::ex2_approx_ftz(m[r] - base[r]);
-      m[r] = m_new;
-      l[r] *= corr[r];
-    }
-#pragma unroll
-    for (int v = 0; v < kS; v += 2) {
-      // slots v and v + 1: one row, adjacent columns
-      const int r = SFrag::row_index_of(v);
-      const float p0 = device::ex2_approx_ftz(fmaf(sc[v], p.scale_log2, -base[r]));
-      const float p1 = device::ex2_approx_ftz(fmaf(sc[v + 1], p.scale_log2, -base[r]));
-      l[r] += p0;
-      l[r] += p1;
-      if constexpr (Path == PSource::smem) {
-        pbits[v / 2] = pack_pair<T>(p0, p1);
-      } else {
-        pbits[v] = device::to_bits<T>(p0);
-        pbits[v + 1] = device::to_bits<T>(p1);
-      }
-    }
-    // Pinned here: computed while P_{j-1} V_{j-1} runs, not after the wait for it.
-    device::wgmma::fence_operands(pbits);
-    device::wgmma::fence_operands(l);
-    device::wgmma::fence_operands(corr);
-    overlap_fence(l[0] + l[1]);
+    mask_block<Causal, kN>(sc, j * kN, row0, col0, seqlen, first_row());
+    online_softmax<T, kN>(sc, p.scale_log2, m, l, pbits, corr);
   };
   // P_j becomes the next P V's A operand: written by the smem-store plan into the scratch buffer and
   // fenced for the async proxy (every thread of the warpgroup, then the warpgroup's barrier), or packed
   // into the RS form's fragments.
   auto stage_p = [&](const PBits (&pbits)[kPBits]) {
     if constexpr (Path == PSource::smem) {
-      // The store plan's values, per piece: the words' halves, which it packs as they were.
-      constexpr int kPieceSlots = kS / kPPieces<D>;
-      std::uint16_t bits[kPPieces<D>][kPieceSlots];
-#pragma unroll
-      for (int v = 0; v < kS; v += 2) {
-        bits[v / kPieceSlots][v % kPieceSlots] = static_cast<std::uint16_t>(pbits[v / 2]);
-        bits[v / kPieceSlots][v % kPieceSlots + 1] = static_cast<std::uint16_t>(pbits[v / 2] >> 16);
-      }
-      [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
-        (device::store_planned<kPPieceStore, kPPieceSrc, kPPieceTile>(pbuf + kPPieceOffset<D, Piece>, t, bits[Piece]),
-         ...);
-      }(std::make_integer_sequence<int, kPPieces<D>>{});
+      store_p<D, kN>(pbits, pbuf, t);
       device::fence_smem_writes_for_async();
       device::named_barrier_sync(barrier_id(), 128);
     } else {
@@ -570,6 +662,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     device::named_barrier_sync(barrier_id(), 128);
   };
 
+  // ---- a tile's phases
   // The turns: warpgroup 0 takes the first; the last warpgroup passes on its last turn of the CTA too,
   // and warpgroup 0 takes that one after its last tile, so that no barrier is left with an arrival
   // outstanding (even in a CTA without a tile).
@@ -588,6 +681,83 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       return true;
     }
   };
+  // Block 0: S alone, its softmax (O is still zero: nothing to rescale) and P_0.
+  auto first_block = [&](std::int32_t mine) {
+    float sc[kS];
+    PBits pbits[kPBits];
+    float corr[2];
+    wait_k();
+    wait_turn<C>(wg_here());
+    issue_s(sc);
+    pass_turn<C>(wg_here());
+    device::wgmma::wait_group<0>();
+    device::wgmma::fence_operands(sc);
+    k_release.release(s.k_ring, kr);
+    ++kr;
+    softmax(sc, 0, pbits, corr);
+    if constexpr (Persistent && Path == PSource::smem) {
+      scratch_free();  // P goes where the previous tile's O was (the CTA's first tile: at once)
+    }
+    stage_p(pbits);
+  };
+  // The last block's P V, alone.
+  auto last_pv = [&] {
+    wait_turn<C>(wg_here());
+    issue_pv();
+    pass_turn<C>(wg_here());
+    device::wgmma::wait_group<0>();
+    device::wgmma::fence_operands(o);
+    v_release.release(s.v_ring, vr);
+    ++vr;
+  };
+  // The CTA's blocks [mine, blocks), which this warpgroup skips: their turns, passed on at once, and
+  // their K and V stages, released in ring order, each once its load has landed: the full barrier's
+  // phase says that the stage's previous round was released by every consumer, so this arrival counts
+  // toward this round's phase and not (two stages) toward the previous one's. One block at a time, so
+  // that no stage another warpgroup waits for is held back.
+  auto skip_blocks = [&](std::int32_t mine, std::int32_t blocks) {
+    for (std::int32_t j = mine; j < blocks; ++j) {
+      wait_turn<C>(wg_here());
+      pass_turn<C>(wg_here());
+      wait_k();
+      k_release.release(s.k_ring, kr);
+      ++kr;
+      s.v_ring.wait_full(vr);
+      v_release.release(s.v_ring, vr);
+      ++vr;
+    }
+  };
+  // The epilogue: O / l through the store plan into the scratch buffer (the last P V multiply has
+  // completed: no wgmma reads it any more), one TMA store of the warpgroup's 64 rows (the O plan clips
+  // rows past the sequence's end), and the log-sum-exp.
+  auto epilogue = [&](const Tile& tile) {
+    std::uint16_t obits[kOPieces<D>][kO / kOPieces<D>];
+    normalize_o<T, D>(o, l, obits);
+    unsigned char* obuf = s.scratch[wg];
+    if constexpr (kOInQ<D>) {
+      // Every consumer's multiplies have completed (each passed its last wait): no wgmma reads Q, and
+      // (persistent form) the producer loads the next tile's Q only once the O stores have read it.
+      device::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
+      obuf = s.q + wg * kOBytes<D>;
+    } else if constexpr (Persistent) {
+      scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
+    } else {
+      device::named_barrier_sync(barrier_id(), 128);  // (PSource::smem) no warp still reads P from it
+    }
+    store_o<D>(obits, obuf, t);
+    device::fence_smem_writes_for_async();
+    device::named_barrier_sync(barrier_id(), 128);
+    if (t == 0) {
+      Programs<T, D, Path>::O::template store_shifted<0>(&p.o_map, obuf, tile.shift(p), first_row() / kRowsPerConsumer, 0, tile.h(p),
+                                                         tile.coord(p));
+      device::commit_group();
+      if constexpr (Persistent && kOInQ<D>) device::wait_group_read<0>();  // O has left Q's buffer
+    }
+    if constexpr (Persistent && kOInQ<D>) device::arrive(s.q_ring.empty[0]);  // thread 0 after its wait
+    if (t % 4 == 0) write_lse<D>(tile.lse(p), row0, seqlen, m, l);
+  };
+  // ---- the tiles: the state reset, then the blocks (the later ones, S_j with P_{j-1} V_{j-1} and the
+  // softmax of block j under that multiply, written out here), then the epilogue.
   Tile tile;
   while (next_tile(tile)) {
     const std::int32_t qb = tile.qb;
@@ -600,38 +770,20 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
     const std::int32_t blocks = kv_blocks<D, Path, Causal>(tile.seqlen, qb);
     // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
     // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
-    // taking their turns and releasing their stages without multiplying (below, after its last P V).
+    // taking their turns and releasing their stages without multiplying (skip_blocks).
     std::int32_t mine = blocks;
     if constexpr (Causal) {
       const std::int32_t cols = min(tile.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
       mine = min(blocks, (cols + kN - 1) / kN);
     }
     // Rows all past the sequence's end (the last tile's padding): one block, whose results the O store
-    // clips and the LSE skips; the CTA's other blocks it skips like the causal ones below. Not where
-    // wg is opaque (kIdsAtBarrier): there the 160 registers do not hold the count beside the loop's
-    // state (ptxas spilled P's store addresses), and the padding's blocks run as before.
+    // clips and the LSE skips; the CTA's other blocks it skips like the causal ones. Not where wg is
+    // opaque (kIdsAtBarrier): there the 160 registers do not hold the count beside the loop's state,
+    // and the padding's blocks run in full.
     if constexpr (!kIdsAtBarrier) {
       if (qb * kBlockM<C> + kRowsPerConsumer * wg >= tile.seqlen) mine = 1;
     }
-    {
-      float sc[kS];
-      PBits pbits[kPBits];
-      float corr[2];
-      wait_k();
-      wait_turn<C>(wg_here());
-      issue_s(sc);
-      pass_turn<C>(wg_here());
-      device::wgmma::wait_group<0>();
-      device::wgmma::fence_operands(sc);
-      k_release.release(s.k_ring, kr);
-      ++kr;
-      release_q(0, mine);
-      softmax(sc, 0, pbits, corr);  // O is still zero: nothing to rescale
-      if constexpr (Persistent && Path == PSource::smem) {
-        scratch_free();  // P goes where the previous tile's O was (the CTA's first tile: at once)
-      }
-      stage_p(pbits);
-    }
+    first_block(mine);
     for (std::int32_t j = 1; j < mine; ++j) {
       float sc[kS];
       PBits pbits[kPBits];
@@ -645,88 +797,21 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
       device::wgmma::fence_operands(sc);
       k_release.release(s.k_ring, kr);
       ++kr;
-      release_q(j, mine);
       softmax(sc, j, pbits, corr);
       device::wgmma::wait_group<0>();
       device::wgmma::fence_operands(o);
       v_release.release(s.v_ring, vr);
       ++vr;
-      // O is rescaled only where a row's maximum moved: skipped by every warp whose rows kept theirs.
-      if (__any_sync(0xffffffffu, corr[0] != 1.0f || corr[1] != 1.0f)) {
-#pragma unroll
-        for (int v = 0; v < kO; ++v) o[v] *= corr[OFrag::row_index_of(v)];
-      }
+      rescale_o<D>(o, corr);
       stage_p(pbits);
     }
-    wait_turn<C>(wg_here());
-    issue_pv();
-    pass_turn<C>(wg_here());
-    device::wgmma::wait_group<0>();
-    device::wgmma::fence_operands(o);
-    v_release.release(s.v_ring, vr);
-    ++vr;
-    // The blocks this warpgroup skips: their turns, passed on at once, and their K and V stages,
-    // released in ring order, each once its load has landed: the full barrier's phase says that the
-    // stage's previous round was released by every consumer, so this arrival counts toward this
-    // round's phase and not (two stages) toward the previous one's. One block at a time, so that no
-    // stage another warpgroup waits for is held back.
-    for (std::int32_t j = mine; j < blocks; ++j) {
-      wait_turn<C>(wg_here());
-      pass_turn<C>(wg_here());
-      wait_k();
-      k_release.release(s.k_ring, kr);
-      ++kr;
-      s.v_ring.wait_full(vr);
-      v_release.release(s.v_ring, vr);
-      ++vr;
-    }
-
-    // Epilogue: the row sums over the quad, O / l through the store plan into the scratch buffer
-    // (the last P V multiply has completed: no wgmma reads it any more), one TMA store of the
-    // warpgroup's 64 rows (the O plan clips rows past the sequence's end), and the log-sum-exp.
-    float inv[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
-      l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
-      inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
-    }
-    constexpr int kPieceSlots = kO / kOPieces<D>;
-    std::uint16_t obits[kOPieces<D>][kPieceSlots];
-#pragma unroll
-    for (int v = 0; v < kO; ++v) obits[v / kPieceSlots][v % kPieceSlots] = device::to_bits<T>(o[v] * inv[OFrag::row_index_of(v)]);
-    unsigned char* obuf = s.scratch[wg];
-    if constexpr (kOInQ<D>) {
-      // Both consumers' multiplies have completed (each passed its last wait): no wgmma reads Q, and
-      // (persistent form) the producer loads the next tile's Q only once the O stores have read it.
-      device::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
-      obuf = s.q + wg * kOBytes<D>;
-    } else if constexpr (Persistent) {
-      scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
-    } else {
-      device::named_barrier_sync(barrier_id(), 128);  // (PSource::smem) no warp still reads P from it
-    }
-    [&]<int... Piece>(std::integer_sequence<int, Piece...>) {
-      (device::store_planned<kOStore<D>, kOSrc<D>, kOPieceTile<D>>(obuf + kOPieceOffset<D, Piece>, t, obits[Piece]), ...);
-    }(std::make_integer_sequence<int, kOPieces<D>>{});
-    device::fence_smem_writes_for_async();
-    device::named_barrier_sync(barrier_id(), 128);
-    if (t == 0) {
-      Programs<T, D, Path>::O::template store_shifted<0>(&p.o_map, obuf, tile.shift(p), first_row() / kRowsPerConsumer, 0, tile.h(p),
-                                                         tile.coord(p));
-      device::commit_group();
-      if constexpr (Persistent && kOInQ<D>) device::wait_group_read<0>();  // O has left Q's buffer
-    }
-    if constexpr (Persistent && kOInQ<D>) q_release.release(s.q_ring, qr);  // thread 0, after its wait
-    if (t % 4 == 0) {
-      float* lse = tile.lse(p);
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const std::int32_t row = row0 + OFrag::row_offset(r);
-        // log(sum exp(s scale)) = (max + log2(sum)) ln 2, the max in units of log2
-        if (row < seqlen) lse[row] = (m[r] + log2f(l[r])) * 0.69314718055994531f;
-      }
-    }
+    last_pv();
+    // No wgmma of this warpgroup reads Q any more (persistent form: the producer loads the next tile's
+    // Q once every consumer thread has said so). Where O is staged in Q's buffer (kOInQ), Q goes back
+    // once the O store has read it instead (the epilogue).
+    if constexpr (Persistent && !kOInQ<D>) device::arrive(s.q_ring.empty[0]);
+    skip_blocks(mine, blocks);
+    epilogue(tile);
     ++qr;
   }
   if (wg == 0) wait_turn<C>(wg_here());  // the last warpgroup's last turn
@@ -745,11 +830,11 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   const std::uint32_t base = device::shared_address(dyn);
   SharedStorage<D, Path>& s = *reinterpret_cast<SharedStorage<D, Path>*>(dyn + ((1024 - base % 1024) % 1024));
   if (threadIdx.x == 0) {
-    s.q_ring.init(C);
+    s.q_ring.init(kQReleases<C>);
     s.k_ring.init(C);
     s.v_ring.init(C);
-    device::watchdog::expect_note(s.q_ring.empty[0], kOInQ<D> ? "every consumer warpgroup: its O store has read Q's buffer"
-                                                              : "every consumer warpgroup: its last S of the tile has completed");
+    device::watchdog::expect_note(s.q_ring.empty[0], kOInQ<D> ? "every consumer thread: its O store has read Q's buffer"
+                                                              : "every consumer thread: its last P V of the tile has completed");
     for (int i = 0; i < kKStages<D, Path>; ++i)
       device::watchdog::expect_note(s.k_ring.empty[i], "every consumer warpgroup: S computed from this K stage");
     for (int i = 0; i < kVStages<D, Path>; ++i)
