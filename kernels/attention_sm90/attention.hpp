@@ -74,8 +74,8 @@ struct AttentionArgs {
 // What the launcher chose (reported for tests, benchmarks and the docs).
 struct AttentionConfig {
   // Query rows per tile (192 with three consumers: head dim 64, and 96 and 128 with P through shared
-  // memory); KV rows per block (128; with P in registers 160 at head dim 128 and 80 at 256; 64 at 256
-  // with P through shared memory).
+  // memory); KV rows per block (128; at head dim 256 80 with P in registers, 64 with P through shared
+  // memory).
   int block_m = 128, block_n = 128;
   int stages = 0;                     // K stages (the depth of the K ring)
   int v_stages = 0;                   // V stages

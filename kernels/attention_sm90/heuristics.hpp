@@ -13,8 +13,8 @@ namespace tmakit::attention_sm90 {
 // P's path: the faster of the two, each in its better grid form (docs/lab/attention.md, 2026-12-02
 // 01:01: every head dim, seqlen 512 to 16k, causal or not). Head dim 96: through shared memory
 // non-causal (three consumer warpgroups), in registers causal. Head dim 128 non-causal: through
-// shared memory up to seqlen 4096, in registers beyond; causal in registers (160 KV rows per
-// block). Head dims 64 and 256: in registers.
+// shared memory up to seqlen 4096, in registers beyond; causal in registers. Head dims 64 and 256: in
+// registers.
 inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal) {
   if (head_dim == 96) return causal ? PSource::registers : PSource::smem;
   if (head_dim == 128) return !causal && seqlen <= 4096 ? PSource::smem : PSource::registers;
@@ -28,16 +28,17 @@ inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool 
 // finishes the CTAs together; on the longest non-causal tiles one CTA per tile is as fast or faster.
 // Head dim 64: causal at every length (1.04-1.24x of one CTA per tile from 2k to 16k at 13:55),
 // non-causal up to 8192. Head dim 96: up to 8192, and at every length non-causal through shared
-// memory. Head dim 128: through shared memory at every length, in registers causal at every length
-// and non-causal up to 4096. Head dim 256: up to 8192 (non-causal at 4096 and 8192: 1.04 and 1.03x of
-// one CTA per tile at 13:55, where the static deal had measured 0.95-0.98x at 4096).
+// memory. Head dim 128: at every length (with P in registers in blocks of 128 KV rows it measured as
+// fast as one CTA per tile or faster non-causal at 8192 and 16384 too: 2026-12-06 18:42). Head dim
+// 256: up to 8192 (non-causal at 4096 and 8192: 1.04 and 1.03x of one CTA per tile at 13:55, where
+// the static deal had measured 0.95-0.98x at 4096).
 inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
                                    PSource p_source = PSource::registers) {
   if (seqlen < 1) return false;
   switch (head_dim) {
     case 64: return causal || seqlen <= 8192;
     case 96: return seqlen <= 8192 || (!causal && p_source == PSource::smem);
-    case 128: return p_source == PSource::smem || causal || seqlen <= 4096;
+    case 128: return true;
     case 256: return seqlen <= 8192;
     default: return false;
   }

@@ -20,7 +20,7 @@ namespace tmakit::attention_sm90 {
 //   head dim D        64     96     128        256
 //   consumers C       3      3 / 2  3 / 2      2        (warpgroups of 64 query rows, kBlockM = 64 C;
 //                                                        P through shared memory / in registers)
-//   KV rows per block 128    128    128 / 160  64 / 80  (kBlockN: S is 64 x kBlockN per consumer; P
+//   KV rows per block 128    128    128        64 / 80  (kBlockN: S is 64 x kBlockN per consumer; P
 //                                                        through shared memory / in registers)
 //   K stages          4      2 / 3  2          2        (as many as fit beside Q and the scratch buffers
 //   V stages          5      3 / 4  2          2         in 227 KiB; V first: V_j's stage is freed last,
@@ -59,14 +59,12 @@ static_assert(kRegistersFit<3> && kRegistersFit<2>, "the warpgroups' registers f
 inline constexpr int kElemBytes = 2;
 // The head dims there are kernels for (attention.cu refuses the others).
 constexpr bool head_dim_built(long long d) { return d == 64 || d == 96 || d == 128 || d == 256; }
-// KV rows per block. With P in registers at head dims 128 and 256 a block is wider (160, 80): the
-// fixed costs of a block (waits, the turn, O's rescale) are paid over more multiplies. P through shared
-// memory keeps whole 64-element rows of the 128B swizzle (128, 64).
+// KV rows per block. With P in registers at head dim 256 a block is wider (80): the fixed costs of a
+// block (waits, the turn, O's rescale) are paid over more multiplies. At head dim 128 a block of 128
+// rows divides the power-of-two sequence lengths that a wider one would pad (docs/lab/attention.md,
+// 2026-12-06 18:42). P through shared memory keeps whole 64-element rows of the 128B swizzle (128, 64).
 template <int D, PSource Path>
-inline constexpr int kBlockN = Path == PSource::registers && D == 128 ? 160
-                               : Path == PSource::registers && D == 256 ? 80
-                               : D > 128                                 ? 64
-                                                                         : 128;
+inline constexpr int kBlockN = Path == PSource::registers && D == 256 ? 80 : D > 128 ? 64 : 128;
 template <int D, PSource Path>
 inline constexpr int kKStages = D == 64 ? 4 : D == 96 && kConsumersFor<D, Path> == 2 ? 3 : 2;  // depth of the K ring
 template <int D, PSource Path>

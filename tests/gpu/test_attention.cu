@@ -727,12 +727,12 @@ TEST(AttentionArgs, AutomaticGridChoosesPersistentForShortTiles) {
   EXPECT_FALSE(persistent_grid_chosen(96, 8193, true));
   EXPECT_FALSE(persistent_grid_chosen(96, 16384, false, PSource::registers));
   EXPECT_TRUE(persistent_grid_chosen(96, 16384, false, PSource::smem));
-  // head dim 128: through shared memory always, in registers causal always, non-causal up to 4096
+  // head dim 128: at every length, either path
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, false, PSource::smem));
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::smem));
   EXPECT_TRUE(persistent_grid_chosen(128, 16384, true, PSource::registers));
   EXPECT_TRUE(persistent_grid_chosen(128, 4096, false, PSource::registers));
-  EXPECT_FALSE(persistent_grid_chosen(128, 4097, false, PSource::registers));
+  EXPECT_TRUE(persistent_grid_chosen(128, 16384, false, PSource::registers));
   // head dim 256: up to 8192; nothing to run without rows
   EXPECT_TRUE(persistent_grid_chosen(256, 8192, true));
   EXPECT_FALSE(persistent_grid_chosen(256, 8193, true));
