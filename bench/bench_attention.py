@@ -10,7 +10,10 @@ forms: one CTA per tile and persistent (--grids picks) (through
 libtmakit_attention_capi.so, bench/attention_capi.cu, loaded with ctypes), all on one CUDA stream
 and timed with CUDA events: the median over --samples bursts, after warm-up, each burst long enough
 (--burst-ms) for event timing and started behind a GPU sleep so that the launches are queued before
-the start event (what is timed is the GPU, not Python's launch overhead). FLOPs = 4 S^2 D H B
+the start event (what is timed is the GPU, not Python's launch overhead). Every output is checked
+first; then the bursts are interleaved (--timing): each sample runs one burst of every backend and
+path in turn, so that all meet the same clocks (an H100 under this load moves its SM clock by 10 %
+and more within a configuration). FLOPs = 4 S^2 D H B
 (half for causal). Before timing, each tmakit output is compared once with SDPA's on the same
 inputs (max |O - O_sdpa| / max |O_sdpa|, the Frobenius ||O - O_sdpa|| / ||O_sdpa||, and LSE against
 a float32 logsumexp on the first rows of the first batch and the last rows of the last); a path whose
@@ -94,6 +97,9 @@ def parse_args(argv=None):
     p.add_argument("--samples", type=int, default=None, help="timed bursts per measurement (default 30; --quick 20)")
     p.add_argument("--burst-ms", type=float, default=3.0, help="GPU time per timed burst (default 3 ms)")
     p.add_argument("--warmup", type=int, default=3, help="untimed calls before timing (default 3)")
+    p.add_argument("--timing", choices=["interleaved", "sequential"], default="interleaved",
+                   help="interleaved (default): each sample times one burst of every backend and path in turn; "
+                        "sequential: all of one's bursts, then the next's (the method of the earlier lab entries)")
     p.add_argument("--tolerance", type=float, default=2e-2,
                    help="largest max|O - O_sdpa| / max|O_sdpa| that counts as correct (default 0.02)")
     p.add_argument("--rms-tolerance", type=float, default=1e-2,
@@ -362,9 +368,9 @@ class Bench:
         if mhz:
             self.sleep_cycles_per_ms = mhz * 1e3
 
-    def time_fn(self, fn, clocks_during):
-        """(median ms per call, launches per burst, event / host time of a burst) of fn on self.stream;
-        the last is NaN where the host's launching, not the GPU, sets the pace."""
+    def burst_plan(self, fn):
+        """Warms fn up and sizes its bursts: (launches per burst, GPU ms per call, host ms per call,
+        sleep cycles ahead of a burst)."""
         torch, a = self.torch, self.a
         for _ in range(a.warmup):
             fn()
@@ -384,31 +390,67 @@ class Bench:
         # The sleep in front of each burst outlasts the host's launching of it, so the whole burst is
         # queued before the start event fires and the events time the GPU alone.
         sleep_cycles = int(min(50.0, 1.5 * n * host_ms + 0.2) * self.sleep_cycles_per_ms)
-        times = []
-        for i in range(a.samples):
-            if self.sleep is not None:
-                self.sleep(sleep_cycles)
-            start.record(self.stream)
-            for _ in range(n):
-                fn()
-            end.record(self.stream)
-            if i % 5 == 2:
-                mhz = self.clock.sm_mhz()  # while the burst runs
-                if mhz:
-                    clocks_during.append(mhz)
-            end.synchronize()
-            times.append(start.elapsed_time(end) / n)
-        # Cross-check of the events: one burst timed by the host around two synchronizations. Were a
-        # launch not on the timed stream, the events would see far less than the host does.
+        return n, est_ms, host_ms, sleep_cycles
+
+    def burst(self, fn, plan, clocks_during=None):
+        """GPU ms per call of one timed burst of fn (plan: burst_plan's); the SM clock is read while it
+        runs where clocks_during is a list."""
+        torch = self.torch
+        n, _, _, sleep_cycles = plan
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if self.sleep is not None:
+            self.sleep(sleep_cycles)
+        start.record(self.stream)
+        for _ in range(n):
+            fn()
+        end.record(self.stream)
+        if clocks_during is not None:
+            mhz = self.clock.sm_mhz()
+            if mhz:
+                clocks_during.append(mhz)
+        end.synchronize()
+        return start.elapsed_time(end) / n
+
+    def events_vs_host(self, fn, plan, med_ms):
+        """One burst timed by the host around two synchronizations, against the events' median: were a
+        launch not on the timed stream, the events would see far less than the host does. NaN where the
+        host's launching, not the GPU, sets the pace."""
+        torch = self.torch
+        n, est_ms, host_ms, _ = plan
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
         torch.cuda.synchronize()
         wall_ms = (time.perf_counter() - t0) * 1e3 / n
-        med = statistics.median(times)
         gpu_bound = est_ms > 3 * host_ms and wall_ms > 0
-        return med, n, med / wall_ms if gpu_bound else float("nan")
+        return med_ms / wall_ms if gpu_bound else float("nan")
+
+    def time_fns(self, fns, clocks_during):
+        """{name: (median ms per call, launches per burst, events / host time of a burst)} for the
+        callables in fns, each a median over --samples bursts. Interleaved (--timing, the default): sample
+        i times one burst of every callable in turn, the order rotated by one each sample, so that each
+        meets the GPU's clock and temperature of the same moments. Sequential: every burst of one
+        callable, then the next's (the method of the lab entries before the option existed)."""
+        a = self.a
+        names = list(fns)
+        plans = {name: self.burst_plan(fns[name]) for name in names}
+        times = {name: [] for name in names}
+        if a.timing == "interleaved":
+            for i in range(a.samples):
+                k = i % len(names)
+                for j, name in enumerate(names[k:] + names[:k]):
+                    sample_clock = i % 5 == 2 and j == 0
+                    times[name].append(self.burst(fns[name], plans[name], clocks_during if sample_clock else None))
+        else:
+            for name in names:
+                for i in range(a.samples):
+                    times[name].append(self.burst(fns[name], plans[name], clocks_during if i % 5 == 2 else None))
+        out = {}
+        for name in names:
+            med = statistics.median(times[name])
+            out[name] = (med, plans[name][0], self.events_vs_host(fns[name], plans[name], med))
+        return out
 
     def run_config(self, lib, seqlen, batch, head_dim, causal):
         torch, a = self.torch, self.a
@@ -434,6 +476,14 @@ class Bench:
         ms = {}
         bursts = {}
         ratios = []  # events / host time of a burst of tmakit's launches
+        timed = {}  # what is timed, by IMPLS key, once every output has been checked
+
+        def sdpa_with(backend):
+            def run():
+                with sdpa_kernel(backend):
+                    return sdpa()
+            return run
+
         for name in a.backends:
             try:
                 with sdpa_kernel(backends[name]), warnings.catch_warnings(record=True) as caught:
@@ -445,7 +495,7 @@ class Bench:
                         why = [str(w.message).splitlines()[0] for w in caught][:2]
                         raise RuntimeError(str(e).splitlines()[0] + (": " + "; ".join(why) if why else ""))
                     ref[name] = out.transpose(1, 2).float()
-                    ms[name], bursts[name], _ = self.time_fn(sdpa, clocks_during)
+                    timed[name] = sdpa_with(backends[name])
             except Exception as e:  # a backend that refuses this shape (or fails) is recorded, not fatal
                 notes.append(f"{name} refused: {str(e)[:160]}")
         if ref:
@@ -474,6 +524,7 @@ class Bench:
         base_norm = base.norm().item()
 
         checks_ok = {}  # path key -> True (output ok), False (off), None (error or refused)
+        handles = []  # (handle, O, LSE) of each path, alive until the timing is done
         for key, p_source, persistent in TMAKIT_PATHS:
             if (persistent and a.grids == "present") or (not persistent and a.grids == "persistent"):
                 continue
@@ -504,10 +555,9 @@ class Bench:
                 good = diff <= a.tolerance and rms <= a.rms_tolerance and lse_err <= a.lse_tolerance
                 checks_ok[key] = good
                 row[f"check_{key}"] = "ok" if good else "WRONG"
-                t, bursts[f"tmakit_{key}"], r = self.time_fn(lambda: lib.launch(h, self.stream_ptr), clocks_during)
-                if not math.isnan(r):
-                    ratios.append(r)
-                ms[f"tmakit_{key}"] = t
+                handles.append((h, o, lse))
+                h = None
+                timed[f"tmakit_{key}"] = (lambda hh: lambda: lib.launch(hh, self.stream_ptr))(handles[-1][0])
                 if not good:
                     notes.append(f"tmakit {key}-P output OFF (max rel diff {diff:.3g}, rms {rms:.3g}, LSE err {lse_err:.3g}): "
                                  "left out of the ratio")
@@ -518,6 +568,15 @@ class Bench:
                 if h:
                     lib.destroy(h)
             del o, lse
+        try:
+            for name, (t, n, r) in self.time_fns(timed, clocks_during).items():
+                ms[name], bursts[name] = t, n
+                if name.startswith("tmakit_") and not math.isnan(r):
+                    ratios.append(r)
+        finally:
+            for h, _, _ in handles:
+                lib.destroy(h)
+            handles.clear()
         row["sm_mhz_after"] = self.clock.sm_mhz()
         if clocks_during:
             row["sm_mhz_during_min"], row["sm_mhz_during_max"] = min(clocks_during), max(clocks_during)
@@ -627,7 +686,8 @@ def main(argv=None):
     print(f"# tmakit: {lib.path} (CUDA runtime {lib.lib.tmakit_attention_runtime_version()}, static)")
     print(f"# {bench.clock.describe()}")
     print(f"# tokens {a.tokens} per batch, {a.heads} heads, bf16 (B, S, H, D); median of {a.samples} bursts of "
-          f">= {a.burst_ms} ms after {a.warmup} warm-up calls; TFLOP/s = 4 S^2 D H B (/2 causal) / time")
+          f">= {a.burst_ms} ms after {a.warmup} warm-up calls, timing {a.timing}; "
+          f"TFLOP/s = 4 S^2 D H B (/2 causal) / time")
     built = [d for d in a.head_dims if d in BUILT_HEAD_DIMS]
     print(f"# head dims {a.head_dims}; tmakit builds {list(BUILT_HEAD_DIMS)}"
           + ("" if len(built) == len(a.head_dims) else ": SDPA alone for the others")
