@@ -82,6 +82,142 @@ const char* no_effect(const std::string& kind, const std::string& word) {
   return nullptr;
 }
 
+// What the words of a source say, as parse_store_source reads them: the kind and its shape, then the
+// options (conversion, nN, warpsK).
+struct SourceWords {
+  std::string kind;
+  std::string in_type = "f32", out_type = "bf16";
+  std::int32_t n = 0, warps = 0, rep = 0;
+  bool n_given = false;  // the tile width is set: a (further) nN would be a second one
+  FragmentKind tk = FragmentKind::wgmma_acc;
+  Layout tv{};
+  std::int32_t tv_rows = 0, tv_cols = 0;
+  std::size_t options = 1;  // the index of the first option word
+};
+
+// The shape of each kind (the words after the kind): an error message, empty when it reads.
+std::string read_wgmma_shape(const std::vector<std::string>& w, SourceWords& s) {
+  if (w.size() < 2) return "wgmma: expected a shape m64nN (e.g. m64n128)";
+  const std::string sh = lower(w[1]);
+  if (!starts_with(sh, "m64n") || !to_int(std::string_view(sh).substr(4), s.n))
+    return "wgmma: expected a shape m64nN, found '" + w[1] + "'";
+  if (s.n > kMaxSourceNumber)
+    return "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " here (wgmma takes 8..256)";
+  if (s.n == 0) return "'" + w[1] + "': N = 0 is an empty tile (wgmma takes N = 8..256, a multiple of 8)";
+  s.n_given = true;  // the shape is the tile width
+  s.options = 2;
+  return {};
+}
+
+std::string read_mma_shape(const std::vector<std::string>& w, SourceWords& s) {
+  if (w.size() < 2) return "mma: expected the shape m16n8";
+  const std::string sh = lower(w[1]);
+  if (!starts_with(sh, "m16n") || !to_int(std::string_view(sh).substr(4), s.n))
+    return "mma: expected m16n8 (or m16nN for N/8 repetitions along N), found '" + w[1] + "'";
+  if (s.n > kMaxSourceNumber)
+    return "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
+  if (s.n == 0) return "'" + w[1] + "': N = 0 is an empty tile (mma m16nN takes N a multiple of 8)";
+  s.n_given = s.n != 8;  // m16n8 is the instruction (nN then gives the width); m16nN is the width itself
+  s.options = 2;
+  return {};
+}
+
+std::string read_tcgen05_shape(const std::vector<std::string>& w, SourceWords& s) {
+  if (w.size() < 2) return "tcgen05: expected a shape 32x32b.xR, 16x64b.xR, 16x128b.xR or 16x256b.xR";
+  const std::string sh = lower(w[1]);
+  const std::size_t dot = sh.find(".x");
+  const std::string base = sh.substr(0, dot);
+  if (base == "32x32b") s.tk = FragmentKind::tcgen05_32x32b;
+  else if (base == "16x64b") s.tk = FragmentKind::tcgen05_16x64b;
+  else if (base == "16x128b") s.tk = FragmentKind::tcgen05_16x128b;
+  else if (base == "16x256b") s.tk = FragmentKind::tcgen05_16x256b;
+  else return "tcgen05: unknown shape '" + w[1] + "'; expected 32x32b.xR, 16x64b.xR, 16x128b.xR or 16x256b.xR";
+  s.rep = 1;
+  if (dot != std::string::npos && !to_int(std::string_view(sh).substr(dot + 2), s.rep))
+    return "tcgen05: expected a repetition .xR (R = 1, 2, 4, ..., 128), found '" + w[1] + "'";
+  if (s.rep == 0) return "'" + w[1] + "': R = 0 loads nothing (tcgen05.ld takes .x1, .x2, .x4, ..., .x128)";
+  if (s.rep > kMaxSourceNumber)
+    return "'" + w[1] + "': R is at most " + std::to_string(kMaxSourceNumber) + " here (tcgen05.ld takes 1, 2, 4, ..., 128)";
+  s.options = 2;
+  return {};
+}
+
+std::string read_tv_shape(const std::vector<std::string>& w, SourceWords& s) {
+  if (w.size() < 3) return "tv: expected a layout and the tile, e.g. 'tv ((4,8),(2,2)):((32,1),(16,8)) 16x8 f32->bf16'";
+  const Parsed<Layout> pl = parse_layout(w[1]);
+  if (!pl.ok) return "tv: layout: " + pl.error.message;
+  s.tv = pl.value;
+  const std::string t = lower(w[2]);
+  const std::size_t x = t.find('x');
+  if (x == std::string::npos || !to_int(std::string_view(t).substr(0, x), s.tv_rows) ||
+      !to_int(std::string_view(t).substr(x + 1), s.tv_cols))
+    return "tv: expected the tile as ROWSxCOLS (e.g. 16x8), found '" + w[2] + "'";
+  if (s.tv_rows == 0 || s.tv_cols == 0) return "'" + w[2] + "': an empty tile (ROWS and COLS are at least 1)";
+  if (s.tv_rows > kMaxSourceNumber || s.tv_cols > kMaxSourceNumber)
+    return "'" + w[2] + "': the tile's extents are at most " + std::to_string(kMaxSourceNumber) +
+           " (tiles hold at most 65536 elements)";
+  s.options = 3;
+  return {};
+}
+
+// The options after the shape: a conversion (f32->bf16, or one type for both), nN, warpsK; each at
+// most once, since a second one would silently override the first.
+std::string read_options(const std::vector<std::string>& w, SourceWords& s) {
+  bool type_given = false, warps_given = false;
+  for (std::size_t i = s.options; i < w.size(); ++i) {
+    const auto twice = [&](bool& given, const char* what) {
+      if (!given) {
+        given = true;
+        return std::string();
+      }
+      return "'" + w[i] + "': " + what + " given twice; give it once";
+    };
+    const std::string x = lower(w[i]);
+    const std::size_t arrow = x.find("->");
+    std::int32_t v = 0;
+    if (arrow != std::string::npos || type_bytes(x) > 0) {
+      if (std::string e = twice(type_given, "the conversion"); !e.empty()) return e;
+    }
+    if (arrow != std::string::npos) {
+      s.in_type = x.substr(0, arrow);
+      s.out_type = x.substr(arrow + 2);
+    } else if (type_bytes(x) > 0) {
+      s.in_type = s.out_type = x;
+    } else if (const char* why = no_effect(s.kind, x); why != nullptr) {
+      return "'" + w[i] + "': " + why;
+    } else if (starts_with(x, "warps") && to_int(std::string_view(x).substr(x[5] == '=' ? 6 : 5), v)) {
+      if (v > kMaxSourceWarps || v == 0)
+        return "'" + w[i] + "': " + (v == 0 ? std::string("at least 1 warp") : "at most " + std::to_string(kMaxSourceWarps) + " warps here") + " (a block has at most 32)";
+      if (std::string e = twice(warps_given, "warpsK"); !e.empty()) return e;
+      s.warps = v;
+    } else if (starts_with(x, "n") && to_int(std::string_view(x).substr(x[1] == '=' ? 2 : 1), v)) {
+      if (v > kMaxSourceNumber)
+        return "'" + w[i] + "': n is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
+      if (v == 0) return "'" + w[i] + "': n = 0 is an empty tile (n is the tile's columns, at least 1)";
+      bool n_option = s.n_given;
+      if (std::string e = twice(n_option, "the tile width nN"); !e.empty()) return e;
+      s.n = v;
+      s.n_given = true;
+    } else {
+      return "unexpected '" + w[i] + "'; expected a conversion like f32->bf16, nN (tile columns) or warpsK";
+    }
+  }
+  return {};
+}
+
+// The source the words describe (they have read without error).
+StoreSource source_of(const SourceWords& s) {
+  switch (s.kind[0]) {
+    case 'w': return wgmma_accumulator(s.n);
+    case 'm': return mma_m16n8_accumulator(s.n, s.warps > 0 ? s.warps : 1);
+    default:
+      if (s.kind == "tv") return tv_source(s.tv, s.tv_rows, s.tv_cols);
+      StoreSource t = tcgen05_load(s.tk, s.rep, 0, s.warps > 0 ? s.warps : 4);
+      t.n = s.n_given ? s.n : t.cols_per_load();
+      return t;
+  }
+}
+
 }  // namespace
 
 ParsedSource parse_store_source(std::string_view text) {
@@ -91,185 +227,23 @@ ParsedSource parse_store_source(std::string_view text) {
     r.error = "empty source; expected e.g. 'wgmma m64n128 f32->bf16'";
     return r;
   }
-  const std::string kind = lower(w[0]);
-  std::string in_type = "f32", out_type = "bf16";
-  std::int32_t n = 0, warps = 0, rep = 0;
-  bool n_given = false;
-  StoreSource s;
-  std::size_t i = 1;
-  FragmentKind tk = FragmentKind::wgmma_acc;
-  Layout tv{};
-  std::int32_t tv_rows = 0, tv_cols = 0;
-  if (kind == "wgmma") {
-    if (w.size() < 2) {
-      r.error = "wgmma: expected a shape m64nN (e.g. m64n128)";
-      return r;
-    }
-    const std::string sh = lower(w[1]);
-    if (!starts_with(sh, "m64n") || !to_int(std::string_view(sh).substr(4), n)) {
-      r.error = "wgmma: expected a shape m64nN, found '" + w[1] + "'";
-      return r;
-    }
-    if (n > kMaxSourceNumber) {
-      r.error = "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " here (wgmma takes 8..256)";
-      return r;
-    }
-    if (n == 0) {
-      r.error = "'" + w[1] + "': N = 0 is an empty tile (wgmma takes N = 8..256, a multiple of 8)";
-      return r;
-    }
-    n_given = true;  // the shape is the tile width: a later nN would be a second one
-    i = 2;
-  } else if (kind == "mma") {
-    if (w.size() < 2) {
-      r.error = "mma: expected the shape m16n8";
-      return r;
-    }
-    const std::string sh = lower(w[1]);
-    if (!starts_with(sh, "m16n") || !to_int(std::string_view(sh).substr(4), n)) {
-      r.error = "mma: expected m16n8 (or m16nN for N/8 repetitions along N), found '" + w[1] + "'";
-      return r;
-    }
-    if (n > kMaxSourceNumber) {
-      r.error = "'" + w[1] + "': N is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
-      return r;
-    }
-    if (n == 0) {
-      r.error = "'" + w[1] + "': N = 0 is an empty tile (mma m16nN takes N a multiple of 8)";
-      return r;
-    }
-    n_given = n != 8;  // m16n8 is the instruction (nN then gives the width); m16nN is the width itself
-    i = 2;
-  } else if (kind == "tcgen05" || kind == "tcgen05.ld") {
-    if (w.size() < 2) {
-      r.error = "tcgen05: expected a shape 32x32b.xR, 16x64b.xR, 16x128b.xR or 16x256b.xR";
-      return r;
-    }
-    const std::string sh = lower(w[1]);
-    const std::size_t dot = sh.find(".x");
-    const std::string base = sh.substr(0, dot);
-    if (base == "32x32b") tk = FragmentKind::tcgen05_32x32b;
-    else if (base == "16x64b") tk = FragmentKind::tcgen05_16x64b;
-    else if (base == "16x128b") tk = FragmentKind::tcgen05_16x128b;
-    else if (base == "16x256b") tk = FragmentKind::tcgen05_16x256b;
-    else {
-      r.error = "tcgen05: unknown shape '" + w[1] + "'; expected 32x32b.xR, 16x64b.xR, 16x128b.xR or 16x256b.xR";
-      return r;
-    }
-    rep = 1;
-    if (dot != std::string::npos && !to_int(std::string_view(sh).substr(dot + 2), rep)) {
-      r.error = "tcgen05: expected a repetition .xR (R = 1, 2, 4, ..., 128), found '" + w[1] + "'";
-      return r;
-    }
-    if (rep == 0) {
-      r.error = "'" + w[1] + "': R = 0 loads nothing (tcgen05.ld takes .x1, .x2, .x4, ..., .x128)";
-      return r;
-    }
-    if (rep > kMaxSourceNumber) {
-      r.error = "'" + w[1] + "': R is at most " + std::to_string(kMaxSourceNumber) + " here (tcgen05.ld takes 1, 2, 4, ..., 128)";
-      return r;
-    }
-    i = 2;
-  } else if (kind == "tv") {
-    if (w.size() < 3) {
-      r.error = "tv: expected a layout and the tile, e.g. 'tv ((4,8),(2,2)):((32,1),(16,8)) 16x8 f32->bf16'";
-      return r;
-    }
-    const Parsed<Layout> pl = parse_layout(w[1]);
-    if (!pl.ok) {
-      r.error = "tv: layout: " + pl.error.message;
-      return r;
-    }
-    tv = pl.value;
-    const std::string t = lower(w[2]);
-    const std::size_t x = t.find('x');
-    if (x == std::string::npos || !to_int(std::string_view(t).substr(0, x), tv_rows) ||
-        !to_int(std::string_view(t).substr(x + 1), tv_cols)) {
-      r.error = "tv: expected the tile as ROWSxCOLS (e.g. 16x8), found '" + w[2] + "'";
-      return r;
-    }
-    if (tv_rows == 0 || tv_cols == 0) {
-      r.error = "'" + w[2] + "': an empty tile (ROWS and COLS are at least 1)";
-      return r;
-    }
-    if (tv_rows > kMaxSourceNumber || tv_cols > kMaxSourceNumber) {
-      r.error = "'" + w[2] + "': the tile's extents are at most " + std::to_string(kMaxSourceNumber) +
-                " (tiles hold at most 65536 elements)";
-      return r;
-    }
-    i = 3;
-  } else {
-    r.error = "unknown source kind '" + w[0] + "'; expected wgmma, mma, tcgen05 or tv";
-    return r;
-  }
-  // each option at most once: a second one would silently override the first
-  bool type_given = false, warps_given = false;
-  auto twice = [&](bool& given, const char* what) {
-    if (!given) {
-      given = true;
-      return false;
-    }
-    r.error = "'" + w[i] + "': " + what + " given twice; give it once";
-    return true;
-  };
-  for (; i < w.size(); ++i) {
-    const std::string x = lower(w[i]);
-    const std::size_t arrow = x.find("->");
-    std::int32_t v = 0;
-    if ((arrow != std::string::npos || type_bytes(x) > 0) && twice(type_given, "the conversion")) return r;
-    if (arrow != std::string::npos) {
-      in_type = x.substr(0, arrow);
-      out_type = x.substr(arrow + 2);
-    } else if (type_bytes(x) > 0) {
-      in_type = out_type = x;
-    } else if (const char* why = no_effect(kind, x); why != nullptr) {
-      r.error = "'" + w[i] + "': " + why;
-      return r;
-    } else if (starts_with(x, "warps") && to_int(std::string_view(x).substr(x[5] == '=' ? 6 : 5), v)) {
-      if (v > kMaxSourceWarps || v == 0) {
-        r.error = "'" + w[i] + "': " + (v == 0 ? std::string("at least 1 warp") : "at most " + std::to_string(kMaxSourceWarps) + " warps here") + " (a block has at most 32)";
-        return r;
-      }
-      if (twice(warps_given, "warpsK")) return r;
-      warps = v;
-    } else if (starts_with(x, "n") && to_int(std::string_view(x).substr(x[1] == '=' ? 2 : 1), v)) {
-      if (v > kMaxSourceNumber) {
-        r.error = "'" + w[i] + "': n is at most " + std::to_string(kMaxSourceNumber) + " (tiles hold at most 65536 elements)";
-        return r;
-      }
-      if (v == 0) {
-        r.error = "'" + w[i] + "': n = 0 is an empty tile (n is the tile's columns, at least 1)";
-        return r;
-      }
-      bool n_option = n_given;
-      if (twice(n_option, "the tile width nN")) return r;
-      n = v;
-      n_given = true;
-    } else {
-      r.error = "unexpected '" + w[i] + "'; expected a conversion like f32->bf16, nN (tile columns) or warpsK";
-      return r;
-    }
-  }
+  SourceWords s;
+  s.kind = lower(w[0]);
+  if (s.kind == "wgmma") r.error = read_wgmma_shape(w, s);
+  else if (s.kind == "mma") r.error = read_mma_shape(w, s);
+  else if (s.kind == "tcgen05" || s.kind == "tcgen05.ld") r.error = read_tcgen05_shape(w, s);
+  else if (s.kind == "tv") r.error = read_tv_shape(w, s);
+  else r.error = "unknown source kind '" + w[0] + "'; expected wgmma, mma, tcgen05 or tv";
+  if (r.error.empty()) r.error = read_options(w, s);
+  if (!r.error.empty()) return r;
   // the register type only has to be a type: a plan depends on the element size in shared memory
-  const int ib = type_bytes(in_type), ob = type_bytes(out_type);
+  const int ib = type_bytes(s.in_type), ob = type_bytes(s.out_type);
   if (ib == 0 || ob == 0) {
-    r.error = "unknown type '" + (ib == 0 ? in_type : out_type) + "' in '" + in_type + "->" + out_type +
+    r.error = "unknown type '" + (ib == 0 ? s.in_type : s.out_type) + "' in '" + s.in_type + "->" + s.out_type +
               "'; expected " + accepted_types();
     return r;
   }
-  switch (kind[0]) {
-    case 'w': s = wgmma_accumulator(n); break;
-    case 'm': s = mma_m16n8_accumulator(n, warps > 0 ? warps : 1); break;
-    case 't':
-      if (kind == "tv") {
-        s = tv_source(tv, tv_rows, tv_cols);
-      } else {
-        s = tcgen05_load(tk, rep, 0, warps > 0 ? warps : 4);
-        s.n = n_given ? n : s.cols_per_load();
-      }
-      break;
-  }
-  r.value.source = s;
+  r.value.source = source_of(s);
   r.value.elem_bytes = ob;
   r.ok = true;
   return r;

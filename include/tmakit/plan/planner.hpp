@@ -393,37 +393,39 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   return c;
 }
 
-TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
-  namespace D = plan_detail;
-  PlanResult r;
-  PlanIssues& is = r.issues;
-  // --- the problem as given
+// plan_core's phases. Each reports what it refuses into is; plan_core stops after the first phase that
+// refused anything, so that no phase meets what an earlier one would have refused.
+
+// The problem as given: the data type on its architecture, the modes and pieces within capacity, the
+// extents, strides and tile, the swizzle, the cluster, the direction. Sets sb (bits per element in
+// shared memory) and sw (the TMA swizzle).
+TMAKIT_HD constexpr void check_problem(const TileProblem& pb, PlanIssues& is, std::int64_t& sb, Swizzle& sw) {
   // Packed sub-byte types exist from sm_100 on (the codec's dtype.packed_requires_sm100); there the
   // ALIGN16B ones are planned in their padded shared footprint (a byte per value), 16U4_ALIGN8B in
   // its packed one (two values per byte), and validate() holds the final descriptor to the driver's
   // rules for them (ALIGN16B: inner box of 128 values, 32-byte aligned strides; 16U4_ALIGN8B: an
   // even globalDim[0]; all: inner box a multiple of 16 bytes, 16-byte aligned strides).
   const bool packed_arch_ok = !is_packed(pb.dtype) || pb.arch != Arch::sm_90;
-  const bool dtype_ok = D::plannable_dtype(pb.dtype) && packed_arch_ok;
+  const bool dtype_ok = plannable_dtype(pb.dtype) && packed_arch_ok;
   if (!packed_arch_ok)
     is.add(PlanRule::gmem_dtype_arch, -1, -1, static_cast<std::int64_t>(pb.dtype), static_cast<std::int64_t>(pb.arch));
   else if (!dtype_ok)
     is.add(PlanRule::gmem_dtype, -1, -1, static_cast<std::int64_t>(pb.dtype));
-  const std::int64_t sb = dtype_ok ? D::smem_bits(pb.dtype) : 8;  // bits per element in shared memory
+  sb = dtype_ok ? smem_bits(pb.dtype) : 8;
   if (pb.modes < 1 || pb.modes > kMaxTileModes) {
     is.add(PlanRule::gmem_rank, -1, -1, pb.modes, kMaxTileModes);
-    return r;
+    return;
   }
   if (pb.leaves < 0 || pb.leaves > kMaxTileLeaves) {
     is.add(PlanRule::leaf_capacity, -1, -1, pb.leaves, kMaxTileLeaves);
-    return r;
+    return;
   }
   for (std::int32_t g = 0; g < pb.modes; ++g) {
     if (pb.extent[g] < 1) is.add(PlanRule::gmem_extent, g, -1, pb.extent[g]);
     if (pb.stride[g] < 0) is.add(PlanRule::gmem_negative_stride, g, -1, pb.stride[g]);
     if (pb.tile[g] < 1) is.add(PlanRule::tile_extent, g, -1, pb.tile[g]);
   }
-  Swizzle sw = Swizzle::none;
+  sw = Swizzle::none;
   if (!tma_swizzle_of(pb.swizzle, sw))  // d: whole bytes per element, 0 below a byte (no element-unit reading)
     is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, sb / 8);
   // The cluster shape, with or without multicast: a cluster that cannot be launched (a dimension of
@@ -444,11 +446,12 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
       is.add(PlanRule::reduce_dtype, -1, -1, static_cast<std::int64_t>(pb.reduce_op), static_cast<std::int64_t>(pb.dtype),
              reduce_ops_allowed(pb.dtype));
   }
-  if (!is.empty()) return r;
+}
 
-  // --- pieces: what make_tile_problem guarantees, checked (a TileProblem may be written by hand):
-  // each mode's pieces, in order, step by the product of the extents before them (offset), and
-  // multiply to the mode's tile extent (so a mode without pieces has tile extent 1).
+// The pieces: what make_tile_problem guarantees, checked (a TileProblem may be written by hand): each
+// mode's pieces, in order, step by the product of the extents before them (offset), and multiply to
+// the mode's tile extent (so a mode without pieces has tile extent 1).
+TMAKIT_HD constexpr void check_pieces(const TileProblem& pb, std::int64_t sb, PlanIssues& is) {
   std::int64_t run[kMaxTileModes] = {};
   for (std::int32_t g = 0; g < pb.modes; ++g) run[g] = 1;
   for (std::int32_t i = 0; i < pb.leaves; ++i) {
@@ -458,18 +461,21 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
       continue;
     }
     if (L.offset != run[L.mode]) is.add(PlanRule::smem_mode_size, L.mode, L.part, L.offset, run[L.mode], -2);
-    run[L.mode] = D::mul_capped(run[L.mode], L.extent);  // a hand-written problem may multiply past int64
+    run[L.mode] = mul_capped(run[L.mode], L.extent);  // a hand-written problem may multiply past int64
     // a step far beyond any shared memory (below this bound the byte arithmetic stays in int64)
     if (L.extent > 1 && L.smem_stride > kMaxSmemStride)
-      is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 56 ? L.smem_stride : D::bits_to_bytes(L.smem_stride, sb),
+      is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 56 ? L.smem_stride : bits_to_bytes(L.smem_stride, sb),
              static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
   }
-  if (!is.empty()) return r;
+  if (!is.empty()) return;
   for (std::int32_t g = 0; g < pb.modes; ++g)
     if (run[g] != pb.tile[g]) is.add(PlanRule::smem_mode_size, g, -1, run[g], pb.tile[g], -1);
-  if (!is.empty()) return r;
-  // drop extent-1 pieces, merge pieces of one mode that are adjacent in both memories
-  D::Work w;
+}
+
+// The pieces TMA writes: extent-1 pieces dropped, pieces of one mode that are adjacent in both
+// memories merged; no two may step alike in shared memory, and none by zero or backwards.
+TMAKIT_HD constexpr Work merge_pieces(const TileProblem& pb, PlanIssues& is) {
+  Work w;
   for (std::int32_t i = 0; i < pb.leaves; ++i) {
     const TileLeaf& L = pb.leaf[i];
     if (L.extent == 1) continue;
@@ -485,14 +491,18 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   for (std::int32_t i = 0; i < w.n; ++i)
     if (w.leaf[i].smem_stride <= 0)  // a broadcast (or reversed) shared mode: not what TMA writes
       is.add(PlanRule::smem_overlap, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].smem_stride, -1, -1);
-  if (!is.empty()) return r;
+  if (!is.empty()) return w;
   for (std::int32_t i = 0; i < w.n; ++i)
     for (std::int32_t k = i + 1; k < w.n; ++k)
       if (w.leaf[i].smem_stride == w.leaf[k].smem_stride)
         is.add(PlanRule::smem_overlap, w.leaf[k].mode, w.leaf[k].part, w.leaf[k].smem_stride, w.leaf[i].mode,
                w.leaf[i].part);
-  if (!is.empty()) return r;
-  // the stride-1 piece: box dim 0; it must be contiguous in global memory
+  return w;
+}
+
+// The stride-1 piece becomes box dim 0: contiguous in global memory, at most 256 elements and (with a
+// swizzle) at most the span, a multiple of 16 bytes; longer pieces are cut where a divisor allows.
+TMAKIT_HD constexpr void cut_pieces(const TileProblem& pb, Work& w, Swizzle sw, std::int64_t sb, PlanIssues& is) {
   std::int32_t c0 = -1;
   for (std::int32_t i = 0; i < w.n; ++i)
     if (w.leaf[i].smem_stride == 1) c0 = i;
@@ -504,13 +514,13 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     for (std::int32_t i = 0; i < w.n; ++i)
       if (smallest < 0 || w.leaf[i].smem_stride < smallest) smallest = w.leaf[i].smem_stride;
     is.add(PlanRule::smem_no_contiguous, gcontig, -1, smallest);
-    return r;
+    return;
   }
   const TileLeaf& L0 = w.leaf[c0];
-  const std::int64_t gs0 = D::mul_capped(pb.stride[L0.mode], L0.offset);
+  const std::int64_t gs0 = mul_capped(pb.stride[L0.mode], L0.offset);
   if (gs0 != 1) {
     is.add(PlanRule::inner_contiguous, L0.mode, L0.part, gs0, gcontig, L0.extent);
-    return r;
+    return;
   }
   // dim-0 row: at most 256 elements and, with a swizzle, at most the span
   const std::int64_t span = swizzle_span_bytes(sw);
@@ -519,49 +529,53 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   if (L0.extent > row_limit) {
     std::int64_t d = 1;
     if (span) d = L0.extent % row_limit == 0 ? row_limit : 1;
-    else d = D::largest_divisor_at_most(L0.extent, row_limit, sb, true);
+    else d = largest_divisor_at_most(L0.extent, row_limit, sb, true);
     if (d <= 1) {
       // box_split: d = 1, the pieces must also keep the rows a multiple of 16 bytes
       is.add(span ? PlanRule::inner_span : PlanRule::box_split, L0.mode, L0.part, L0.extent, row_limit, span, 1);
-      return r;
+      return;
     }
-    if (!D::split_leaf(w, c0, d)) {
+    if (!split_leaf(w, c0, d)) {
       is.add(PlanRule::leaf_capacity, -1, -1, w.n + 1, kMaxTileLeaves);
-      return r;
+      return;
     }
   }
   if ((w.leaf[c0].extent * sb) % 128 != 0)  // b: bytes (rounded down), c: bits
     is.add(PlanRule::inner_bytes, w.leaf[c0].mode, w.leaf[c0].part, w.leaf[c0].extent,
-           D::bits_to_bytes(w.leaf[c0].extent, sb), w.leaf[c0].extent * sb);
+           bits_to_bytes(w.leaf[c0].extent, sb), w.leaf[c0].extent * sb);
   // other pieces above 256
   for (std::int32_t i = 0; i < w.n; ++i) {
     if (w.leaf[i].extent <= 256) continue;
-    const std::int64_t d = D::largest_divisor_at_most(w.leaf[i].extent, 256, sb, false);
+    const std::int64_t d = largest_divisor_at_most(w.leaf[i].extent, 256, sb, false);
     if (d <= 1) {
       is.add(PlanRule::box_split, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].extent, 256, 0, 0);
       continue;
     }
-    if (!D::split_leaf(w, i, d)) {
+    if (!split_leaf(w, i, d)) {
       is.add(PlanRule::leaf_capacity, -1, -1, w.n + 1, kMaxTileLeaves);
-      return r;
+      return;
     }
   }
-  if (!is.empty()) return r;
+  if (!is.empty()) return;
   // A piece cut from a longer one steps by the extents below it: past kMaxSmemStride the tile spans
   // more than any shared memory (and build()'s byte steps and running totals would leave int64).
   for (std::int32_t i = 0; i < w.n; ++i)
-    if (w.leaf[i].smem_stride > D::kMaxSmemStride) {
+    if (w.leaf[i].smem_stride > kMaxSmemStride) {
       std::int64_t span = 1;  // elements from the first to the last, capped at INT64_MAX
       for (std::int32_t k = 0; k < pb.leaves; ++k) {
-        const std::int64_t reach = D::mul_capped(pb.leaf[k].extent - 1, pb.leaf[k].smem_stride);
+        const std::int64_t reach = mul_capped(pb.leaf[k].extent - 1, pb.leaf[k].smem_stride);
         span = reach > INT64_MAX - span ? INT64_MAX : span + reach;
       }
-      const std::int64_t bytes = span > INT64_MAX / sb ? -1 : D::bits_to_bytes(span, sb);  // -1: more than fit in int64
+      const std::int64_t bytes = span > INT64_MAX / sb ? -1 : bits_to_bytes(span, sb);  // -1: more than fit in int64
       is.add(PlanRule::smem_capacity, -1, -1, bytes, static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
-      return r;
+      return;
     }
+}
 
-  // --- the search: which multi-piece modes become several TMA dimensions
+// The search: which multi-piece modes become several TMA dimensions; the cut that issues the fewest
+// instructions (then the lowest rank) wins.
+TMAKIT_HD constexpr PlanResult search_cuts(const TileProblem& pb, const Work& w, Swizzle sw) {
+  PlanResult r;
   std::int32_t multi[kMaxTileModes] = {};
   std::int32_t nmulti = 0;
   for (std::int32_t g = 0; g < pb.modes; ++g) {
@@ -570,14 +584,14 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
     if (np > 1) multi[nmulti++] = g;
   }
   bool have = false;
-  D::Candidate best{};
-  D::Candidate first_fail{};
+  Candidate best{};
+  Candidate first_fail{};
   bool have_fail = false;
   for (std::uint32_t trial = 0; trial < (2u << nmulti) && !(have && trial == (1u << nmulti)); ++trial) {
     const std::uint32_t mask = trial & ((1u << nmulti) - 1);
     if (pb.fixed_shape && mask != 0) continue;  // a fixed shape never cuts a mode (its extent may not divide)
     const bool fold = trial >= (1u << nmulti);  // second round: fold unit modes (only if none fit)
-    D::Candidate c = D::build(pb, w, mask, multi, nmulti, sw, fold);
+    Candidate c = build(pb, w, mask, multi, nmulti, sw, fold);
     if (!c.issues.empty()) {
       // keep the refusal of the cut that would issue the fewest instructions (all modes cut),
       // from the first round (the second only folds modes to save TMA dimensions)
@@ -596,6 +610,21 @@ TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
   }
   r.plan = best.plan;
   return r;
+}
+
+TMAKIT_HD constexpr PlanResult plan_core(const TileProblem& pb) {
+  PlanResult r;
+  std::int64_t sb = 8;
+  Swizzle sw = Swizzle::none;
+  check_problem(pb, r.issues, sb, sw);
+  if (!r.issues.empty()) return r;
+  check_pieces(pb, sb, r.issues);
+  if (!r.issues.empty()) return r;
+  Work w = merge_pieces(pb, r.issues);
+  if (!r.issues.empty()) return r;
+  cut_pieces(pb, w, sw, sb, r.issues);
+  if (!r.issues.empty()) return r;
+  return search_cuts(pb, w, sw);
 }
 
 }  // namespace plan_detail
