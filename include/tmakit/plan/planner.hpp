@@ -128,21 +128,32 @@ TMAKIT_HD constexpr bool plannable_dtype(DataType t) { return is_valid(t) && sme
 // Shared strides (elements) above this are refused outright (plan.smem_capacity).
 inline constexpr std::int64_t kMaxSmemStride = std::int64_t{1} << 40;
 
-// Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
-TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
-                                    const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
-  Candidate c;
-  const std::int64_t sb = smem_bits(pb.dtype);
-  const std::int64_t gbits = element_bits(pb.dtype);  // global memory: 4 or 6 for the packed types
+// build's state between its phases: the TMA dimensions before ordering (which piece went to which),
+// then their order in the descriptor.
+struct DimTable {
+  DescDim dim[2 * kMaxTileLeaves + kMaxTileModes] = {};
+  std::int32_t n = 0;
+  std::int32_t of_leaf[kMaxTileLeaves] = {};                    // the dimension each piece is in
+  std::int32_t order[2 * kMaxTileLeaves + kMaxTileModes] = {};  // descriptor dimension k is dim[order[k]]
+  std::int32_t rank = 0;
+};
+// The box's chain of dimensions (in shared pitch order) and the loops over the other pieces.
+struct BoxChain {
+  std::int32_t chain[kMaxRank] = {};
+  std::int32_t n = 0;
+  std::int32_t loop_leaf[kMaxPlanLoops] = {};  // the piece each loop walks
+  std::int64_t step[kMaxPlanLoops] = {};       // each loop's shared step in bytes, before narrowing
+};
+
+// The TMA dimensions of each mode: one for a mode without pieces (unless the tile takes nothing of
+// it), one per piece for a mode cut into several (cut_mask), else one whose box is its offset-1 piece.
+TMAKIT_HD constexpr void make_dims(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
+                                   const std::int32_t* multi, std::int32_t nmulti, DimTable& t, PlanIssues& is) {
   auto is_cut = [&](std::int32_t mode) {
     for (std::int32_t k = 0; k < nmulti; ++k)
       if (multi[k] == mode) return ((cut_mask >> k) & 1u) != 0;
     return false;
   };
-  // TMA dimensions, before ordering.
-  DescDim dims[2 * kMaxTileLeaves + kMaxTileModes] = {};
-  std::int32_t nd = 0;
-  std::int32_t leaf_dim[kMaxTileLeaves] = {};
   for (std::int32_t g = 0; g < pb.modes; ++g) {
     // this mode's pieces in offset order (w keeps a mode's pieces in order)
     std::int32_t idx[kMaxTileLeaves] = {};
@@ -151,41 +162,43 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       if (w.leaf[i].mode == g) idx[np++] = i;
     if (np == 0) {
       if (pb.extent[g] == 1 && pb.tile[g] == 1 && !pb.fixed_shape) continue;  // nothing to address
-      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], 1, -1, 1, 0, false, 0, {}, {}};
+      t.dim[t.n++] = DescDim{g, 1, pb.extent[g], pb.stride[g], 1, -1, 1, 0, false, 0, {}, {}};
       continue;
     }
     if (np > 1 && is_cut(g)) {
       const std::int64_t q_last = w.leaf[idx[np - 1]].offset;
       if (pb.extent[g] % q_last != 0) {
-        c.issues.add(PlanRule::factor_divides, g, w.leaf[idx[np - 1]].part, pb.extent[g], q_last);
+        is.add(PlanRule::factor_divides, g, w.leaf[idx[np - 1]].part, pb.extent[g], q_last);
         continue;
       }
       for (std::int32_t k = 0; k < np; ++k) {
         const TileLeaf& L = w.leaf[idx[k]];
         const bool last = k + 1 == np;
-        leaf_dim[idx[k]] = nd;
-        dims[nd++] = DescDim{g, L.offset, last ? pb.extent[g] / L.offset : L.extent, mul_capped(pb.stride[g], L.offset),
+        t.of_leaf[idx[k]] = t.n;
+        t.dim[t.n++] = DescDim{g, L.offset, last ? pb.extent[g] / L.offset : L.extent, mul_capped(pb.stride[g], L.offset),
                              last ? pb.tile[g] / L.offset : 0, idx[k], 1, 0, false, 0, {}, {}};
       }
     } else {
       std::int32_t box_leaf = -1;
       for (std::int32_t k = 0; k < np; ++k) {
-        leaf_dim[idx[k]] = nd;
+        t.of_leaf[idx[k]] = t.n;
         if (w.leaf[idx[k]].offset == 1) box_leaf = idx[k];
       }
-      dims[nd++] = DescDim{g, 1, pb.extent[g], pb.stride[g], pb.tile[g], box_leaf, 1, 0, false, 0, {}, {}};
+      t.dim[t.n++] = DescDim{g, 1, pb.extent[g], pb.stride[g], pb.tile[g], box_leaf, 1, 0, false, 0, {}, {}};
     }
   }
-  if (!c.issues.empty()) return c;
-  // Fold: a dimension the tile takes one index of (no pieces, box 1) that continues another such
-  // dimension in memory (stride = extent x stride) joins it: one TMA dimension for both, coordinate
-  // t_inner + extent_inner * t_outer. Only tried when the plan would otherwise need more than 5.
-  for (bool again = fold; again;) {
+}
+
+// Fold: a dimension the tile takes one index of (no pieces, box 1) that continues another such
+// dimension in memory (stride = extent x stride) joins it: one TMA dimension for both, coordinate
+// t_inner + extent_inner * t_outer. Only tried when the plan would otherwise need more than 5.
+TMAKIT_HD constexpr void fold_dims(const Work& w, DimTable& t) {
+  for (bool again = true; again;) {
     again = false;
-    for (std::int32_t x = 0; x < nd && !again; ++x)
-      for (std::int32_t y = 0; y < nd && !again; ++y) {
-        DescDim& X = dims[x];
-        const DescDim& Y = dims[y];
+    for (std::int32_t x = 0; x < t.n && !again; ++x)
+      for (std::int32_t y = 0; y < t.n && !again; ++y) {
+        DescDim& X = t.dim[x];
+        const DescDim& Y = t.dim[y];
         if (x == y || X.box_leaf >= 0 || Y.box_leaf >= 0 || X.offset != 1 || Y.offset != 1) continue;
         if (mul_capped(X.extent, X.stride) != Y.stride || Y.stride == INT64_MAX) continue;
         const std::int64_t scale = X.extent;
@@ -196,38 +209,37 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
           X.merged_coef[X.merged++] = mul_capped(Y.merged_coef[k], scale);
         }
         X.extent = mul_capped(X.extent, Y.extent);
-        for (std::int32_t k = y; k + 1 < nd; ++k) dims[k] = dims[k + 1];
-        --nd;
+        for (std::int32_t k = y; k + 1 < t.n; ++k) t.dim[k] = t.dim[k + 1];
+        --t.n;
         for (std::int32_t i = 0; i < w.n; ++i)
-          if (leaf_dim[i] > y) --leaf_dim[i];
+          if (t.of_leaf[i] > y) --t.of_leaf[i];
         again = true;
       }
   }
+}
 
-  // Chain the pieces in shared-stride order.
+// The pieces in shared-stride order: those that continue the box's rows (each at the pitch of the
+// ones below) chain into the box; from the first that does not, each piece is a loop of instructions.
+TMAKIT_HD constexpr void chain_pieces(const Work& w, Swizzle sw, std::int64_t sb, DimTable& t, BoxChain& b, TmaPlan& P,
+                                      PlanIssues& is) {
   std::int32_t order[kMaxTileLeaves] = {};
   for (std::int32_t i = 0; i < w.n; ++i) order[i] = i;
   for (std::int32_t i = 1; i < w.n; ++i)
     for (std::int32_t k = i; k > 0 && w.leaf[order[k]].smem_stride < w.leaf[order[k - 1]].smem_stride; --k) {
-      const std::int32_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
+      const std::int32_t swap = order[k]; order[k] = order[k - 1]; order[k - 1] = swap;
     }
-  std::int32_t chain[kMaxRank] = {};
-  std::int32_t nchain = 0;
   bool open = true;
   std::int64_t pitch = 1;
-  TmaPlan& P = c.plan;
-  std::int32_t loop_leaf[kMaxPlanLoops] = {};  // the piece each loop walks
-  std::int64_t step[kMaxPlanLoops] = {};       // each loop's shared step in bytes, before narrowing
   for (std::int32_t o = 0; o < w.n; ++o) {
     const std::int32_t i = order[o];
     const TileLeaf& L = w.leaf[i];
-    DescDim& D = dims[leaf_dim[i]];
-    if (open && L.smem_stride == pitch && D.box_leaf == i && nchain < static_cast<std::int32_t>(kMaxRank)) {
+    DescDim& D = t.dim[t.of_leaf[i]];
+    if (open && L.smem_stride == pitch && D.box_leaf == i && b.n < static_cast<std::int32_t>(kMaxRank)) {
       D.in_box = true;
       D.box = L.extent;
       D.pitch = pitch;
-      chain[nchain++] = leaf_dim[i];
-      if (nchain == 1) {
+      b.chain[b.n++] = t.of_leaf[i];
+      if (b.n == 1) {
         // rows shorter than the span take a whole span row (whole bytes: plan.inner_bytes holds)
         pitch = static_cast<std::int64_t>(smem_padded_row(sw, static_cast<std::uint64_t>(bits_to_bytes(L.extent, sb)))) * 8 / sb;
       } else {
@@ -237,44 +249,53 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     }
     open = false;
     if (P.loops >= static_cast<std::uint32_t>(kMaxPlanLoops)) {
-      c.issues.add(PlanRule::too_many_loops, L.mode, L.part, kMaxPlanLoops);
-      return c;
+      is.add(PlanRule::too_many_loops, L.mode, L.part, kMaxPlanLoops);
+      return;
     }
-    loop_leaf[P.loops] = i;
-    step[P.loops] = bits_to_bytes(L.smem_stride, sb);  // narrowed into the plan once the span fits in shared memory
+    b.loop_leaf[P.loops] = i;
+    b.step[P.loops] = bits_to_bytes(L.smem_stride, sb);  // narrowed into the plan once the span fits in shared memory
     PlanLoop& lp = P.loop[P.loops++];
     lp.extent = static_cast<std::uint32_t>(L.extent);
-    lp.dim = leaf_dim[i];  // renumbered below
+    lp.dim = t.of_leaf[i];  // renumbered by order_dims
     lp.coord_step = static_cast<std::int32_t>(L.offset / D.offset);
-    lp.smem_step = static_cast<std::uint32_t>(step[P.loops - 1]);
+    lp.smem_step = static_cast<std::uint32_t>(b.step[P.loops - 1]);
   }
-  // Order: box dims in chain order, then the rest (box 1) in mode order.
+}
+
+// The descriptor's dimensions: the box's in chain order, then the rest (box 1) in mode order; the
+// loops renumbered to them.
+TMAKIT_HD constexpr void order_dims(const BoxChain& b, DimTable& t, TmaPlan& P, PlanIssues& is) {
   std::int32_t final_of[2 * kMaxTileLeaves + kMaxTileModes] = {};
-  std::int32_t rank = 0;
-  std::int32_t perm[2 * kMaxTileLeaves + kMaxTileModes] = {};
-  for (std::int32_t k = 0; k < nchain; ++k) perm[rank++] = chain[k];
-  for (std::int32_t d = 0; d < nd; ++d)
-    if (!dims[d].in_box) perm[rank++] = d;
-  for (std::int32_t k = 0; k < rank; ++k) final_of[perm[k]] = k;
-  c.rank = static_cast<std::uint32_t>(rank);
-  if (rank > static_cast<std::int32_t>(kMaxRank)) {
-    c.issues.add(PlanRule::rank_exceeded, -1, -1, rank, nchain);
-    return c;
+  for (std::int32_t k = 0; k < b.n; ++k) t.order[t.rank++] = b.chain[k];
+  for (std::int32_t d = 0; d < t.n; ++d)
+    if (!t.dim[d].in_box) t.order[t.rank++] = d;
+  for (std::int32_t k = 0; k < t.rank; ++k) final_of[t.order[k]] = k;
+  if (t.rank > static_cast<std::int32_t>(kMaxRank)) {
+    is.add(PlanRule::rank_exceeded, -1, -1, t.rank, b.n);
+    return;
   }
   for (std::uint32_t l = 0; l < P.loops; ++l) P.loop[l].dim = final_of[P.loop[l].dim];
+}
 
+// The tensor map's parameters, and each dimension's place in the tile (mode, offset, pitch, the
+// coefficients of folded modes); each global stride a multiple of 16 bytes below 2^40 bytes. (The
+// innermost start coordinates move by multiples of 16 bytes by construction: the tile extent and
+// every loop's coordinate step along dim 0 are multiples of the inner box, which plan.inner_bytes
+// makes a multiple of 16 bytes.)
+TMAKIT_HD constexpr void fill_params(const TileProblem& pb, const DimTable& t, Swizzle sw, TmaPlan& P, PlanIssues& is) {
+  const std::int64_t gbits = element_bits(pb.dtype);  // global memory: 4 or 6 for the packed types
   TensorMapParams& p = P.params;
   p.kind = MapKind::tiled;
   p.arch = pb.arch;
   p.dtype = pb.dtype;
-  p.rank = static_cast<std::uint32_t>(rank);
+  p.rank = static_cast<std::uint32_t>(t.rank);
   p.address = pb.address;
   p.swizzle = sw;
   p.l2 = pb.l2;
   p.oob = pb.oob;
   P.tile_modes = pb.modes;
-  for (std::int32_t k = 0; k < rank; ++k) {
-    const DescDim& D = dims[perm[k]];
+  for (std::int32_t k = 0; k < t.rank; ++k) {
+    const DescDim& D = t.dim[t.order[k]];
     p.dims[k] = static_cast<std::uint64_t>(D.extent);
     // the stride in bytes (D.stride = pb.stride[D.mode] * D.offset, capped); -1 where that does not
     // fit in int64 (far past TMA's 2^40 either way)
@@ -297,37 +318,45 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     // strides.below_2_40, which could not show a byte count past int64)
     // stride * offset * gbits bits a multiple of 16 bytes = 128 bits (D.stride may be capped)
     if (k > 0 && pb.stride[D.mode] % 128 * (D.offset % 128) % 128 * gbits % 128 != 0)
-      c.issues.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
+      is.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
     else if (k > 0 && (stride_bytes < 0 || static_cast<std::uint64_t>(stride_bytes) >= validate_detail::kStrideLimit))
-      c.issues.add(PlanRule::gmem_stride_range, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
+      is.add(PlanRule::gmem_stride_range, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
   }
-  // (The innermost start coordinates move by multiples of 16 bytes by construction: the tile extent
-  // and every loop's coordinate step along dim 0 are multiples of the inner box, which
-  // plan.inner_bytes makes a multiple of 16 bytes.)
+}
 
+// The loops' shared steps: each aligned as a tensor copy's destination, none overlapping what the box
+// and the loops below it write.
+TMAKIT_HD constexpr void check_steps(const Work& w, Swizzle sw, std::int64_t sb, const BoxChain& b, TmaPlan& P,
+                                     PlanIssues& is) {
   // Every destination (the tile base and each instruction's offset) must be aligned as tensor
   // copies need (derived.hpp's tma_smem_alignment: the swizzle's repeat, at least 128 bytes).
   P.smem_alignment = static_cast<std::uint32_t>(tma_smem_alignment(sw));
   // (In bits: a step of a fraction of a byte, 16U4_ALIGN8B's odd strides, is never aligned.)
   for (std::uint32_t l = 0; l < P.loops; ++l) {
-    const TileLeaf& L = w.leaf[loop_leaf[l]];
+    const TileLeaf& L = w.leaf[b.loop_leaf[l]];
     const std::int64_t step_bits = L.smem_stride * sb;  // smem_stride <= kMaxSmemStride: no overflow
     if (step_bits % (std::int64_t{P.smem_alignment} * 8) != 0)
-      c.issues.add(PlanRule::smem_offset_align, L.mode, L.part, step[l], P.smem_alignment, step_bits);
+      is.add(PlanRule::smem_offset_align, L.mode, L.part, b.step[l], P.smem_alignment, step_bits);
   }
   // No two instructions may write one byte: the loops, in increasing step (the order they were
   // made in), each step at least the bytes the box and the loops below it already cover.
+  const TensorMapParams& p = P.params;
   std::int64_t covered = static_cast<std::int64_t>(smem_padded_row(sw, static_cast<std::uint64_t>(bits_to_bytes(p.box[0], sb))));
   for (std::uint32_t k = 1; k < p.rank; ++k) covered *= p.box[k];
   for (std::uint32_t l = 0; l < P.loops; ++l) {
-    if (step[l] < covered) {
-      const TileLeaf& L = w.leaf[loop_leaf[l]];
-      c.issues.add(PlanRule::smem_overlap, L.mode, L.part, L.smem_stride, -2, step[l], covered);
+    if (b.step[l] < covered) {
+      const TileLeaf& L = w.leaf[b.loop_leaf[l]];
+      is.add(PlanRule::smem_overlap, L.mode, L.part, L.smem_stride, -2, b.step[l], covered);
     }
-    covered += (std::int64_t{P.loop[l].extent} - 1) * step[l];
+    covered += (std::int64_t{P.loop[l].extent} - 1) * b.step[l];
   }
-  if (!c.issues.empty()) return c;
+}
 
+// The instructions: the box cut into slices where asked (box_pieces) or where multicast needs an
+// equal share per CTA; then the counts, the bytes, the shared span and the descriptor's own rules.
+TMAKIT_HD constexpr void finish_plan(const TileProblem& pb, Swizzle sw, std::int64_t sb, BoxChain& b, Candidate& c) {
+  TmaPlan& P = c.plan;
+  TensorMapParams& p = P.params;
   // Cuts the box's outermost chain dim into n equal slices (slice_box, box_slices.hpp: the cluster
   // planner's split too; each slice's shared offset a multiple of the alignment, which also makes a
   // cut dim 0 a multiple of 16 bytes) as a new slowest loop, so that consecutive instructions cover
@@ -335,20 +364,20 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
   std::uint64_t instr = 1;
   for (std::uint32_t l = 0; l < P.loops; ++l) instr *= P.loop[l].extent;
   auto add_slice_loop = [&](std::uint32_t n) {
-    const std::int32_t k = nchain - 1;
+    const std::int32_t k = b.n - 1;
     if (k < 0 || P.loops >= static_cast<std::uint32_t>(kMaxPlanLoops)) return false;
     const BoxSlices sl = slice_box(p, static_cast<std::uint32_t>(k), n);
     if (!sl.ok()) return false;
     p.box[k] = sl.part;
-    step[P.loops] = static_cast<std::int64_t>(sl.smem_step);
+    b.step[P.loops] = static_cast<std::int64_t>(sl.smem_step);
     P.loop[P.loops++] = PlanLoop{n, k, static_cast<std::int32_t>(sl.part), static_cast<std::uint32_t>(sl.smem_step)};
     instr *= n;
     return true;
   };
   // The many-copy form on request (PlanOptions::box_pieces).
   if (pb.box_pieces > 1 && !add_slice_loop(pb.box_pieces)) {
-    c.issues.add(PlanRule::box_pieces, -1, -1, nchain > 0 ? p.box[nchain - 1] : 0, pb.box_pieces);
-    return c;
+    c.issues.add(PlanRule::box_pieces, -1, -1, b.n > 0 ? p.box[b.n - 1] : 0, pb.box_pieces);
+    return;
   }
   // Multicast: each CTA of the group issues an equal share; where the instructions do not divide
   // over the CTAs, the box is cut into one slice per CTA.
@@ -357,7 +386,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
     n = pb.cluster[pb.multicast_dim];
     if (n > 1 && instr % n != 0 && !add_slice_loop(n)) {
       c.issues.add(PlanRule::multicast_split, -1, -1, static_cast<std::int64_t>(instr), n);
-      return c;
+      return;
     }
   }
   P.cluster[0] = pb.cluster[0];
@@ -380,7 +409,7 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
       smem_footprint(sw, smem_padded_row(sw, static_cast<std::uint64_t>(bits_to_bytes(p.box[0], sb))), p.box, p.rank);
   std::uint64_t last = 0;
   for (std::uint32_t l = 0; l < P.loops; ++l)
-    last += std::uint64_t{P.loop[l].extent - 1} * static_cast<std::uint64_t>(step[l]);
+    last += std::uint64_t{P.loop[l].extent - 1} * static_cast<std::uint64_t>(b.step[l]);
   P.smem_bytes = last + box_span;
   c.instructions = instr;
   if (load && expect > kMaxTransactionBytes)
@@ -390,6 +419,27 @@ TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::u
                  static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
   DescriptorSink sink{&c.issues, base_misaligned(pb)};
   check_params(p, sink);
+}
+
+// Builds the plan for one choice of which multi-piece modes are cut into several TMA dimensions.
+TMAKIT_HD constexpr Candidate build(const TileProblem& pb, const Work& w, std::uint32_t cut_mask,
+                                    const std::int32_t* multi, std::int32_t nmulti, Swizzle sw, bool fold) {
+  Candidate c;
+  const std::int64_t sb = smem_bits(pb.dtype);
+  DimTable t;
+  BoxChain b;
+  make_dims(pb, w, cut_mask, multi, nmulti, t, c.issues);
+  if (!c.issues.empty()) return c;
+  if (fold) fold_dims(w, t);
+  chain_pieces(w, sw, sb, t, b, c.plan, c.issues);
+  if (!c.issues.empty()) return c;
+  order_dims(b, t, c.plan, c.issues);
+  c.rank = static_cast<std::uint32_t>(t.rank);
+  if (!c.issues.empty()) return c;
+  fill_params(pb, t, sw, c.plan, c.issues);
+  check_steps(w, sw, sb, b, c.plan, c.issues);
+  if (!c.issues.empty()) return c;
+  finish_plan(pb, sw, sb, b, c);
   return c;
 }
 
