@@ -24,7 +24,9 @@ namespace tmakit::attention_sm90 {
 //                                                        through shared memory / in registers)
 //   K stages          4      2 / 3  2          2        (as many as fit beside Q and the scratch buffers
 //   V stages          5      3 / 4  2          2         in 227 KiB; V first: V_j's stage is freed last,
-//                                                        by P_j V_j, so its load has the least time)
+//                                                        by P_j V_j, so its load has the least time;
+//                                                        head dim 128 with P in registers has room for
+//                                                        a third V stage, not yet measured)
 //   registers         32 / 160 with three consumers (512 threads), else 40 / 232 (384): producer / consumers
 //   swizzle of Q K V O 128B  64B    128B   128B    (a row of 96 elements is 3 atoms of 64 bytes, not
 //                                                   whole atoms of 128)
