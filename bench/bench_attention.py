@@ -557,7 +557,7 @@ class Bench:
                 row[f"check_{key}"] = "ok" if good else "WRONG"
                 handles.append((h, o, lse))
                 h = None
-                timed[f"tmakit_{key}"] = (lambda hh: lambda: lib.launch(hh, self.stream_ptr))(handles[-1][0])
+                timed[f"tmakit_{key}"] = lambda hh=handles[-1][0]: lib.launch(hh, self.stream_ptr)
                 if not good:
                     notes.append(f"tmakit {key}-P output OFF (max rel diff {diff:.3g}, rms {rms:.3g}, LSE err {lse_err:.3g}): "
                                  "left out of the ratio")
