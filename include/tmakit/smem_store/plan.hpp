@@ -643,262 +643,353 @@ constexpr SmemStorePlan plan_smem_store(const StoreSource& src, const StoreDesti
 
 namespace smem_store_detail {
 
-constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
-                           const SmemStoreOptions& opts) {
-  const int T = p.threads, V = p.values, E = p.elem_bytes, W = T / 32;
-  const int R = src.rows(), C = src.cols();
-  constexpr int kMaxV = SmemStorePlan::kMaxValues;
+// ---- the phases of plan_search, in order: pass 1 (scan_slots), the chains (link_chains), the
+// candidates (add_candidates, find_width_limit), pass 2 (select_measured, measure_warps) and the
+// choice (choose_plan). A phase that returns bool returns false where the search stops: a refusal in
+// p, or (for the fix search) p.ok left false.
 
-  AddressMap map;
-  map.init(src, dst);
-  WarpTable tab;
-  tab.init(V);
+// The first value pair (2k, 2k+1) of one stmatrix form that cannot be an 8x8 matrix (k = kNone: every
+// pair can), found by pass 1: the slot whose address breaks it, the address it needed there and
+// whether the rows were 16-byte aligned.
+struct PairBreak {
+  static constexpr int kNone = 1 << 30;
+  int k = kNone, thread = 0, value = 0;
+  std::uint32_t want = 0;
+  bool aligned = true;
+};
 
-  // ---- pass 1, warp by warp: addresses, register ownership (every slot inside the tile, no element
-  // held twice), successors (checked in every thread), alignment masks and the stmatrix pairs.
-  const int G = src.live_values() > 0 ? src.live_values() : V;
-  const bool try_stm = opts.allow_stmatrix && E == 2 && V % 2 == 0 && G % 2 == 0;
-  std::int16_t succ[kMaxV] = {};        // succ[v] = the value E bytes after v, the same for every thread
-  std::int32_t fail_thread[kMaxV] = {};  // the thread where succ[v] failed
-  std::uint32_t amask[kMaxV] = {};       // OR of every thread's address of v (alignment)
-  // stmatrix (tr = 0 plain, 1 .trans): the first failing pair k (then warp, then lane)
-  int stm_k[2] = {1 << 30, 1 << 30}, stm_t[2] = {0, 0}, stm_v[2] = {0, 0};
-  std::uint32_t stm_want[2] = {0, 0};
-  bool stm_aligned[2] = {true, true};
-  {
-    std::uint64_t seen[1024];  // tv only: zeroed here, before any read
-    if (map.tv)
-      for (int i = 0; i < 1024; ++i) seen[i] = 0;
-    // The destination must be injective: unless its leaves are disjoint, one bit per element address
-    // (address / E; every address is below dest_extent().end <= kMaxDestBytes, validate()), zeroed
-    // here up to that end before any read. (Not a left inverse: padded layouts such as
-    // (64,128):(130,1) are injective without one.)
-    const bool check_dest = !dest_leaves_disjoint(dst.tile.layout);
-    std::uint64_t written[kMaxDestBytes / 64];
-    const int logE = E == 1 ? 0 : E == 2 ? 1 : E == 4 ? 2 : 3;  // E is 1, 2, 4 or 8 (validate())
-    const std::int64_t written_words = check_dest ? ((dest_extent(dst).end >> logE) + 63) / 64 : 0;
-    for (std::int64_t i = 0; i < written_words; ++i) written[i] = 0;
-    for (int w = 0; w < W; ++w) {
-      bool dup = false;
-      // Ownership is checked for tv layouts; the built-in models hold every element of their tile
-      // exactly once by construction (for the shapes validate() accepts; tested in test_smem_store).
-      const int bad = tab.fill(map, w, map.tv ? seen : nullptr, R, C, &dup);
-      if (bad >= 0) {
-        const int t = 32 * w + bad / V, v = bad % V;
-        if (!dup) {
-          p = refuse(p, SmemStoreRule::source_out_of_tile, R, C, 0, 0, map.slot(t, v));
-          return;
+// What pass 1 learns from the slot addresses of every warp; the chains and the candidates read it.
+struct SlotScan {
+  std::int32_t live = 0;      // G: values live together (one tcgen05.ld); runs and instructions stay in one group
+  bool try_stmatrix = false;  // stmatrix allowed, 2-byte elements, value pairs inside the groups
+  // succ[v]: the value E bytes after v, the same for every thread and in v's group (-1: none)
+  std::int16_t succ[SmemStorePlan::kMaxValues] = {};
+  std::int32_t fail_thread[SmemStorePlan::kMaxValues] = {};  // the thread where succ[v] failed
+  std::uint32_t amask[SmemStorePlan::kMaxValues] = {};       // OR of every thread's address of v (alignment)
+  PairBreak pair[2];                                         // stmatrix: [0] plain, [1] .trans
+};
+
+// The destination must be injective: unless its leaves are disjoint (dest_leaves_disjoint), pass 1
+// keeps one bit per element address (address / E; every address is below dest_extent().end <=
+// kMaxDestBytes, validate()), zeroed by init() up to that end before any read. (Not a left inverse:
+// padded layouts such as (64,128):(130,1) are injective without one.)
+struct DestBitmap {
+  bool check = false;
+  int log_elem = 0;                         // log2 E
+  std::uint64_t words[kMaxDestBytes / 64];  // written by init() before any read
+  constexpr void init(const StoreDestination& dst) {
+    const int E = dst.elem_bytes;
+    check = !dest_leaves_disjoint(dst.tile.layout);
+    log_elem = E == 1 ? 0 : E == 2 ? 1 : E == 4 ? 2 : 3;  // E is 1, 2, 4 or 8 (validate())
+    const std::int64_t n = check ? ((dest_extent(dst).end >> log_elem) + 63) / 64 : 0;
+    for (std::int64_t i = 0; i < n; ++i) words[i] = 0;
+  }
+};
+
+// Pass 1's refusal for slot (t, v), where WarpTable::fill() stopped: outside the tile (dup false), or
+// holding an element that an earlier slot (thread-major) holds, named with the first slot holding it
+// (the search reaches (t, v) itself at the latest). True once p holds the refusal.
+constexpr bool refuse_slot(SmemStorePlan& p, const StoreSource& src, const AddressMap& map, int t, int v, bool dup) {
+  if (!dup) {
+    p = refuse(p, SmemStoreRule::source_out_of_tile, src.rows(), src.cols(), 0, 0, map.slot(t, v));
+    return true;
+  }
+  const TileCoord c = src.coord(t, v);
+  for (int t2 = 0; t2 < p.threads; ++t2)
+    for (int v2 = 0; v2 < p.values; ++v2)
+      if (src.coord(t2, v2) == c) {
+        p = refuse(p, SmemStoreRule::source_not_injective, 0, 0, 0, 0, map.slot(t2, v2), map.slot(t, v));
+        return true;
+      }
+  return false;
+}
+
+// The addresses of warp w (the table's current warp) into every value's alignment mask and, when it
+// checks, the destination bitmap. False (the refusal in p) at the first address written twice: named
+// by the first slot (thread-major) at it and this one.
+constexpr bool record_addresses(SmemStorePlan& p, const AddressMap& map, const WarpTable& tab, int w, SlotScan& s,
+                                DestBitmap& written) {
+  const int V = p.values, E = p.elem_bytes;
+  for (int l = 0; l < 32; ++l) {
+    const std::uint32_t* row = tab.row(l);
+    for (int v = 0; v < V; ++v) s.amask[v] |= row[v];
+    if (written.check)
+      for (int v = 0; v < V; ++v) {
+        const std::uint32_t e = row[v] >> written.log_elem;
+        const std::uint64_t bit = std::uint64_t{1} << (e % 64);
+        if (written.words[e / 64] & bit) {
+          p = refuse(p, SmemStoreRule::dest_not_injective, 0, 0, 0, 0, owner_of(map, row[v], E),
+                     map.slot(32 * w + l, v));
+          return false;
         }
-        const TileCoord c = src.coord(t, v);
-        for (int t2 = 0; t2 < T; ++t2)
-          for (int v2 = 0; v2 < V; ++v2)
-            if (src.coord(t2, v2) == c) {
-              p = refuse(p, SmemStoreRule::source_not_injective, 0, 0, 0, 0, map.slot(t2, v2), map.slot(t, v));
-              return;
-            }
+        written.words[e / 64] |= bit;
       }
-      for (int l = 0; l < 32; ++l) {
-        const std::uint32_t* row = tab.row(l);
-        for (int v = 0; v < V; ++v) amask[v] |= row[v];
-        if (check_dest)
-          for (int v = 0; v < V; ++v) {
-            const std::uint32_t e = row[v] >> logE;
-            const std::uint64_t bit = std::uint64_t{1} << (e % 64);
-            if (written[e / 64] & bit) {  // the first slot (thread-major) at this address, and this one
-              p = refuse(p, SmemStoreRule::dest_not_injective, 0, 0, 0, 0, owner_of(map, row[v], E),
-                         map.slot(32 * w + l, v));
-              return;
-            }
-            written[e / 64] |= bit;
-          }
+  }
+  return true;
+}
+
+// Every value's successor as thread 0 sees it (warp 0 in the table): the value whose address is E
+// bytes higher, kept only inside v's live group. Thread 0's values sorted by address (stable), then a
+// binary search per value.
+constexpr void find_successors(const SmemStorePlan& p, const WarpTable& tab, SlotScan& s) {
+  const int V = p.values, E = p.elem_bytes, G = s.live;
+  std::int16_t idx[SmemStorePlan::kMaxValues] = {}, tmp[SmemStorePlan::kMaxValues] = {};
+  for (int v = 0; v < V; ++v) idx[v] = static_cast<std::int16_t>(v);
+  for (int width = 1; width < V; width *= 2) {  // bottom-up merge sort (stable)
+    for (int lo = 0; lo < V; lo += 2 * width) {
+      const int mid = lo + width < V ? lo + width : V, hi = lo + 2 * width < V ? lo + 2 * width : V;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = tab.at(0, idx[j]) < tab.at(0, idx[i]) ? idx[j++] : idx[i++];
+      while (i < mid) tmp[k++] = idx[i++];
+      while (j < hi) tmp[k++] = idx[j++];
+    }
+    for (int v = 0; v < V; ++v) idx[v] = tmp[v];
+  }
+  for (int v = 0; v < V; ++v) {
+    s.succ[v] = -1;
+    s.fail_thread[v] = 0;
+    const std::uint32_t want = tab.at(0, v) + static_cast<std::uint32_t>(E);
+    int lo = 0, hi = V - 1;
+    while (lo <= hi) {
+      const int mid = (lo + hi) / 2;
+      const std::uint32_t x = tab.at(0, idx[mid]);
+      if (x == want) {
+        if (idx[mid] / G == v / G) s.succ[v] = idx[mid];
+        break;
       }
-      if (w == 0) {
-        // successors from thread 0: its values sorted by address (stable), then a binary search
-        std::int16_t idx[kMaxV] = {}, tmp[kMaxV] = {};
-        for (int v = 0; v < V; ++v) idx[v] = static_cast<std::int16_t>(v);
-        for (int width = 1; width < V; width *= 2) {  // bottom-up merge sort (stable)
-          for (int lo = 0; lo < V; lo += 2 * width) {
-            const int mid = lo + width < V ? lo + width : V, hi = lo + 2 * width < V ? lo + 2 * width : V;
-            int i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) tmp[k++] = tab.at(0, idx[j]) < tab.at(0, idx[i]) ? idx[j++] : idx[i++];
-            while (i < mid) tmp[k++] = idx[i++];
-            while (j < hi) tmp[k++] = idx[j++];
-          }
-          for (int v = 0; v < V; ++v) idx[v] = tmp[v];
-        }
-        for (int v = 0; v < V; ++v) {
-          succ[v] = -1;
-          fail_thread[v] = 0;
-          const std::uint32_t want = tab.at(0, v) + static_cast<std::uint32_t>(E);
-          int lo = 0, hi = V - 1;
-          while (lo <= hi) {
-            const int mid = (lo + hi) / 2;
-            const std::uint32_t x = tab.at(0, idx[mid]);
-            if (x == want) {
-              if (idx[mid] / G == v / G) succ[v] = idx[mid];
-              break;
-            }
-            if (x < want) lo = mid + 1;
-            else hi = mid - 1;
-          }
-        }
-      }
-      for (int l = (w == 0 ? 1 : 0); l < 32; ++l) {
-        const std::uint32_t* row = tab.row(l);
-        for (int v = 0; v < V; ++v)
-          if (succ[v] >= 0 && row[succ[v]] != row[v] + static_cast<std::uint32_t>(E)) {
-            succ[v] = -1;
-            fail_thread[v] = 32 * w + l;
-          }
-      }
-      // stmatrix: registers pack values (2k, 2k+1); each pair must be an 8x8 matrix of 16-byte rows
-      if (try_stm)
-        for (int tr = 0; tr < 2; ++tr)
-          for (int k = 0; k < V / 2 && k < stm_k[tr]; ++k) {
-            const int va = 2 * k, vb = va + 1;
-            bool bad = false;
-            for (int l = 0; l < 32 && !bad; ++l) {
-              // the rows lane l's va and vb lie in and where each row starts: stmatrix_row_source
-              // inverted (plain: both in row l/4, started by lane 4 (l/4)'s va; .trans: rows 2 (l%4) and
-              // 2 (l%4) + 1, started by lane l%4's va and vb), written out because the helper's
-              // ternaries measured slower here (test SmemStorePlan.PairCheckFollowsTheRowRule)
-              std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
-              if (tr == 0) {
-                ra = rb = tab.at(4 * (l / 4), va);
-                ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
-                eb = ea + 2;
-              } else {
-                ra = tab.at(l % 4, va);
-                rb = tab.at(l % 4, vb);
-                ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
-                eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
-              }
-              const bool aligned = ra % 16 == 0 && rb % 16 == 0;
-              if (tab.at(l, va) != ea || tab.at(l, vb) != eb || !aligned) {
-                bad = true;
-                const bool bad_a = tab.at(l, va) != ea;
-                stm_k[tr] = k;
-                stm_t[tr] = 32 * w + l;
-                stm_v[tr] = bad_a ? va : vb;
-                stm_want[tr] = bad_a ? ea : eb;
-                stm_aligned[tr] = aligned;
-              }
-            }
-          }
+      if (x < want) lo = mid + 1;
+      else hi = mid - 1;
     }
   }
+}
 
-  // Explain why value v (at its failing thread) has no successor.
-  auto explain_break = [&](int v, int bytes) {
-    WidthFinding f;
-    f.bytes = bytes;
-    const int t = fail_thread[v];
-    f.a = map.slot(t, v);
-    const SlotRef o = owner_of(map, f.a.addr + static_cast<std::uint64_t>(E), E);
-    f.b = o;
-    if (!o.valid()) f.why = WidthLimit::not_adjacent;
-    else if (o.thread != t) f.why = WidthLimit::other_thread;
-    else if (o.value / G != v / G) f.why = WidthLimit::other_load;
-    else {
-      // thread t's next element is o.value, but thread 0 disagrees
-      f.why = WidthLimit::not_uniform;
-      const SlotRef o0 = owner_of(map, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
-      if (t != 0) f.b = map.slot(0, v);
-      else f.b = o0.valid() ? o0 : o;
+// Drops each successor that some lane of warp w (the table's current warp; thread 0 set them) does not
+// share, with the first thread where it fails. Value by value: a value's check reads only its own
+// successor and the table, so the order of values and lanes does not change the result (lane by lane
+// measured slower).
+constexpr void check_successors(const SmemStorePlan& p, const WarpTable& tab, int w, SlotScan& s) {
+  const int V = p.values, E = p.elem_bytes;
+  for (int v = 0; v < V; ++v) {
+    const int next = s.succ[v];
+    if (next < 0) continue;
+    for (int l = (w == 0 ? 1 : 0); l < 32; ++l) {
+      const std::uint32_t* row = tab.row(l);
+      if (row[next] != row[v] + static_cast<std::uint32_t>(E)) {
+        s.succ[v] = -1;
+        s.fail_thread[v] = 32 * w + l;
+        break;
+      }
     }
-    return f;
-  };
+  }
+}
 
-  // ---- chains of successors, cut into runs from each head
-  std::int16_t pred[kMaxV] = {};
+// stmatrix in warp w (the table's current warp): registers pack values (2k, 2k+1); each pair must be
+// an 8x8 matrix of 16-byte rows. Lowers each form's first failing pair (then warp, then lane).
+constexpr void check_pairs(const SmemStorePlan& p, const WarpTable& tab, int w, SlotScan& s) {
+  const int V = p.values;
+  for (int tr = 0; tr < 2; ++tr) {
+    PairBreak& brk = s.pair[tr];
+    for (int k = 0; k < V / 2 && k < brk.k; ++k) {
+      const int va = 2 * k, vb = va + 1;
+      bool bad = false;
+      for (int l = 0; l < 32 && !bad; ++l) {
+        // the rows lane l's va and vb lie in and where each row starts: stmatrix_row_source
+        // inverted (plain: both in row l/4, started by lane 4 (l/4)'s va; .trans: rows 2 (l%4) and
+        // 2 (l%4) + 1, started by lane l%4's va and vb), written out because the helper's
+        // ternaries measured slower here (test SmemStorePlan.PairCheckFollowsTheRowRule)
+        std::uint32_t ea = 0, eb = 0, ra = 0, rb = 0;
+        if (tr == 0) {
+          ra = rb = tab.at(4 * (l / 4), va);
+          ea = ra + 4 * static_cast<std::uint32_t>(l % 4);
+          eb = ea + 2;
+        } else {
+          ra = tab.at(l % 4, va);
+          rb = tab.at(l % 4, vb);
+          ea = ra + 2 * static_cast<std::uint32_t>(l / 4);
+          eb = rb + 2 * static_cast<std::uint32_t>(l / 4);
+        }
+        const bool aligned = ra % 16 == 0 && rb % 16 == 0;
+        if (tab.at(l, va) != ea || tab.at(l, vb) != eb || !aligned) {
+          bad = true;
+          const bool bad_a = tab.at(l, va) != ea;
+          brk.k = k;
+          brk.thread = 32 * w + l;
+          brk.value = bad_a ? va : vb;
+          brk.want = bad_a ? ea : eb;
+          brk.aligned = aligned;
+        }
+      }
+    }
+  }
+}
+
+// ---- pass 1, warp by warp: addresses, register ownership (every slot inside the tile, no element
+// held twice), successors (checked in every thread), alignment masks and the stmatrix pairs. Leaves
+// the last warps' addresses in the table for pass 2. False (the refusal in p) when a slot or a
+// destination address is refused.
+constexpr bool scan_slots(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
+                          const AddressMap& map, WarpTable& tab, SlotScan& s) {
+  const int V = p.values, W = p.threads / 32;
+  const int R = src.rows(), C = src.cols();
+  std::uint64_t seen[1024];  // tv only: zeroed here, before any read
+  if (map.tv)
+    for (int i = 0; i < 1024; ++i) seen[i] = 0;
+  DestBitmap written;
+  written.init(dst);
+  for (int w = 0; w < W; ++w) {
+    bool dup = false;
+    // Ownership is checked for tv layouts; the built-in models hold every element of their tile
+    // exactly once by construction (for the shapes validate() accepts; tested in test_smem_store).
+    const int bad = tab.fill(map, w, map.tv ? seen : nullptr, R, C, &dup);
+    if (bad >= 0 && refuse_slot(p, src, map, 32 * w + bad / V, bad % V, dup)) return false;
+    if (!record_addresses(p, map, tab, w, s, written)) return false;
+    if (w == 0) find_successors(p, tab, s);
+    check_successors(p, tab, w, s);
+    if (s.try_stmatrix) check_pairs(p, tab, w, s);
+  }
+  return true;
+}
+
+// The chains of successors: every value once, in chain order, chains by ascending head, and the
+// length of the chain each value is in. The candidates cut them into runs from each head.
+struct Chains {
+  std::int16_t value[SmemStorePlan::kMaxValues] = {};
+  std::int16_t length_of[SmemStorePlan::kMaxValues] = {};
+};
+
+// ---- chains of successors
+constexpr void link_chains(const SmemStorePlan& p, const SlotScan& s, Chains& ch) {
+  const int V = p.values;
+  std::int16_t pred[SmemStorePlan::kMaxValues] = {};
   for (int v = 0; v < V; ++v) pred[v] = -1;
   for (int v = 0; v < V; ++v)
-    if (succ[v] >= 0) pred[succ[v]] = static_cast<std::int16_t>(v);
-  std::int16_t chain[kMaxV] = {};  // values in chain order, chains by ascending head
-  std::int16_t chain_len_of[kMaxV] = {};
-  {
-    int k = 0;
-    for (int h = 0; h < V; ++h) {
-      if (pred[h] >= 0) continue;
-      const int start = k;
-      for (int v = h; v >= 0; v = succ[v]) chain[k++] = static_cast<std::int16_t>(v);
-      for (int i = start; i < k; ++i) chain_len_of[chain[i]] = static_cast<std::int16_t>(k - start);
+    if (s.succ[v] >= 0) pred[s.succ[v]] = static_cast<std::int16_t>(v);
+  int k = 0;
+  for (int h = 0; h < V; ++h) {
+    if (pred[h] >= 0) continue;
+    const int start = k;
+    for (int v = h; v >= 0; v = s.succ[v]) ch.value[k++] = static_cast<std::int16_t>(v);
+    for (int i = start; i < k; ++i) ch.length_of[ch.value[i]] = static_cast<std::int16_t>(k - start);
+  }
+}
+
+// Why value v (at its failing thread) has no successor, as the limit of a store of `bytes` per lane.
+constexpr WidthFinding explain_break(const SmemStorePlan& p, const AddressMap& map, const SlotScan& s, int v,
+                                     int bytes) {
+  const int E = p.elem_bytes, G = s.live;
+  WidthFinding f;
+  f.bytes = bytes;
+  const int t = s.fail_thread[v];
+  f.a = map.slot(t, v);
+  const SlotRef o = owner_of(map, f.a.addr + static_cast<std::uint64_t>(E), E);
+  f.b = o;
+  if (!o.valid()) f.why = WidthLimit::not_adjacent;
+  else if (o.thread != t) f.why = WidthLimit::other_thread;
+  else if (o.value / G != v / G) f.why = WidthLimit::other_load;
+  else {
+    // thread t's next element is o.value, but thread 0 disagrees
+    f.why = WidthLimit::not_uniform;
+    const SlotRef o0 = owner_of(map, map.slot(0, v).addr + static_cast<std::uint64_t>(E), E);
+    if (t != 0) f.b = map.slot(0, v);
+    else f.b = o0.valid() ? o0 : o;
+  }
+  return f;
+}
+
+// The st.shared candidate of `bytes` per lane: feasible when every chain splits into whole runs of
+// bytes / E values and every run starts at a multiple of `bytes` in every thread.
+constexpr StoreCandidate st_shared_candidate(const SmemStorePlan& p, const AddressMap& map, const SlotScan& s,
+                                             const Chains& ch, int bytes) {
+  const int T = p.threads, V = p.values, E = p.elem_bytes;
+  const int n = bytes / E;
+  StoreCandidate c;
+  c.op = StoreOp{StoreOpKind::st_shared, bytes, 0, false};
+  c.feasible = true;
+  c.instructions = V / n;
+  c.wavefronts = -1;
+  for (int k = 0; k < V && c.feasible; ++k) {
+    const int v = ch.value[k];
+    if (ch.length_of[v] % n != 0) {
+      // the run containing v is cut short: the value ending v's chain has no successor
+      int end = v;
+      while (s.succ[end] >= 0) end = s.succ[end];
+      c.feasible = false;
+      c.why_not = explain_break(p, map, s, end, bytes);
     }
   }
+  // every run starts at a multiple of the width, in every thread
+  for (int k = 0; k < V && c.feasible; k += n)
+    if (s.amask[ch.value[k]] % static_cast<std::uint32_t>(bytes) != 0)
+      for (int t = 0; t < T && c.feasible; ++t) {
+        const SlotRef slot = map.slot(t, ch.value[k]);
+        if (static_cast<std::uint32_t>(slot.addr) % static_cast<std::uint32_t>(bytes) != 0) {
+          c.feasible = false;
+          c.why_not.why = WidthLimit::misaligned;
+          c.why_not.bytes = bytes;
+          c.why_not.a = slot;
+        }
+      }
+  return c;
+}
 
-  // ---- candidates and their feasibility
+// The six stmatrix candidates (plain, then .trans; .x1, .x2, .x4 each) from p.candidates[nc] on;
+// returns the new candidate count.
+constexpr int add_stmatrix_candidates(SmemStorePlan& p, const AddressMap& map, const SlotScan& s, int nc) {
+  const int V = p.values, E = p.elem_bytes, G = s.live;
+  bool pair_ok[2] = {true, true};
+  WidthFinding pair_why[2] = {};
+  for (int tr = 0; tr < 2; ++tr)
+    if (s.pair[tr].k < PairBreak::kNone) {
+      pair_ok[tr] = false;
+      WidthFinding& f = pair_why[tr];
+      f.bytes = 4;
+      f.why = s.pair[tr].aligned ? WidthLimit::not_adjacent : WidthLimit::misaligned;
+      f.a = map.slot(s.pair[tr].thread, s.pair[tr].value);
+      f.b = owner_of(map, s.pair[tr].want, E);
+    }
+  for (int tr = 0; tr < 2; ++tr)
+    for (int mi = 0; mi < 3; ++mi) {
+      const int m = 1 << mi;
+      StoreCandidate c;
+      c.op = StoreOp{StoreOpKind::stmatrix, 4, m, tr == 1};
+      c.instructions = V / 2 / m;
+      c.wavefronts = -1;
+      // the 2m values of one instruction must come from one tcgen05.ld (G values live together)
+      c.feasible = pair_ok[tr] && (V / 2) % m == 0 && G % (2 * m) == 0;
+      if (!pair_ok[tr]) c.why_not = pair_why[tr];
+      else if ((V / 2) % m != 0) {
+        c.why_not.why = WidthLimit::not_adjacent;
+        c.why_not.bytes = 4 * m;
+      } else if (!c.feasible) {  // G < V here: values G - 1 and G share an instruction
+        c.why_not.why = WidthLimit::other_load;
+        c.why_not.bytes = 4 * m;
+        c.why_not.a = map.slot(0, G - 1);
+        c.why_not.b = map.slot(0, G);
+      }
+      p.candidates[nc++] = c;
+    }
+  return nc;
+}
+
+// ---- candidates and their feasibility: st.shared by ascending width (E..max_bytes), then stmatrix.
+// Returns the index of the first stmatrix candidate (p.num_candidates when there are none).
+constexpr int add_candidates(SmemStorePlan& p, const AddressMap& map, const SlotScan& s, const Chains& ch,
+                             const SmemStoreOptions& opts) {
   int nc = 0;
   for (int wi = 0; wi < 5; ++wi) {
     const int bytes = 1 << wi;
-    if (bytes < E || bytes > opts.max_bytes) continue;
-    const int n = bytes / E;
-    StoreCandidate c;
-    c.op = StoreOp{StoreOpKind::st_shared, bytes, 0, false};
-    c.feasible = true;
-    c.instructions = V / n;
-    c.wavefronts = -1;
-    for (int k = 0; k < V && c.feasible; ++k) {
-      const int v = chain[k];
-      if (chain_len_of[v] % n != 0) {
-        // the run containing v is cut short: the value ending v's chain has no successor
-        int end = v;
-        while (succ[end] >= 0) end = succ[end];
-        c.feasible = false;
-        c.why_not = explain_break(end, bytes);
-      }
-    }
-    // every run starts at a multiple of the width, in every thread
-    for (int k = 0; k < V && c.feasible; k += n)
-      if (amask[chain[k]] % static_cast<std::uint32_t>(bytes) != 0)
-        for (int t = 0; t < T && c.feasible; ++t) {
-          const SlotRef s = map.slot(t, chain[k]);
-          if (static_cast<std::uint32_t>(s.addr) % static_cast<std::uint32_t>(bytes) != 0) {
-            c.feasible = false;
-            c.why_not.why = WidthLimit::misaligned;
-            c.why_not.bytes = bytes;
-            c.why_not.a = s;
-          }
-        }
-    p.candidates[nc++] = c;
+    if (bytes < p.elem_bytes || bytes > opts.max_bytes) continue;
+    p.candidates[nc++] = st_shared_candidate(p, map, s, ch, bytes);
   }
   const int first_stm = nc;
-  if (try_stm) {
-    bool pair_ok[2] = {true, true};
-    WidthFinding pair_why[2] = {};
-    for (int tr = 0; tr < 2; ++tr)
-      if (stm_k[tr] < (1 << 30)) {
-        pair_ok[tr] = false;
-        WidthFinding& f = pair_why[tr];
-        f.bytes = 4;
-        f.why = stm_aligned[tr] ? WidthLimit::not_adjacent : WidthLimit::misaligned;
-        f.a = map.slot(stm_t[tr], stm_v[tr]);
-        f.b = owner_of(map, stm_want[tr], E);
-      }
-    for (int tr = 0; tr < 2; ++tr)
-      for (int mi = 0; mi < 3; ++mi) {
-        const int m = 1 << mi;
-        StoreCandidate c;
-        c.op = StoreOp{StoreOpKind::stmatrix, 4, m, tr == 1};
-        c.instructions = V / 2 / m;
-        c.wavefronts = -1;
-        // the 2m values of one instruction must come from one tcgen05.ld (G values live together)
-        c.feasible = pair_ok[tr] && (V / 2) % m == 0 && G % (2 * m) == 0;
-        if (!pair_ok[tr]) c.why_not = pair_why[tr];
-        else if ((V / 2) % m != 0) {
-          c.why_not.why = WidthLimit::not_adjacent;
-          c.why_not.bytes = 4 * m;
-        } else if (!c.feasible) {  // G < V here: values G - 1 and G share an instruction
-          c.why_not.why = WidthLimit::other_load;
-          c.why_not.bytes = 4 * m;
-          c.why_not.a = map.slot(0, G - 1);
-          c.why_not.b = map.slot(0, G);
-        }
-        p.candidates[nc++] = c;
-      }
-  }
+  if (s.try_stmatrix) nc = add_stmatrix_candidates(p, map, s, nc);
   p.num_candidates = nc;
+  return first_stm;
+}
 
-  // widest st.shared and what stops the next width
+// The widest feasible st.shared and what stops the next width (max_vector when that width is past
+// max_bytes).
+constexpr void find_width_limit(SmemStorePlan& p, int first_stm, const SmemStoreOptions& opts) {
   p.widest_st_bytes = 0;
   for (int ci = 0; ci < first_stm; ++ci)
     if (p.candidates[ci].feasible) p.widest_st_bytes = p.candidates[ci].op.bytes;
@@ -908,148 +999,234 @@ constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const Store
   if (p.widest_st_bytes * 2 <= opts.max_bytes)
     for (int ci = 0; ci < first_stm; ++ci)
       if (p.candidates[ci].op.bytes == p.widest_st_bytes * 2) p.width_limit = p.candidates[ci].why_not;
+}
 
+// Pass 2's measured candidates, the feasible ones with min_instructions instructions (with a forced
+// instruction its candidate alone: the others with as many instructions have their counts negated
+// until the choice), and what it measures, per candidate index: the wavefronts of each warp, the ideal
+// per warp, the totals over the warps and the first group above the ideal (the lowest warp's).
+struct WavefrontTally {
+  int min_instructions = 1 << 30;
+  int forced = -1;  // the forced instruction's candidate (-1: none)
+  std::int32_t per_warp[SmemStorePlan::kMaxCandidates][SmemStorePlan::kMaxWarps] = {};
+  std::int32_t ideal[SmemStorePlan::kMaxCandidates] = {};
+  std::int32_t total[SmemStorePlan::kMaxCandidates] = {};
+  std::int32_t total_ideal[SmemStorePlan::kMaxCandidates] = {};
+  ConflictFinding conflict[SmemStorePlan::kMaxCandidates] = {};
+  constexpr bool measures(const StoreCandidate& c) const { return c.feasible && c.instructions == min_instructions; }
+};
+
+// The candidates pass 2 measures: those with the fewest instructions, or the forced instruction's.
+// False (the refusal in p) when the forced instruction is no candidate or cannot store the fragment.
+constexpr bool select_measured(SmemStorePlan& p, const SmemStoreOptions& opts, WavefrontTally& m) {
+  const int nc = p.num_candidates;
+  for (int ci = 0; ci < nc; ++ci)
+    if (p.candidates[ci].feasible && p.candidates[ci].instructions < m.min_instructions)
+      m.min_instructions = p.candidates[ci].instructions;
+  if (opts.force.bytes <= 0) return true;
+  for (int ci = 0; ci < nc; ++ci)
+    if (p.candidates[ci].op == opts.force) m.forced = ci;
+  const bool stm = opts.force.kind == StoreOpKind::stmatrix;
+  const std::int64_t forced_bytes = opts.force.bytes * (stm ? opts.force.matrices : 1);
+  if (m.forced < 0) return reject(p, SmemStoreRule::forced_op, forced_bytes, stm, 1);
+  if (!p.candidates[m.forced].feasible) {
+    reject(p, SmemStoreRule::forced_op, forced_bytes, stm, 0);
+    p.width_limit = p.candidates[m.forced].why_not;  // the slots that block it, for the words
+    return false;
+  }
+  m.min_instructions = p.candidates[m.forced].instructions;
+  for (int ci = 0; ci < nc; ++ci)  // set aside: pass 2 measures only candidates with min_instructions
+    if (ci != m.forced && p.candidates[ci].instructions == m.min_instructions)
+      p.candidates[ci].instructions = -p.candidates[ci].instructions;
+  return true;
+}
+
+// The 32-bit slot addresses of one warp in pass 2: read from the table while it holds the warp, else
+// computed from the lanes' thread parts (pass 2 needs only a few per lane).
+struct WarpAddresses {
+  const AddressMap* map = nullptr;
+  const WarpTable* tab = nullptr;
+  int warp = 0;
+  bool held = false;
+  std::int64_t trow[32] = {};  // not held: the lanes' thread parts (AddressMap::lane_parts)
+  std::int32_t tcol[32] = {};
+  constexpr std::uint32_t operator()(int l, int v) const {
+    return held ? tab->at(l, v) : map->addr32(trow[l], tcol[l], v);
+  }
+};
+
+// One candidate's cost in one warp: its wavefronts, their ideal and the warp's first group above it.
+struct WarpCost {
+  std::int32_t wavefronts = 0, ideal = 0;
+  ConflictFinding conflict{};
+};
+
+// Instruction i of an st.shared of `bytes` per lane, whose run starts with value v0: the lanes'
+// addresses, by the groups of lanes that one wavefront serves.
+constexpr void add_st_shared_wavefronts(WarpCost& cost, const WarpAddresses& addrs, int i, int bytes, int v0) {
+  const int B = bytes, gl = lanes_per_wavefront_group(B), w = addrs.warp;
+  std::uint32_t addr[32] = {};
+  for (int l = 0; l < 32; ++l) addr[l] = addrs(l, v0);
+  for (int g = 0; g < 32; g += gl) {
+    int ca = -1, cb = -1;
+    const int gw = group_wavefronts(addr + g, gl, B, &ca, &cb);
+    const int gi = ideal_group_wavefronts(gl, B);
+    cost.wavefronts += gw;
+    cost.ideal += gi;
+    if (gw > gi && !cost.conflict.any()) {
+      ConflictFinding& cf = cost.conflict;
+      cf.warp = w;
+      cf.instruction = i;
+      cf.wavefronts = gw;
+      cf.ideal = gi;
+      cf.lane_a = g + ca;
+      cf.lane_b = g + cb;
+      cf.a = addrs.map->slot(32 * w + g + ca, v0);
+      cf.b = addrs.map->slot(32 * w + g + cb, v0);
+    }
+  }
+}
+
+// Instruction i of stmatrix `op`, whose values start at `base`: each 8x8 matrix's 8 row addresses
+// (16 bytes each) are one group, ideally one wavefront.
+constexpr void add_stmatrix_wavefronts(WarpCost& cost, const WarpAddresses& addrs, int i, int base, const StoreOp& op) {
+  const int w = addrs.warp;
+  for (int j = 0; j < op.matrices; ++j) {
+    const int va = base + 2 * j, vb = va + 1;
+    std::uint32_t rowaddr[8] = {};
+    int rowlane[8] = {};
+    int rowval[8] = {};
+    for (int r = 0; r < 8; ++r) {
+      const StmatrixRow rs = stmatrix_row_source(r, op.trans);
+      rowlane[r] = rs.lane;
+      rowval[r] = rs.second ? vb : va;
+      rowaddr[r] = addrs(rowlane[r], rowval[r]);
+    }
+    int ca = -1, cb = -1;
+    const int gw = group_wavefronts(rowaddr, 8, 16, &ca, &cb);
+    cost.wavefronts += gw;
+    cost.ideal += 1;
+    if (gw > 1 && !cost.conflict.any()) {
+      ConflictFinding& cf = cost.conflict;
+      cf.warp = w;
+      cf.instruction = i;
+      cf.wavefronts = gw;
+      cf.ideal = 1;
+      cf.lane_a = 8 * j + ca;  // the lanes that give those row addresses
+      cf.lane_b = 8 * j + cb;
+      cf.a = addrs.map->slot(32 * w + rowlane[ca], rowval[ca]);
+      cf.b = addrs.map->slot(32 * w + rowlane[cb], rowval[cb]);
+    }
+  }
+}
+
+// Every instruction of candidate c in one warp.
+constexpr WarpCost measure_candidate(const StoreCandidate& c, const WarpAddresses& addrs, const Chains& ch, int E) {
+  const int vpi = c.op.values_per_lane(E);
+  WarpCost cost;
+  for (int i = 0; i < c.instructions; ++i) {
+    const int base = i * vpi;
+    if (c.op.kind == StoreOpKind::st_shared) add_st_shared_wavefronts(cost, addrs, i, c.op.bytes, ch.value[base]);
+    else add_stmatrix_wavefronts(cost, addrs, i, base, c.op);
+  }
+  return cost;
+}
+
+// ---- pass 2: wavefronts of the measured candidates, warp by warp (last warp first: its addresses are
+// still in the table). A candidate's conflict finding is its first group (warp, instruction, group)
+// above the ideal. False with conflict_free_only once every measured candidate has such a group.
+constexpr bool measure_warps(SmemStorePlan& p, const AddressMap& map, WarpTable& tab, const Chains& ch,
+                             const SmemStoreOptions& opts, WavefrontTally& m) {
+  const int nc = p.num_candidates;
+  for (int w = p.threads / 32 - 1; w >= 0; --w) {
+    // the warps still in the table are read from it; the others compute the few addresses needed
+    // (one per run and lane for st.shared, the row addresses for stmatrix)
+    WarpAddresses addrs;
+    addrs.map = &map;
+    addrs.tab = &tab;
+    addrs.warp = w;
+    addrs.held = tab.select(w);
+    if (!addrs.held) map.lane_parts(w, addrs.trow, addrs.tcol);
+    for (int ci = 0; ci < nc; ++ci) {
+      StoreCandidate& c = p.candidates[ci];
+      if (!m.measures(c)) continue;
+      const WarpCost cost = measure_candidate(c, addrs, ch, p.elem_bytes);
+      m.per_warp[ci][w] = cost.wavefronts;
+      m.ideal[ci] = cost.ideal;
+      m.total[ci] += cost.wavefronts;
+      m.total_ideal[ci] += cost.ideal;
+      if (cost.wavefronts > c.wavefronts) c.wavefronts = cost.wavefronts;
+      c.ideal = cost.ideal;
+      if (cost.conflict.any()) m.conflict[ci] = cost.conflict;  // warps run downwards: the lowest warp's finding stays
+    }
+    if (opts.conflict_free_only) {  // every candidate already above its ideal: not conflict-free
+      bool any_clean = false;
+      for (int ci = 0; ci < nc; ++ci)
+        if (m.measures(p.candidates[ci]) && !m.conflict[ci].any()) any_clean = true;
+      if (!any_clean) return false;
+    }
+  }
+  return true;
+}
+
+// The plan: the measured candidate with the fewest wavefronts (the first on ties: st.shared, then
+// stmatrix), with its measurements and register order; the set-aside candidates get their
+// instruction counts back.
+constexpr void choose_plan(SmemStorePlan& p, const Chains& ch, const WavefrontTally& m) {
+  const int V = p.values, W = p.threads / 32, nc = p.num_candidates;
+  int best = -1;
+  for (int ci = 0; ci < nc; ++ci) {
+    if (!m.measures(p.candidates[ci])) continue;
+    if (best < 0 || m.total[ci] < p.total_wavefronts) {
+      best = ci;
+      for (int w = 0; w < W; ++w) p.wavefronts[w] = m.per_warp[ci][w];
+      p.ideal_wavefronts = m.ideal[ci];
+      p.total_wavefronts = m.total[ci];
+      p.total_ideal = m.total_ideal[ci];
+      p.conflict = m.conflict[ci];
+    }
+  }
+  if (m.forced >= 0)
+    for (int ci = 0; ci < nc; ++ci)
+      if (p.candidates[ci].instructions < 0) p.candidates[ci].instructions = -p.candidates[ci].instructions;
+  const StoreCandidate& bc = p.candidates[best];
+  p.op = bc.op;
+  p.values_per_instruction = bc.op.values_per_lane(p.elem_bytes);
+  p.instructions = bc.instructions;
+  for (int k = 0; k < V; ++k)
+    p.order[k] = bc.op.kind == StoreOpKind::st_shared ? ch.value[k] : static_cast<std::int16_t>(k);
+  p.ok = true;
+}
+
+constexpr void plan_search(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
+                           const SmemStoreOptions& opts) {
+  AddressMap map;
+  map.init(src, dst);
+  WarpTable tab;
+  tab.init(p.values);
+
+  SlotScan scan;
+  scan.live = src.live_values() > 0 ? src.live_values() : p.values;
+  scan.try_stmatrix = opts.allow_stmatrix && p.elem_bytes == 2 && p.values % 2 == 0 && scan.live % 2 == 0;
+  if (!scan_slots(p, src, dst, map, tab, scan)) return;
+
+  Chains chains;
+  link_chains(p, scan, chains);
+
+  const int first_stm = add_candidates(p, map, scan, chains, opts);
+  find_width_limit(p, first_stm, opts);
   if (opts.widths_only) {
     p.ok = true;
     return;
   }
 
-  // ---- pass 2: wavefronts of the candidates with the fewest instructions, warp by warp (last warp
-  // first: its addresses are still in the table); the chosen one has the fewest wavefronts
-  // (st.shared first, then stmatrix, on ties). A candidate's conflict finding is its first group
-  // (warp, instruction, group) above the ideal.
-  int min_instr = 1 << 30;
-  for (int ci = 0; ci < nc; ++ci)
-    if (p.candidates[ci].feasible && p.candidates[ci].instructions < min_instr) min_instr = p.candidates[ci].instructions;
-  // A forced instruction: its candidate alone (refused when it is none or cannot store the fragment).
-  int forced = -1;
-  if (opts.force.bytes > 0) {
-    for (int ci = 0; ci < nc; ++ci)
-      if (p.candidates[ci].op == opts.force) forced = ci;
-    const bool stm = opts.force.kind == StoreOpKind::stmatrix;
-    if (forced < 0) {
-      reject(p, SmemStoreRule::forced_op, opts.force.bytes * (stm ? opts.force.matrices : 1), stm, 1);
-      return;
-    }
-    if (!p.candidates[forced].feasible) {
-      reject(p, SmemStoreRule::forced_op, opts.force.bytes * (stm ? opts.force.matrices : 1), stm, 0);
-      p.width_limit = p.candidates[forced].why_not;  // the slots that block it, for the words
-      return;
-    }
-    min_instr = p.candidates[forced].instructions;
-    for (int ci = 0; ci < nc; ++ci)  // pass 2 below measures only candidates with min_instr instructions
-      if (ci != forced && p.candidates[ci].instructions == min_instr) p.candidates[ci].instructions = -p.candidates[ci].instructions;
-  }
-  if (opts.conflict_free_only && min_instr > opts.max_instructions) return;  // p.ok stays false
-  std::int32_t wf_warp[SmemStorePlan::kMaxCandidates][SmemStorePlan::kMaxWarps] = {};
-  std::int32_t ideal_of[SmemStorePlan::kMaxCandidates] = {};
-  std::int32_t total_of[SmemStorePlan::kMaxCandidates] = {};
-  std::int32_t total_ideal_of[SmemStorePlan::kMaxCandidates] = {};
-  ConflictFinding cf_of[SmemStorePlan::kMaxCandidates] = {};
-  for (int w = W - 1; w >= 0; --w) {
-    // the warps still in the table are read from it; the others compute the few addresses needed
-    // (one per run and lane for st.shared, the row addresses for stmatrix)
-    const bool held = tab.select(w);
-    std::int64_t trow[32] = {};
-    std::int32_t tcol[32] = {};
-    if (!held) map.lane_parts(w, trow, tcol);
-    auto A = [&](int l, int v) { return held ? tab.at(l, v) : map.addr32(trow[l], tcol[l], v); };
-    for (int ci = 0; ci < nc; ++ci) {
-      StoreCandidate& c = p.candidates[ci];
-      if (!c.feasible || c.instructions != min_instr) continue;
-      const int vpi = c.op.values_per_lane(E);
-      ConflictFinding cf{};  // this warp's first
-      std::int32_t wf = 0, id = 0;
-      for (int i = 0; i < c.instructions; ++i) {
-        const int base = i * vpi;
-        if (c.op.kind == StoreOpKind::st_shared) {
-          const int B = c.op.bytes, gl = lanes_per_wavefront_group(B);
-          const int v0 = chain[base];
-          std::uint32_t addr[32] = {};
-          for (int l = 0; l < 32; ++l) addr[l] = A(l, v0);
-          for (int g = 0; g < 32; g += gl) {
-            int ca = -1, cb = -1;
-            const int gw = group_wavefronts(addr + g, gl, B, &ca, &cb);
-            const int gi = ideal_group_wavefronts(gl, B);
-            wf += gw;
-            id += gi;
-            if (gw > gi && !cf.any()) {
-              cf.warp = w;
-              cf.instruction = i;
-              cf.wavefronts = gw;
-              cf.ideal = gi;
-              cf.lane_a = g + ca;
-              cf.lane_b = g + cb;
-              cf.a = map.slot(32 * w + g + ca, v0);
-              cf.b = map.slot(32 * w + g + cb, v0);
-            }
-          }
-        } else {
-          for (int j = 0; j < c.op.matrices; ++j) {
-            const int va = base + 2 * j, vb = va + 1;
-            std::uint32_t rowaddr[8] = {};
-            int rowlane[8] = {};
-            int rowval[8] = {};
-            for (int r = 0; r < 8; ++r) {
-              const StmatrixRow rs = stmatrix_row_source(r, c.op.trans);
-              rowlane[r] = rs.lane;
-              rowval[r] = rs.second ? vb : va;
-              rowaddr[r] = A(rowlane[r], rowval[r]);
-            }
-            int ca = -1, cb = -1;
-            const int gw = group_wavefronts(rowaddr, 8, 16, &ca, &cb);
-            wf += gw;
-            id += 1;
-            if (gw > 1 && !cf.any()) {
-              cf.warp = w;
-              cf.instruction = i;
-              cf.wavefronts = gw;
-              cf.ideal = 1;
-              cf.lane_a = 8 * j + ca;  // the lanes that give those row addresses
-              cf.lane_b = 8 * j + cb;
-              cf.a = map.slot(32 * w + rowlane[ca], rowval[ca]);
-              cf.b = map.slot(32 * w + rowlane[cb], rowval[cb]);
-            }
-          }
-        }
-      }
-      wf_warp[ci][w] = wf;
-      ideal_of[ci] = id;
-      total_of[ci] += wf;
-      total_ideal_of[ci] += id;
-      if (wf > c.wavefronts) c.wavefronts = wf;
-      c.ideal = id;
-      if (cf.any()) cf_of[ci] = cf;  // warps run downwards: the lowest warp's finding stays
-    }
-    if (opts.conflict_free_only) {  // every candidate already above its ideal: not conflict-free
-      bool any_clean = false;
-      for (int ci = 0; ci < nc; ++ci)
-        if (p.candidates[ci].feasible && p.candidates[ci].instructions == min_instr && !cf_of[ci].any()) any_clean = true;
-      if (!any_clean) return;  // p.ok stays false
-    }
-  }
-  int best = -1;
-  for (int ci = 0; ci < nc; ++ci) {
-    const StoreCandidate& c = p.candidates[ci];
-    if (!c.feasible || c.instructions != min_instr) continue;
-    if (best < 0 || total_of[ci] < p.total_wavefronts) {
-      best = ci;
-      for (int w = 0; w < W; ++w) p.wavefronts[w] = wf_warp[ci][w];
-      p.ideal_wavefronts = ideal_of[ci];
-      p.total_wavefronts = total_of[ci];
-      p.total_ideal = total_ideal_of[ci];
-      p.conflict = cf_of[ci];
-    }
-  }
-  if (forced >= 0)  // the candidates set aside above get their instruction counts back
-    for (int ci = 0; ci < nc; ++ci)
-      if (p.candidates[ci].instructions < 0) p.candidates[ci].instructions = -p.candidates[ci].instructions;
-  const StoreCandidate& bc = p.candidates[best];
-  p.op = bc.op;
-  p.values_per_instruction = bc.op.values_per_lane(E);
-  p.instructions = bc.instructions;
-  for (int k = 0; k < V; ++k) p.order[k] = bc.op.kind == StoreOpKind::st_shared ? chain[k] : static_cast<std::int16_t>(k);
-  p.ok = true;
+  // Pass 2 measures the candidates with the fewest instructions; the chosen one has the fewest
+  // wavefronts. Stopping early for the fix search leaves p.ok false.
+  WavefrontTally tally;
+  if (!select_measured(p, opts, tally)) return;
+  if (opts.conflict_free_only && tally.min_instructions > opts.max_instructions) return;
+  if (!measure_warps(p, map, tab, chains, opts, tally)) return;
+  choose_plan(p, chains, tally);
 }
 
 constexpr void find_fixes(SmemStorePlan& p, const StoreSource& src, const StoreDestination& dst,
