@@ -757,7 +757,7 @@ TEST(CliContract, HelpAndDocsNameTheSameOptions) {
   };
   const std::vector<std::pair<std::string, std::string>> cmds = {
       {"plan", "plan"}, {"smem-store", "smem-store"}, {"encode", "encode tiled"}, {"decode, diff", "decode"},
-      {"cluster-stage", "cluster-stage"}};
+      {"cluster-stage", "cluster-stage"}, {"capture", "capture"}};
   for (const auto& [heading, cmd] : cmds) {
     SCOPED_TRACE(cmd);
     std::set<std::string> help = options_in(run_inprocess(split(cmd + " --help")).out);

@@ -24,6 +24,7 @@
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
+#include "tmakit/tensor_map/notes.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 #include "tmakit/tensor_map/storage.hpp"
 
@@ -72,7 +73,8 @@ std::vector<Family> families() {
           family<ClusterRule>("cluster"),     family<LayoutRule>("layout"),
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
           family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
-          family<PeerRule>("peer"),            family<MapStorageRule>("map storage")};
+          family<PeerRule>("peer"),            family<MapStorageRule>("map storage"),
+          family<MapNoteRule>("map notes")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {
@@ -114,7 +116,9 @@ TEST(RuleTables, OnlyTheDecisionsAreNotes) {
       if (f.notes[i] && f.name != "dsmem reason") notes.insert(f.ids[i]);
     }
   EXPECT_EQ(notes, (std::set<std::string>{"cluster.nonportable", "group.straddle", "dsmem.bulk_alignment", "layout.ok",
-                                          "smem_store.ok", "check.l2promotion", "map.storage_abi"}));
+                                          "smem_store.ok", "check.l2promotion", "map.storage_abi",
+                                          "note.l2_promotion_none", "note.swizzle_none", "note.swizzle_row_padded",
+                                          "note.interleave"}));
 }
 
 // Families whose fixes are computed from the numbers: every error rule gets a non-empty fix and a

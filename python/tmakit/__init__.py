@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from . import _tmakit
+from ._capture import CapturedMap, capture
 from ._errors import Refused, Violation
 from ._records import (
     ClusterStage,
@@ -35,10 +36,11 @@ from ._tmakit import Layout
 __version__: str = _tmakit.__version__
 
 __all__ = [
-    "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan", "Plan", "PlanCheck",
-    "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "check_against_plan", "check_map_storage",
-    "cluster_stage", "decode", "diff", "dsmem_copy", "encode", "encode_im2col", "encode_im2col_wide", "encode_tiled",
-    "multicast", "plan", "smem_store", "tensor_map", "to_bytes", "validate",
+    "CapturedMap", "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan",
+    "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "capture",
+    "check_against_plan", "check_map_storage", "cluster_stage", "decode", "diff", "dsmem_copy", "encode",
+    "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan", "smem_store", "tensor_map", "to_bytes",
+    "validate",
 ]
 
 Name = str | int  # a name as the CLI takes it ("bf16", "128B", "sm_90") or the cuda.h integer

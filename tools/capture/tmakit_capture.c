@@ -1,151 +1,234 @@
 // tmakit_capture: the descriptors a program encodes through the CUDA driver, as they are made.
 //
+//   tmakit capture -- python3 my_kernel.py          (preloads this library and explains every map)
 //   LD_PRELOAD=libtmakit_capture.so TMAKIT_CAPTURE=maps.jsonl python3 my_kernel.py
-//   tmakit decode "$(tail -1 maps.jsonl | jq -r .bytes)"
 //
 // Whatever stack builds a tensor map (CuTe DSL's runtime, Triton's launcher, cuda.core, CUTLASS, a
-// hand-written host) ends in the driver's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col, reached
-// by linking libcuda, by dlsym on it, or through cuGetProcAddress. This library is put in front of
-// all three: it hands out a wrapper that calls the driver and appends one JSON line per call to the
-// file TMAKIT_CAPTURE names (stderr when unset): the call's arguments and the 128 bytes the driver
-// wrote, which tmakit decode / diff / check_against_plan then explain. It changes nothing the
-// program sees. Linux, glibc.
+// hand-written host) ends in the driver's cuTensorMapEncodeTiled / EncodeIm2col / EncodeIm2colWide
+// (and cuTensorMapReplaceAddress to re-point one), reached in one of four ways, each intercepted
+// here:
+//   linked               the program (or a library) links libcuda: this library's exports come first;
+//   dlsym                dlsym(RTLD_DEFAULT or a libcuda handle, name): this library's dlsym;
+//   cuGetProcAddress     the driver's lookup, v1 and _v2 (any cudaVersion), itself reached linked,
+//   cuGetProcAddress_v2  by dlsym or by asking cuGetProcAddress for "cuGetProcAddress". The CUDA
+//                        runtime's cudaGetDriverEntryPoint[ByVersion] ends here: libcudart, shared or
+//                        static, dlsym's the driver's cuGetProcAddress(_v2) and asks it.
+// Each way hands out its own wrapper, which calls the function that way found, then appends one
+// JSON line (capture_record.h) to the file TMAKIT_CAPTURE names: the arguments, the result, the
+// bytes. It changes nothing the program sees while a driver answers. Without one (no libcuda.so.1,
+// or the toolkit's stub) the lookups still hand out the wrappers, which answer CUDA_ERROR_UNKNOWN
+// (999) or the stub's CUDA_ERROR_STUB_LIBRARY (34), so that a program's arguments can be recorded
+// on a machine without a GPU. Linux, glibc. Exports: the four functions, cuGetProcAddress(_v2),
+// dlsym; everything else is hidden.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
-typedef int CUresult;
-typedef uint32_t cuuint32_t;
-typedef uint64_t cuuint64_t;
-typedef int (*tiled_fn)(void*, int, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                        const cuuint32_t*, int, int, int, int);
-typedef int (*im2col_fn)(void*, int, cuuint32_t, void*, const cuuint64_t*, const cuuint64_t*, const int*, const int*,
-                         cuuint32_t, cuuint32_t, const cuuint32_t*, int, int, int, int);
-typedef int (*procaddr_fn)(const char*, void**, int, cuuint64_t, void*);
-typedef void* (*dlsym_fn)(void*, const char*);
+#include "capture_driver.h"
+#include "capture_record.h"
 
-static dlsym_fn real_dlsym_ptr;
-static tiled_fn real_tiled;
-static im2col_fn real_im2col;
-static procaddr_fn real_procaddr;
-static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+#define EXPORT __attribute__((visibility("default")))
 
-static dlsym_fn real_dlsym(void) {
-  if (!real_dlsym_ptr) {
-    // glibc >= 2.34 versions dlsym GLIBC_2.34 (older references stay GLIBC_2.2.5).
-    real_dlsym_ptr = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!real_dlsym_ptr) real_dlsym_ptr = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-  }
-  return real_dlsym_ptr;
+typedef int (*tiled_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const uint32_t*,
+                        const uint32_t*, int, int, int, int);
+typedef int (*im2col_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const int*, const int*,
+                         uint32_t, uint32_t, const uint32_t*, int, int, int, int);
+typedef int (*wide_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, int, int, uint32_t, uint32_t,
+                       const uint32_t*, int, int, int, int, int);
+typedef int (*replace_fn)(void*, void*);
+typedef int (*procaddr_v1_fn)(const char*, void**, int, uint64_t);
+typedef int (*procaddr_v2_fn)(const char*, void**, int, uint64_t, void*);
+
+// How the program reached a function, and which function.
+enum Path { kLinked, kDlsym, kProcAddr, kProcAddrV2, kPaths };
+static const char* const kPathName[kPaths] = {"linked", "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2"};
+enum Fn { kTiled, kIm2col, kWide, kReplace, kFns };
+static const char* const kFnName[kFns] = {"cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col",
+                                          "cuTensorMapEncodeIm2colWide", "cuTensorMapReplaceAddress"};
+
+// The function each way last found (NULL: none yet; the wrapper then asks the driver by name).
+static void* found[kPaths][kFns];
+// The driver's cuGetProcAddress / _v2 as the program found them (NULL: ask the driver by name).
+static void* found_procaddr[2];
+
+static int fn_index(const char* name) {
+  for (int f = 0; name && f < kFns; ++f)
+    if (!strcmp(name, kFnName[f])) return f;
+  return -1;
 }
 
-static void* driver(const char* name) {
-  static void* cuda;
-  if (!cuda) cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-  return cuda ? real_dlsym()(cuda, name) : NULL;
+static void* target(enum Path p, enum Fn f) {
+  void* t = __atomic_load_n(&found[p][f], __ATOMIC_ACQUIRE);
+  return t ? t : capture_driver_fn(kFnName[f]);
 }
 
-static void write_u64s(FILE* f, const char* key, const cuuint64_t* v, unsigned n) {
-  fprintf(f, ",\"%s\":[", key);
-  for (unsigned i = 0; v && i < n; ++i) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
-  fputc(']', f);
-}
-static void write_u32s(FILE* f, const char* key, const cuuint32_t* v, unsigned n) {
-  fprintf(f, ",\"%s\":[", key);
-  for (unsigned i = 0; v && i < n; ++i) fprintf(f, "%s%u", i ? "," : "", v[i]);
-  fputc(']', f);
-}
+static void remember(enum Path p, enum Fn f, void* fn) { __atomic_store_n(&found[p][f], fn, __ATOMIC_RELEASE); }
 
-// One JSON line: {"call":..., "result":..., <arguments>, "bytes":"<256 hex digits>"}.
-static void record(const char* call, int result, const void* map, int dtype, cuuint32_t rank, const void* addr,
-                   const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* elem,
-                   int interleave, int swizzle, int l2, int oob) {
-  pthread_mutex_lock(&out_lock);
-  const char* path = getenv("TMAKIT_CAPTURE");
-  FILE* f = path && *path ? fopen(path, "a") : stderr;
-  if (f) {
-    fprintf(f, "{\"call\":\"%s\",\"result\":%d,\"dtype\":%d,\"rank\":%u,\"address\":%llu", call, result, dtype, rank,
-            (unsigned long long)(uintptr_t)addr);
-    const unsigned r = rank <= 5 ? rank : 5;
-    write_u64s(f, "dims", dims, r);
-    write_u64s(f, "strides", strides, r ? r - 1 : 0);
-    if (box) write_u32s(f, "box", box, r);
-    write_u32s(f, "elem_strides", elem, r);
-    fprintf(f, ",\"interleave\":%d,\"swizzle\":%d,\"l2\":%d,\"oob\":%d,\"bytes\":\"", interleave, swizzle, l2, oob);
-    const unsigned char* b = (const unsigned char*)map;
-    for (int i = 0; i < 128; ++i) fprintf(f, "%02x", result == 0 && b ? b[i] : 0);
-    fputs("\"}\n", f);
-    if (f != stderr) fclose(f);
-  }
-  pthread_mutex_unlock(&out_lock);
-}
-
-static int wrap_tiled(void* map, int dtype, cuuint32_t rank, void* addr, const cuuint64_t* dims,
-                      const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* elem, int interleave,
-                      int swizzle, int l2, int oob) {
-  if (!real_tiled) real_tiled = (tiled_fn)driver("cuTensorMapEncodeTiled");
-  const int r = real_tiled ? real_tiled(map, dtype, rank, addr, dims, strides, box, elem, interleave, swizzle, l2, oob)
-                           : 999;  // CUDA_ERROR_UNKNOWN: no driver
-  record("cuTensorMapEncodeTiled", r, map, dtype, rank, addr, dims, strides, box, elem, interleave, swizzle, l2, oob);
+// ---- the wrappers: call the function found, then record the call
+static int call_tiled(enum Path p, void* map, int dtype, uint32_t rank, void* addr, const uint64_t* dims,
+                      const uint64_t* strides, const uint32_t* box, const uint32_t* elem, int il, int sw, int l2,
+                      int oob) {
+  const tiled_fn real = (tiled_fn)target(p, kTiled);
+  const int r = real ? real(map, dtype, rank, addr, dims, strides, box, elem, il, sw, l2, oob) : kCudaNoDriver;
+  const CaptureCall c = {.call = kFnName[kTiled], .via = kPathName[p], .result = r, .driver = real != NULL,
+                         .kind = kCaptureTiled, .map = map, .address = addr, .dtype = dtype, .rank = rank,
+                         .dims = dims, .strides = strides, .box = box, .elem_strides = elem, .interleave = il,
+                         .swizzle = sw, .l2 = l2, .oob = oob};
+  capture_record(&c);
   return r;
 }
 
-static int wrap_im2col(void* map, int dtype, cuuint32_t rank, void* addr, const cuuint64_t* dims,
-                       const cuuint64_t* strides, const int* lower, const int* upper, cuuint32_t channels,
-                       cuuint32_t pixels, const cuuint32_t* elem, int interleave, int swizzle, int l2, int oob) {
-  if (!real_im2col) real_im2col = (im2col_fn)driver("cuTensorMapEncodeIm2col");
-  const int r = real_im2col ? real_im2col(map, dtype, rank, addr, dims, strides, lower, upper, channels, pixels, elem,
-                                          interleave, swizzle, l2, oob)
-                            : 999;
-  record("cuTensorMapEncodeIm2col", r, map, dtype, rank, addr, dims, strides, NULL, elem, interleave, swizzle, l2, oob);
+static int call_im2col(enum Path p, void* map, int dtype, uint32_t rank, void* addr, const uint64_t* dims,
+                       const uint64_t* strides, const int* lower, const int* upper, uint32_t channels,
+                       uint32_t pixels, const uint32_t* elem, int il, int sw, int l2, int oob) {
+  const im2col_fn real = (im2col_fn)target(p, kIm2col);
+  const int r = real ? real(map, dtype, rank, addr, dims, strides, lower, upper, channels, pixels, elem, il, sw, l2,
+                            oob)
+                     : kCudaNoDriver;
+  const CaptureCall c = {.call = kFnName[kIm2col], .via = kPathName[p], .result = r, .driver = real != NULL,
+                         .kind = kCaptureIm2col, .map = map, .address = addr, .dtype = dtype, .rank = rank,
+                         .dims = dims, .strides = strides, .elem_strides = elem, .lower = lower, .upper = upper,
+                         .channels = channels, .pixels = pixels, .interleave = il, .swizzle = sw, .l2 = l2,
+                         .oob = oob};
+  capture_record(&c);
   return r;
 }
 
-CUresult cuGetProcAddress_v2(const char* name, void** pfn, int version, cuuint64_t flags, void* status);
-
-static void* wrapper_for(const char* name) {
-  if (!name) return NULL;
-  if (!strcmp(name, "cuTensorMapEncodeTiled")) return (void*)wrap_tiled;
-  if (!strcmp(name, "cuTensorMapEncodeIm2col")) return (void*)wrap_im2col;
-  return NULL;
+static int call_wide(enum Path p, void* map, int dtype, uint32_t rank, void* addr, const uint64_t* dims,
+                     const uint64_t* strides, int lower, int upper, uint32_t channels, uint32_t pixels,
+                     const uint32_t* elem, int il, int mode, int sw, int l2, int oob) {
+  const wide_fn real = (wide_fn)target(p, kWide);
+  const int r = real ? real(map, dtype, rank, addr, dims, strides, lower, upper, channels, pixels, elem, il, mode,
+                            sw, l2, oob)
+                     : kCudaNoDriver;
+  const CaptureCall c = {.call = kFnName[kWide], .via = kPathName[p], .result = r, .driver = real != NULL,
+                         .kind = kCaptureIm2colWide, .map = map, .address = addr, .dtype = dtype, .rank = rank,
+                         .dims = dims, .strides = strides, .elem_strides = elem, .lower = &lower, .upper = &upper,
+                         .channels = channels, .pixels = pixels, .interleave = il, .swizzle = sw, .l2 = l2,
+                         .oob = oob, .mode = mode};
+  capture_record(&c);
+  return r;
 }
 
-// Callers that link libcuda.
-CUresult cuTensorMapEncodeTiled(void* map, int dtype, cuuint32_t rank, void* addr, const cuuint64_t* dims,
-                                const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* elem, int interleave,
-                                int swizzle, int l2, int oob) {
-  return wrap_tiled(map, dtype, rank, addr, dims, strides, box, elem, interleave, swizzle, l2, oob);
-}
-CUresult cuTensorMapEncodeIm2col(void* map, int dtype, cuuint32_t rank, void* addr, const cuuint64_t* dims,
-                                 const cuuint64_t* strides, const int* lower, const int* upper, cuuint32_t channels,
-                                 cuuint32_t pixels, const cuuint32_t* elem, int interleave, int swizzle, int l2,
-                                 int oob) {
-  return wrap_im2col(map, dtype, rank, addr, dims, strides, lower, upper, channels, pixels, elem, interleave, swizzle,
-                     l2, oob);
+static int call_replace(enum Path p, void* map, void* addr) {
+  const replace_fn real = (replace_fn)target(p, kReplace);
+  const int r = real ? real(map, addr) : kCudaNoDriver;
+  const CaptureCall c = {.call = kFnName[kReplace], .via = kPathName[p], .result = r, .driver = real != NULL,
+                         .kind = kCaptureReplaceAddress, .map = map, .address = addr};
+  capture_record(&c);
+  return r;
 }
 
-// Callers that look the driver up by name.
-void* dlsym(void* handle, const char* name) {
-  void* w = wrapper_for(name);
-  if (w) return w;
-  void* real = real_dlsym()(handle, name);
-  // A caller that looks up the driver's own lookup gets this library's, which hands out the wrappers.
-  if (real && !strcmp(name, "cuGetProcAddress_v2")) return (void*)cuGetProcAddress_v2;
+// One wrapper of each function per way, so that a record says how the program reached it.
+#define TILED_PARAMS                                                                                          \
+  void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims, const uint64_t *strides,             \
+      const uint32_t *box, const uint32_t *elem, int il, int sw, int l2, int oob
+#define IM2COL_PARAMS                                                                                         \
+  void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims, const uint64_t *strides,             \
+      const int *lower, const int *upper, uint32_t ch, uint32_t px, const uint32_t *elem, int il, int sw, int l2, \
+      int oob
+#define WIDE_PARAMS                                                                                           \
+  void *map, int dtype, uint32_t rank, void *addr, const uint64_t *dims, const uint64_t *strides, int lower,  \
+      int upper, uint32_t ch, uint32_t px, const uint32_t *elem, int il, int mode, int sw, int l2, int oob
+#define WRAPPERS(P)                                                                                           \
+  static int tiled_##P(TILED_PARAMS) {                                                                        \
+    return call_tiled(P, map, dtype, rank, addr, dims, strides, box, elem, il, sw, l2, oob);                  \
+  }                                                                                                           \
+  static int im2col_##P(IM2COL_PARAMS) {                                                                      \
+    return call_im2col(P, map, dtype, rank, addr, dims, strides, lower, upper, ch, px, elem, il, sw, l2, oob); \
+  }                                                                                                           \
+  static int wide_##P(WIDE_PARAMS) {                                                                          \
+    return call_wide(P, map, dtype, rank, addr, dims, strides, lower, upper, ch, px, elem, il, mode, sw, l2,  \
+                     oob);                                                                                    \
+  }                                                                                                           \
+  static int replace_##P(void* map, void* addr) { return call_replace(P, map, addr); }
+WRAPPERS(kDlsym)
+WRAPPERS(kProcAddr)
+WRAPPERS(kProcAddrV2)
+
+static void* const kWrapper[kPaths][kFns] = {
+    {NULL, NULL, NULL, NULL},  // linked: the exports below
+    {(void*)tiled_kDlsym, (void*)im2col_kDlsym, (void*)wide_kDlsym, (void*)replace_kDlsym},
+    {(void*)tiled_kProcAddr, (void*)im2col_kProcAddr, (void*)wide_kProcAddr, (void*)replace_kProcAddr},
+    {(void*)tiled_kProcAddrV2, (void*)im2col_kProcAddrV2, (void*)wide_kProcAddrV2, (void*)replace_kProcAddrV2},
+};
+
+// ---- linked callers
+EXPORT int cuTensorMapEncodeTiled(TILED_PARAMS) {
+  return call_tiled(kLinked, map, dtype, rank, addr, dims, strides, box, elem, il, sw, l2, oob);
+}
+EXPORT int cuTensorMapEncodeIm2col(IM2COL_PARAMS) {
+  return call_im2col(kLinked, map, dtype, rank, addr, dims, strides, lower, upper, ch, px, elem, il, sw, l2, oob);
+}
+EXPORT int cuTensorMapEncodeIm2colWide(WIDE_PARAMS) {
+  return call_wide(kLinked, map, dtype, rank, addr, dims, strides, lower, upper, ch, px, elem, il, mode, sw, l2,
+                   oob);
+}
+EXPORT int cuTensorMapReplaceAddress(void* map, void* addr) { return call_replace(kLinked, map, addr); }
+
+// ---- callers that ask the driver: cuGetProcAddress (v1, four arguments) and _v2 (five)
+EXPORT int cuGetProcAddress(const char* name, void** pfn, int version, uint64_t flags);
+EXPORT int cuGetProcAddress_v2(const char* name, void** pfn, int version, uint64_t flags, void* status);
+
+static int ask_driver(int v2, const char* name, void** pfn, int version, uint64_t flags, void* status) {
+  void* real = __atomic_load_n(&found_procaddr[v2], __ATOMIC_ACQUIRE);
+  if (!real) real = capture_driver_fn(v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress");
+  if (!real) return kCudaNoDriver;
+  if (v2) return ((procaddr_v2_fn)real)(name, pfn, version, flags, status);
+  return ((procaddr_v1_fn)real)(name, pfn, version, flags);
+}
+
+// The driver's answer, with the encoders (and the lookup itself) swapped for this library's. Where
+// no driver answers, the encoders and the lookup are handed out anyway (see the top of the file).
+static int procaddr(int v2, const char* name, void** pfn, int version, uint64_t flags, void* status) {
+  int r = ask_driver(v2, name, pfn, version, flags, status);
+  const enum Path p = v2 ? kProcAddrV2 : kProcAddr;
+  const int f = fn_index(name);
+  const int lookup = name && !strcmp(name, "cuGetProcAddress");
+  const int found_one = pfn && r == kCudaSuccess && *pfn;
+  const int no_driver = pfn && capture_no_driver_result(r);
+  if (f >= 0 && (found_one || no_driver)) {
+    if (found_one) remember(p, (enum Fn)f, *pfn);
+    *pfn = kWrapper[p][f];
+  } else if (lookup && (found_one || no_driver)) {
+    const int gets_v2 = version >= 12000;  // the driver hands out cuGetProcAddress_v2 from CUDA 12.0
+    if (found_one) __atomic_store_n(&found_procaddr[gets_v2], *pfn, __ATOMIC_RELEASE);
+    *pfn = gets_v2 ? (void*)cuGetProcAddress_v2 : (void*)cuGetProcAddress;
+  } else {
+    return r;
+  }
+  if (no_driver && v2 && status) *(int*)status = 0;  // CU_GET_PROC_ADDRESS_SUCCESS
+  return kCudaSuccess;
+}
+
+int cuGetProcAddress(const char* name, void** pfn, int version, uint64_t flags) {
+  return procaddr(0, name, pfn, version, flags, NULL);
+}
+int cuGetProcAddress_v2(const char* name, void** pfn, int version, uint64_t flags, void* status) {
+  return procaddr(1, name, pfn, version, flags, status);
+}
+
+// ---- callers that look the driver up by name
+static int is_ours(const void* fn) {
+  Dl_info self, other;
+  return dladdr((const void*)fn_index, &self) && dladdr(fn, &other) && self.dli_fbase == other.dli_fbase;
+}
+
+EXPORT void* dlsym(void* handle, const char* name) {
+  void* real = capture_real_dlsym()(handle, name);
+  const int f = fn_index(name);
+  if (f >= 0) {
+    // RTLD_DEFAULT finds this library's export first: then the wrapper asks the driver by name.
+    if (real && !is_ours(real)) remember(kDlsym, (enum Fn)f, real);
+    return real || capture_driver_absent() ? kWrapper[kDlsym][f] : NULL;
+  }
+  if (real && !is_ours(real)) {
+    const int v2 = !strcmp(name, "cuGetProcAddress_v2");
+    if (v2 || !strcmp(name, "cuGetProcAddress")) {
+      __atomic_store_n(&found_procaddr[v2], real, __ATOMIC_RELEASE);
+      return v2 ? (void*)cuGetProcAddress_v2 : (void*)cuGetProcAddress;
+    }
+  }
   return real;
-}
-
-// Callers that ask the driver (the CUDA runtime's cudaGetDriverEntryPoint ends here too).
-static CUresult procaddr(const char* name, void** pfn, int version, cuuint64_t flags, void* status, const char* which) {
-  if (!real_procaddr) real_procaddr = (procaddr_fn)driver(which);
-  const CUresult r = real_procaddr ? real_procaddr(name, pfn, version, flags, status) : 999;
-  void* w = wrapper_for(name);
-  if (r == 0 && w && pfn && *pfn) *pfn = w;
-  return r;
-}
-CUresult cuGetProcAddress_v2(const char* name, void** pfn, int version, cuuint64_t flags, void* status) {
-  return procaddr(name, pfn, version, flags, status, "cuGetProcAddress_v2");
 }

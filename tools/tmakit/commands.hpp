@@ -35,5 +35,9 @@ int run_smem_store(std::vector<std::string> args, std::istream& in, std::ostream
 // cluster-stage --cluster X,Y [--multicast SPEC]... [--dsmem SPEC]...: one stage's copies added up
 // per CTA (cmd_cluster_stage.cpp)
 int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// capture [options] [--] CMD [ARGS...] | capture --from FILE: CMD run with libtmakit_capture.so
+// preloaded, then every tensor map it had the driver encode explained (cmd_capture.cpp; exit status:
+// CMD's). It starts a process: the fuzz targets never call it.
+int run_capture(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace tmakit::cli
