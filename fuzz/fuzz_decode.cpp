@@ -37,12 +37,12 @@
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 
 namespace {
 
 using namespace tmakit;
-namespace L = tmakit::tmap_layout;
+namespace L = tmakit::tmap_fields;
 
 void check(bool ok) {
   if (!ok) __builtin_trap();

@@ -36,7 +36,7 @@ struct Store {
 std::vector<Store> block_stores(GatherSchedule s, std::int32_t r, std::int32_t b, std::int32_t blocks,
                                 std::int64_t tiles, std::int32_t world) {
   std::vector<Store> out;
-  const TileWalk w = gather_walk(s, b, blocks, tiles, world);
+  const TileStride w = gather_walk(s, b, blocks, tiles, world);
   auto tile = [&](std::int64_t i) { return w.first + i * w.step; };
   auto put = [&](std::int32_t d, std::int64_t i) {
     out.push_back({r, b, (r + d) % world, tile(i), static_cast<std::int64_t>(out.size())});

@@ -10,7 +10,7 @@
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
@@ -61,8 +61,8 @@ TEST(SwizzleModes, EveryRowAgreesWithItsReaders) {
     EXPECT_EQ(std::string(cuda_prefix(NameSet::swizzle)) + r.name, r.cuda_name);
 
     // the packed columns read what the row says
-    EXPECT_EQ(tmap_layout::hw_swizzle_mode(s), r.hw_mode);
-    EXPECT_EQ(tmap_layout::hw_swizzle_atomicity(s), r.hw_atomicity);
+    EXPECT_EQ(tmap_fields::hw_swizzle_mode(s), r.hw_mode);
+    EXPECT_EQ(tmap_fields::hw_swizzle_atomicity(s), r.hw_atomicity);
     EXPECT_EQ(swizzle_span_bytes(s), r.span_bytes);
     EXPECT_EQ(smem_alignment(s), r.smem_alignment);
     EXPECT_EQ(tma_smem_alignment(s), r.smem_alignment < 128 ? 128u : r.smem_alignment);
@@ -101,9 +101,9 @@ TEST(SwizzleModes, EveryRowAgreesWithItsReaders) {
     const TensorMapParams p = map_with(s);
     const EncodeResult e = encode(p);
     ASSERT_TRUE(e.ok());
-    EXPECT_EQ(e.map.bits(tmap_layout::kSwizzle.lo, tmap_layout::kSwizzle.width), r.hw_mode);
-    EXPECT_EQ(e.map.bits(tmap_layout::kSwizzleAtomicity.lo, tmap_layout::kSwizzleAtomicity.width), r.hw_atomicity);
-    EXPECT_EQ(e.map.bits(tmap_layout::kSmemAlignment.lo, tmap_layout::kSmemAlignment.width), r.smem_alignment);
+    EXPECT_EQ(e.map.bits(tmap_fields::kSwizzle.lo, tmap_fields::kSwizzle.width), r.hw_mode);
+    EXPECT_EQ(e.map.bits(tmap_fields::kSwizzleAtomicity.lo, tmap_fields::kSwizzleAtomicity.width), r.hw_atomicity);
+    EXPECT_EQ(e.map.bits(tmap_fields::kSmemAlignment.lo, tmap_fields::kSmemAlignment.width), r.smem_alignment);
     const DecodedTensorMap d = decode(e.map);
     EXPECT_TRUE(d.swizzle_known);
     EXPECT_EQ(d.params.swizzle, s);

@@ -722,8 +722,8 @@ TEST(Validate, Constexpr) {
 
 // One corner rule: validate's range is the range of the descriptor's corner fields (layout.hpp).
 TEST(Validate, CornerLimitComesFromTheCornerFieldWidth) {
-  static_assert(tmap_layout::corner_limit(3) == 32768);
-  static_assert(tmap_layout::corner_limit(4) == 128);
-  static_assert(tmap_layout::corner_limit(5) == 16);
+  static_assert(tmap_fields::corner_limit(3) == 32768);
+  static_assert(tmap_fields::corner_limit(4) == 128);
+  static_assert(tmap_fields::corner_limit(5) == 16);
   SUCCEED();
 }

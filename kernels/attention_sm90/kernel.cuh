@@ -3,7 +3,7 @@
 // Two forms (the template parameter Persistent, AttentionArgs::grid):
 //   one CTA per tile   grid (query blocks, heads, batch), the present form;
 //   persistent         grid = min(CTAs that fit at once, tiles), each CTA taking tiles as it frees up
-//                      (TileWalk); the producer's K / V rings and the consumers' turns run on across
+//                      (CtaTiles); the producer's K / V rings and the consumers' turns run on across
 //                      tiles.
 //
 //   warpgroup 0     thread 0 (producer) loads the CTA's Q tile once, then the K and V tiles of each
@@ -79,7 +79,7 @@ struct KernelParams {
   std::int64_t lse_head_stride = 0;  // LSE values from one head to the next: seqlen, or the total rows
   // Persistent form: the tiles are handed out one at a time from *tile_counter (zero at launch), unit
   // u being raster.at(u): m the (head, batch) index hb, n the query block counted from the sequence's
-  // last (TileWalk).
+  // last (CtaTiles).
   std::int32_t* tile_counter = nullptr;
   device::GroupedRaster raster{};
   std::int32_t group = 1;  // query heads per K / V head (grouped-query attention): K and V head = h / group
@@ -175,11 +175,11 @@ __device__ __forceinline__ std::int32_t query_blocks(std::int32_t seqlen) {
 //   packed sequences: the grid and the units cover the longest sequence; a CTA (one per tile) or a
 //     unit past its own sequence's query blocks has no tile, and the walk passes it by.
 template <bool Persistent, int BM>
-struct TileWalk;
+struct CtaTiles;
 
 // next(p, t): the CTA's tile, once; false after.
 template <int BM>
-struct TileWalk<false, BM> {
+struct CtaTiles<false, BM> {
   bool done = false;
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) {
     if (done) return false;
@@ -199,7 +199,7 @@ struct TileWalk<false, BM> {
 // next(p, t), the producer's: the next unit's tile (packed: a unit past its sequence's query blocks is
 // taken and passed by); false once the counter has passed the last unit.
 template <int BM>
-struct TileWalk<true, BM> {
+struct CtaTiles<true, BM> {
   __device__ __forceinline__ bool next(const KernelParams& p, Tile& t) const {
     for (;;) {
       // unsigned: past the last unit the counter runs on by one per CTA, beyond 2^31 - 1 for the largest grids
@@ -230,7 +230,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, SharedStorage<D, 
   device::RingState<kKStages<D, Path>> ks;
   device::RingState<kVStages<D, Path>> vs;
   Tile t;
-  TileWalk<Persistent, kBlockM<P::C>> walk;
+  CtaTiles<Persistent, kBlockM<P::C>> walk;
   bool has = walk.next(p, t);
   for (std::int32_t i = 0; has; ++i) {
     const std::int32_t h = t.h(p), kv_head = h / p.group, coord = t.coord(p), shift = t.shift(p);
@@ -668,7 +668,7 @@ __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, 
   if (wg == C - 1) pass_turn<C>(wg_here());
   // The next tile, once its Q has landed: one CTA per tile, the CTA's own (once); persistent, the one
   // the producer published with Q's round (qb < 0: none left).
-  TileWalk<false, kBlockM<C>> own;
+  CtaTiles<false, kBlockM<C>> own;
   auto next_tile = [&](Tile& tile) {
     if constexpr (Persistent) {
       s.q_ring.wait_full(qr);
@@ -823,7 +823,7 @@ __global__ void __launch_bounds__(kThreads<kConsumersFor<D, Path>>, 1) attention
   if constexpr (!Persistent) {
     // Packed sequences: the grid covers the longest; a CTA past its own sequence's query blocks has no
     // tile and leaves before it sets anything up.
-    if (!TileWalk<false, kBlockM<C>>::has_tile(p)) return;
+    if (!CtaTiles<false, kBlockM<C>>::has_tile(p)) return;
   }
   extern __shared__ unsigned char dyn[];
   const std::uint32_t base = device::shared_address(dyn);

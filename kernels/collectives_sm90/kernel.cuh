@@ -110,7 +110,7 @@ __device__ __forceinline__ void collective_body(const CollectiveArgs& a, unsigne
   const std::uint32_t blocks = gridDim.x;
   const auto schedule = static_cast<GatherSchedule>(a.schedule);
   const auto b32 = static_cast<std::int32_t>(block);
-  const TileWalk walk = gather_walk(schedule, b32, static_cast<std::int32_t>(blocks), a.tiles, world);
+  const TileStride walk = gather_walk(schedule, b32, static_cast<std::int32_t>(blocks), a.tiles, world);
   const auto n = static_cast<std::uint32_t>(walk.count);
   auto tile = [&](std::uint32_t i) { return walk.first + static_cast<std::int64_t>(i) * walk.step; };
   auto stage = [&](std::uint32_t s) { return smem + static_cast<std::size_t>(s) * a.stage_bytes; };

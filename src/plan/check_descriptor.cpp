@@ -7,7 +7,7 @@
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 
 namespace tmakit {
 namespace {

@@ -536,7 +536,9 @@ bool what_of_limits(const PlanIssue& i, [[maybe_unused]] const Ctx& c, [[maybe_u
   return true;
 }
 
-PlanDiagnostic one(const PlanIssue& i, const Ctx& c) {
+// One refusal in words: the rule id, the tile piece it concerns, what is wrong and the fix (the
+// first writer that knows the rule).
+PlanDiagnostic diagnose_issue(const PlanIssue& i, const Ctx& c) {
   PlanDiagnostic d;
   d.rule_id = rule_id(i.rule);
   d.where = i.mode >= 0 ? c.piece(i.mode, i.part) : "";
@@ -554,7 +556,7 @@ std::vector<PlanDiagnostic> explain_plan(const PlanIssues& issues, const TilePro
                                          const std::vector<std::string>& names) {
   std::vector<PlanDiagnostic> out;
   const Ctx c{problem, names};
-  for (const PlanIssue& i : issues) out.push_back(one(i, c));
+  for (const PlanIssue& i : issues) out.push_back(diagnose_issue(i, c));
   if (issues.truncated) {
     PlanDiagnostic d;
     d.rule_id = "plan.truncated";

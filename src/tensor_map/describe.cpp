@@ -10,14 +10,14 @@
 #include <sstream>
 
 #include "tmakit/tensor_map/jsonl.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {
 
-namespace L = tmap_layout;
+namespace L = tmap_fields;
 
 std::string hex_u64(std::uint64_t v) {
   char b[32];

@@ -30,7 +30,7 @@ namespace tmakit {
 namespace fast_block_detail {
 
 namespace F = fast_detail;
-namespace L = tmap_layout;
+namespace L = tmap_fields;
 
 // Pass 2's tables: 32 entries of 32 bits, indexed by (oobFill & 1) << 4 | dataType & 15 and by
 // arch row << 3 | swizzle & 7 (the entries of encode_fast.hpp's type_entry and swizzle_entry).

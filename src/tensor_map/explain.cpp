@@ -10,7 +10,7 @@
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/tensor_map/derived.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
@@ -431,7 +431,7 @@ bool fix_im2col(const FixFacts& f, Words& w) {
   switch (x.rule) {
     case Rule::im2col_lower_corner_range:
     case Rule::im2col_upper_corner_range: {
-      const i64 lim = tmap_layout::corner_limit(rank);
+      const i64 lim = tmap_fields::corner_limit(rank);
       const i64 c = std::clamp<i64>(x.value, -lim, lim - 1);
       w.rule = "must be within [" + num(-lim) + ", " + num(lim - 1) + "] for a rank-" + num(rank) + " " +
                (p.kind == MapKind::im2col_wide ? "im2col_wide" : "im2col") + " map";
@@ -508,7 +508,9 @@ bool fix_im2col(const FixFacts& f, Words& w) {
   return true;
 }
 
-Words words(const TensorMapParams& p, const Violation<Rule>& x) {
+// One violation in words: the field with its index, the offending value, the rule and its fix
+// (the first fix writer that knows the rule).
+Words describe_violation(const TensorMapParams& p, const Violation<Rule>& x) {
   Words w;
   w.field = indexed_name(field_name(x.field), x.index);
   // The corners are signed; every other value is unsigned (Violation::value holds values above 2^63
@@ -538,7 +540,7 @@ std::vector<Diagnostic> explain(const TensorMapParams& p, const Violations& v) {
   std::vector<Diagnostic> out;
   out.reserve(static_cast<std::size_t>(v.count) + 1);
   for (const Violation<Rule>& x : v) {
-    Words w = words(p, x);
+    Words w = describe_violation(p, x);
     out.push_back(Diagnostic{rule_id(x.rule), std::move(w.field), std::move(w.value), std::move(w.rule), std::move(w.fix)});
   }
   if (v.truncated)

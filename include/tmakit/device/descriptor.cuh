@@ -26,7 +26,7 @@
 //
 // Field edits: set_global_address uses tensormap.replace (cuda::ptx) where the architecture has it
 // (sm_90a, sm_100a, sm_101a); dims and strides are written with the encoder's own bit layout
-// (tmap_layout), which is exact by construction: PTX's new_val convention for those fields was not
+// (tmap_fields), which is exact by construction: PTX's new_val convention for those fields was not
 // measured (for .rank it is the stored value, rank - 1, measured on the H200). Changing the box,
 // the element type or the swizzle also changes derived fields (box bytes, smem alignment): re-encode
 // (way 1) for those.
@@ -39,7 +39,7 @@
 
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM101_ALL)
@@ -120,20 +120,20 @@ class TensorMapEdit {
       cuda::ptx::tensormap_replace_global_address(cuda::ptx::space_shared, &s_,
                                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ptr)));
 #else
-      s_.set_bits(tmap_layout::kAddress.lo, tmap_layout::kAddress.width, reinterpret_cast<std::uintptr_t>(ptr));
+      s_.set_bits(tmap_fields::kAddress.lo, tmap_fields::kAddress.width, reinterpret_cast<std::uintptr_t>(ptr));
 #endif
     }
   }
   // Global dim `i` (0 = innermost), in elements (1 .. 2^32).
   __device__ void set_global_dim(int i, std::uint64_t dim) {
-    if (lane0()) put(tmap_layout::dim_minus1(i), dim - 1);
+    if (lane0()) put(tmap_fields::dim_minus1(i), dim - 1);
   }
   // Global stride of dim `i` (1 .. rank-1), in bytes (a multiple of 16), as cuTensorMapEncodeTiled
   // takes globalStrides[i - 1].
   __device__ void set_global_stride(int i, std::uint64_t bytes) {
     if (lane0()) {
-      put(tmap_layout::stride_lo(i - 1), bytes >> 4);
-      put(tmap_layout::stride_hi(i - 1), bytes >> 36);
+      put(tmap_fields::stride_lo(i - 1), bytes >> 4);
+      put(tmap_fields::stride_hi(i - 1), bytes >> 36);
     }
   }
 
@@ -150,7 +150,7 @@ class TensorMapEdit {
 
  private:
   __device__ static bool lane0() { return threadIdx.x % 32u == 0; }
-  __device__ void put(tmap_layout::BitRange r, std::uint64_t v) { s_.set_bits(r.lo, r.width, v); }
+  __device__ void put(tmap_fields::BitRange r, std::uint64_t v) { s_.set_bits(r.lo, r.width, v); }
   TensorMap& s_;
 };
 

@@ -22,7 +22,7 @@
 //
 // TMA shared-memory alignment (tma.cuh's load / load_hint / load_multicast* / load_im2col / store /
 // store_hint / reduce, with the switch on): before issuing, the calling thread reads the alignment
-// the descriptor stores for its swizzle (tmap_layout::kSmemAlignment, bytes 72..79: 16, 256, 512
+// the descriptor stores for its swizzle (tmap_fields::kSmemAlignment, bytes 72..79: 16, 256, 512
 // or 1024, written by the driver and by tmakit's encoder), raises it to 128 (what tensor copies
 // need: a 16-aligned unswizzled destination faults on the H100), and, when the shared address is
 // not a multiple of it, reports and traps instead of issuing:
@@ -35,7 +35,7 @@
 
 #include "tmakit/device/barrier_ops.cuh"
 #include "tmakit/device/ptx_raw.cuh"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
 #include <cuda_runtime.h>
@@ -137,7 +137,7 @@ __device__ __noinline__ inline void report_and_trap(Barrier& b, std::uint32_t pa
 }
 
 // One field of a descriptor, read with plain generic 64-bit loads (fields within one word).
-__device__ inline std::uint64_t descriptor_field(const void* map, tmap_layout::BitRange r) {
+__device__ inline std::uint64_t descriptor_field(const void* map, tmap_fields::BitRange r) {
   const std::uint64_t w = static_cast<const std::uint64_t*>(map)[r.lo / 64];
   const int shift = r.lo % 64;
   return r.width >= 64 ? w : (w >> shift) & ((1ull << r.width) - 1ull);
@@ -149,8 +149,8 @@ __device__ __noinline__ inline void report_misaligned_and_trap(const char* what,
   claim_reporter();
   // The swizzle named by the mode bits (the sm_90 mode of that width; the atomicity bits are not
   // read), or PTX's 96B mode, which has no CUtensorMapSwizzle value.
-  const auto mode = static_cast<std::uint32_t>(descriptor_field(map, tmap_layout::kSwizzle));
-  const bool b96 = descriptor_field(map, tmap_layout::kSwizzleMode96B) != 0;
+  const auto mode = static_cast<std::uint32_t>(descriptor_field(map, tmap_fields::kSwizzle));
+  const bool b96 = descriptor_field(map, tmap_fields::kSwizzleMode96B) != 0;
   Swizzle s = Swizzle::none;
   const char* swizzle = b96 ? "96B" : swizzle_from_hw(mode, 0, s) && s != Swizzle::none ? swizzle_name(s) : nullptr;
   if (swizzle)
@@ -177,7 +177,7 @@ __device__ __noinline__ inline void report_misaligned_and_trap(const char* what,
 __device__ inline void check_tma_smem_alignment(const char* what, const void* map, std::uint32_t smem_addr) {
   // The descriptor's field (16 without swizzle) or 128 B, whichever is larger: tensor copies need
   // 128-byte aligned shared buffers (tensor_map/derived.hpp tma_smem_alignment).
-  std::uint64_t align = detail::descriptor_field(map, tmap_layout::kSmemAlignment);
+  std::uint64_t align = detail::descriptor_field(map, tmap_fields::kSmemAlignment);
   if (align < 128) align = 128;
   if (smem_addr % align != 0) detail::report_misaligned_and_trap(what, map, smem_addr, align);
 }

@@ -3,7 +3,7 @@
 // and how many tiles it writes into each peer (the byte accounting both sides take from here).
 //
 // Ranks are named by their distance from this one: distance d is rank (rank + d) % world; d = 0
-// is this rank's own output. Tile t is block b's i-th tile when t = first + i * step (TileWalk).
+// is this rank's own output. Tile t is block b's i-th tile when t = first + i * step (TileStride).
 //
 //   every_peer     (the default) tile t of block t % blocks: one load, then a store into every
 //                  rank's output, distance 0 first, then 1, 2, ...
@@ -44,7 +44,7 @@ TMAKIT_HD constexpr const char* gather_schedule_name(GatherSchedule s) {
 }
 
 // The tiles one block handles: first, first + step, ... (count of them).
-struct TileWalk {
+struct TileStride {
   std::int64_t first = 0;
   std::int64_t step = 1;
   std::int64_t count = 0;
@@ -67,7 +67,7 @@ TMAKIT_HD constexpr BlockGroup block_group(std::int32_t block, std::int32_t bloc
 }
 
 // Tiles first, first + step, ... below `tiles`, for the block at `index` of `walkers` blocks.
-TMAKIT_HD constexpr TileWalk strided_walk(std::int64_t index, std::int64_t walkers, std::int64_t tiles) {
+TMAKIT_HD constexpr TileStride strided_walk(std::int64_t index, std::int64_t walkers, std::int64_t tiles) {
   return {index, walkers, tiles / walkers + (index < tiles % walkers ? 1 : 0)};
 }
 
@@ -79,7 +79,7 @@ TMAKIT_HD constexpr std::int32_t gather_min_blocks(GatherSchedule s, std::int32_
   return s == GatherSchedule::peer_groups ? gather_groups(world) : 1;
 }
 
-TMAKIT_HD constexpr TileWalk gather_walk(GatherSchedule s, std::int32_t block, std::int32_t blocks, std::int64_t tiles,
+TMAKIT_HD constexpr TileStride gather_walk(GatherSchedule s, std::int32_t block, std::int32_t blocks, std::int64_t tiles,
                                          std::int32_t world) {
   if (s == GatherSchedule::peer_groups) {
     const BlockGroup g = block_group(block, blocks, gather_groups(world));
@@ -114,7 +114,7 @@ TMAKIT_HD constexpr bool gather_group_stores_own(std::int32_t block, std::int64_
 // b of a rank expects as many from the rank at distance d before it.
 TMAKIT_HD constexpr std::int64_t gather_tiles_to(GatherSchedule s, std::int32_t block, std::int32_t blocks,
                                                  std::int64_t tiles, std::int32_t world, std::int32_t d) {
-  const TileWalk w = gather_walk(s, block, blocks, tiles, world);
+  const TileStride w = gather_walk(s, block, blocks, tiles, world);
   if (s == GatherSchedule::peer_groups && d != gather_group_distance(block, world)) return 0;
   return w.count;
 }

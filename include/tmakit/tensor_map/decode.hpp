@@ -7,7 +7,7 @@
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/encode.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
@@ -52,7 +52,7 @@ TMAKIT_HD constexpr std::int32_t sign_extend(std::uint64_t v, int bits) {
 }  // namespace detail
 
 TMAKIT_HD constexpr DecodedTensorMap decode(const TensorMapBytes& m) {
-  namespace L = tmap_layout;
+  namespace L = tmap_fields;
   DecodedTensorMap d;
   TensorMapParams& p = d.params;
   auto get = [&m](L::BitRange r) { return m.bits(r.lo, r.width); };

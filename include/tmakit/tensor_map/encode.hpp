@@ -9,7 +9,7 @@
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 #include "tmakit/tensor_map/encode_fast.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
@@ -30,10 +30,10 @@ TMAKIT_HD constexpr void static_for(F&& f) {
 // The words being built, in registers; fields are ORed into zeroed words. Every field lies below
 // bit 640 (static_assert below); words 10..15 stay zero.
 inline constexpr int kFieldWords = 10;
-static_assert(tmap_layout::kSmemAlignment.lo + tmap_layout::kSmemAlignment.width <= 64 * kFieldWords);
+static_assert(tmap_fields::kSmemAlignment.lo + tmap_fields::kSmemAlignment.width <= 64 * kFieldWords);
 struct Words {
   std::uint64_t w[kFieldWords] = {};
-  TMAKIT_HD constexpr void put(tmap_layout::BitRange r, std::uint64_t v) {
+  TMAKIT_HD constexpr void put(tmap_fields::BitRange r, std::uint64_t v) {
     if (r.width < 64) v &= (std::uint64_t{1} << r.width) - 1;
     const int i = r.lo / 64, s = r.lo % 64;
     w[i] |= v << s;
@@ -45,7 +45,7 @@ struct Words {
 
 // Writes all 128 bytes. Precondition: validate(p) is empty (otherwise the bytes mean nothing).
 TMAKIT_HD constexpr TensorMapBytes encode_unchecked(const TensorMapParams& p) {
-  namespace L = tmap_layout;
+  namespace L = tmap_fields;
   encode_detail::Words m;
   const std::uint32_t rank = p.rank < 1 ? 1 : (p.rank > kMaxRank ? kMaxRank : p.rank);
   const bool im2col = p.kind != MapKind::tiled;

@@ -10,8 +10,8 @@
 // (encode_host.hpp) run them.
 //
 // How it stays equal to the general codec: every table (encode_fast_tables.hpp) is computed at
-// compile time from the functions validate() and encode_unchecked() use (dtype.hpp, layout.hpp,
-// derived.hpp, rules.hpp), every bit position comes from tmap_layout (static_asserts pin the words
+// compile time from the functions validate() and encode_unchecked() use (dtype.hpp, bit_fields.hpp,
+// derived.hpp, rules.hpp), every bit position comes from tmap_fields (static_asserts pin the words
 // they live in), and tests/test_encode_fast.cpp checks, on every committed driver vector and on a
 // million random and boundary parameter sets, that encoded => is_valid() and the bytes equal
 // encode_unchecked()'s, and that every valid set of the domain is encoded, in every form.

@@ -1,8 +1,8 @@
 // The fast path's tables and bit positions, shared by its forms: encode_fast_portable
 // (encode_fast.hpp) and the host library's SIMD forms (src/tensor_map/: encode_fast_sse2,
 // encode_fast_avx512 and its block form). Every entry is computed at compile time from the
-// functions validate() and encode_unchecked() use (dtype.hpp, layout.hpp, derived.hpp, rules.hpp);
-// every bit position comes from tmap_layout. constexpr, host and device.
+// functions validate() and encode_unchecked() use (dtype.hpp, bit_fields.hpp, derived.hpp, rules.hpp);
+// every bit position comes from tmap_fields. constexpr, host and device.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,7 @@
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/derived.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
@@ -21,7 +21,7 @@ namespace tmakit {
 
 namespace fast_detail {
 
-namespace L = tmap_layout;
+namespace L = tmap_fields;
 
 // Called where a compile-time table or position would be wrong: not constexpr, so constant
 // evaluation stops there with a compile error naming it.
@@ -33,7 +33,7 @@ constexpr int shift_in(L::BitRange r, int word) {
   return r.lo % 64;
 }
 
-// Where the hand-packed words put each field (a compile error if layout.hpp ever moves one).
+// Where the hand-packed words put each field (a compile error if bit_fields.hpp ever moves one).
 inline constexpr int kRankShift = shift_in(L::kRankMinus1, 1);
 inline constexpr int kTypeShift = shift_in(L::kElemTypeCode, 1);
 inline constexpr int kTf32Shift = shift_in(L::kTf32Round, 1);

@@ -34,7 +34,7 @@
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/layout/swizzle.hpp"
 #include "tmakit/tensor_map/derived.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
@@ -214,7 +214,7 @@ inline bool smem_model_tiled_load(const TensorMapParams& p, std::span<const unsi
         }
         if (src + eb > global.size()) return false;
         std::memcpy(&out[dst], &global[src], eb);
-        if (o.tf32_round && tmap_layout::hw_tf32_round(p.dtype)) smem_model_detail::round_tf32_words(&out[dst], eb);
+        if (o.tf32_round && tmap_fields::hw_tf32_round(p.dtype)) smem_model_detail::round_tf32_words(&out[dst], eb);
         return true;
       });
 }

@@ -28,8 +28,8 @@ struct SwizzleMode {
   Swizzle mode;
   const char* name;            // the canonical name, printed and parsed (names.hpp): the cuda.h suffix
   const char* cuda_name;       // the cuda.h enumerator (names.hpp also parses it)
-  std::uint32_t hw_mode;       // tmap_layout::kSwizzle: the mode bits the map stores
-  std::uint32_t hw_atomicity;  // tmap_layout::kSwizzleAtomicity: non-zero for the sm_100 128B_ATOM modes
+  std::uint32_t hw_mode;       // tmap_fields::kSwizzle: the mode bits the map stores
+  std::uint32_t hw_atomicity;  // tmap_fields::kSwizzleAtomicity: non-zero for the sm_100 128B_ATOM modes
   const char* atomicity_name;  // what the atomicity bits mean, as decode prints them
   std::uint32_t span_bytes;    // bytes of one swizzled row; 0 without swizzle
   SwizzleParams bytes;         // the pattern on byte addresses, Swizzle<B,M,S> (+ modelled / verified)
@@ -196,7 +196,7 @@ TMAKIT_HD constexpr bool tma_swizzle_of(const SwizzleParams& s, Swizzle& out) {
   return false;
 }
 
-// The mode whose row holds these map bits (tmap_layout::kSwizzle, kSwizzleAtomicity), or false when
+// The mode whose row holds these map bits (tmap_fields::kSwizzle, kSwizzleAtomicity), or false when
 // none does.
 TMAKIT_HD constexpr bool swizzle_from_hw(std::uint32_t hw_mode, std::uint32_t hw_atomicity, Swizzle& out) {
   for (std::uint32_t v = 0; v < kSwizzleCount; ++v) {

@@ -25,7 +25,7 @@
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/core/dtype.hpp"
 #include "tmakit/tensor_map/derived.hpp"
-#include "tmakit/tensor_map/layout.hpp"
+#include "tmakit/tensor_map/bit_fields.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
@@ -222,7 +222,7 @@ TMAKIT_HD constexpr void check_modes(const TensorMapParams& p, const Facts& f, S
 template <class Sink>
 TMAKIT_HD constexpr void check_im2col_corners(const TensorMapParams& p, const Facts& f, Sink& v) {
   const std::uint32_t rank = f.rank;
-  const std::int32_t lim = tmap_layout::corner_limit(rank);
+  const std::int32_t lim = tmap_fields::corner_limit(rank);
   // Spatial dimension of corner i: globalDim[i + 1] without interleave (dims[0] is C), globalDim[i]
   // with interleave (verified on sm_90: the C chunk is the element there).
   const std::uint32_t off = (f.il_ok && p.interleave != Interleave::none) ? 0 : 1;

@@ -13,7 +13,7 @@
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
-namespace tmakit::tmap_layout {
+namespace tmakit::tmap_fields {
 
 struct BitRange {
   int lo;
@@ -167,4 +167,4 @@ TMAKIT_HD constexpr int named_ranges(bool im2col, std::uint32_t rank, NamedRange
   return n;
 }
 
-}  // namespace tmakit::tmap_layout
+}  // namespace tmakit::tmap_fields
