@@ -37,6 +37,8 @@ using tmakit::attention_sm90::Attention;
 using tmakit::attention_sm90::AttentionArgs;
 using tmakit::attention_sm90::GridForm;
 using tmakit::attention_sm90::PSource;
+using tmakit::kernels::KernelRule;
+using tmakit::kernels::refusal;
 
 void put_error(char* err, int err_len, const std::string& text) {
   if (err && err_len > 0) std::snprintf(err, static_cast<std::size_t>(err_len), "%s", text.c_str());
@@ -57,9 +59,15 @@ void* create(const void* q, const void* k, const void* v, void* o, float* lse, c
   put_error(err, err_len, "");
   std::string bad;
   if (p_source < 0 || p_source > 2)
-    bad += "p_source: 0 (shared memory), 1 (registers) or 2 (automatic), got " + std::to_string(p_source) + "\n";
+    bad += refusal(KernelRule::attention_p_source,
+                   "p_source: 0 (shared memory), 1 (registers) or 2 (automatic), got " + std::to_string(p_source),
+                   "give p_source 0, 1 or 2") +
+           "\n";
   if (grid < 0 || grid > 2)
-    bad += "grid: 0 (one CTA per tile), 1 (persistent) or 2 (automatic), got " + std::to_string(grid) + "\n";
+    bad += refusal(KernelRule::attention_grid_form,
+                   "grid: 0 (one CTA per tile), 1 (persistent) or 2 (automatic), got " + std::to_string(grid),
+                   "give grid 0, 1 or 2") +
+           "\n";
   if (!bad.empty()) {
     put_error(err, err_len, bad);
     return nullptr;
@@ -111,7 +119,9 @@ TMAKIT_CAPI void* tmakit_attention_create_packed(const void* q, const void* k, c
                                                  int causal, int p_source, float scale, int grid, int max_ctas,
                                                  char* err, int err_len) {
   if (!cu_seqlens) {
-    put_error(err, err_len, "attention.cu_seqlens: packed sequences need their batch + 1 offsets (null given)\n");
+    put_error(err, err_len,
+              refusal(KernelRule::attention_cu_seqlens, "packed sequences need their batch + 1 offsets (null given)") +
+                  "\n");
     return nullptr;
   }
   return create(q, k, v, o, lse, cu_seqlens, batch, seqlen, heads, head_dim, causal, p_source, scale, grid, max_ctas,

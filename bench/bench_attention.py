@@ -222,9 +222,9 @@ def abi_check(a):
     cases = [
         ("head dim 80", dict(head_dim=80, p_source=1), "attention.head_dim"),
         ("seqlen 0", dict(head_dim=64, p_source=1, seqlen=0), "attention.extent"),
-        ("p_source 7", dict(head_dim=64, p_source=7), "p_source"),
+        ("p_source 7", dict(head_dim=64, p_source=7), "[attention.p_source] p_source: 0"),
         ("null LSE", dict(head_dim=128, p_source=0, lse=None), "attention.null"),
-        ("grid 3", dict(head_dim=64, p_source=1, grid=3), "grid: 0"),
+        ("grid 3", dict(head_dim=64, p_source=1, grid=3), "[attention.grid_form] grid: 0"),
         ("max_ctas without persistent", dict(head_dim=64, p_source=1, max_ctas=4), "attention.max_ctas"),
     ]
     for name, kw, want in cases:
@@ -246,8 +246,8 @@ def abi_check(a):
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} tmakit_attention_create, head dim 80: {err.value.decode(errors='replace').splitlines()[0] if err.value else 'accepted'}")
     # Packed sequences: their offsets are required, and must be in device memory.
-    for name, offsets, want in (("packed, no offsets", None, "attention.cu_seqlens: packed sequences need"),
-                                ("packed, offsets not on the device", fake, "attention.cu_seqlens: the offsets are not")):
+    for name, offsets, want in (("packed, no offsets", None, "[attention.cu_seqlens] packed sequences need"),
+                                ("packed, offsets not on the device", fake, "[attention.cu_seqlens] the offsets are not")):
         err = ctypes.create_string_buffer(4096)
         h = lib.lib.tmakit_attention_create_packed(fake, fake, fake, fake, fake, offsets, 2, 0, 2, 64, 0, 1, 0.0, 0, 0,
                                                    err, len(err))

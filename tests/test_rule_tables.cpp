@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/common/rules.hpp"
 #include "tmakit/cluster/dsmem_copy.hpp"
 #include "tmakit/cluster/explain.hpp"
 #include "tmakit/cluster/rules.hpp"
@@ -44,6 +45,7 @@ static_assert(std::string_view(rule_id(PlanRule::gmem_stride_range)) == "gmem.st
 static_assert(std::string_view(rule_id(ClusterRule::fan_in)) == "expect.fan_in");
 static_assert(std::string_view(rule_id(LayoutRule::size_range)) == "layout.size_range");
 static_assert(std::string_view(rule_id(SmemStoreRule::dest_size)) == "smem_store.dest.size");
+static_assert(std::string_view(rule_id(kernels::KernelRule::attention_cu_seqlens)) == "attention.cu_seqlens");
 static_assert(is_note(ClusterRule::straddle) && !is_note(ClusterRule::fan_in));
 static_assert(std::string_view(rule_id(static_cast<PlanRule>(rule_count<PlanRule>))) == "unknown");
 
@@ -74,7 +76,7 @@ std::vector<Family> families() {
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
           family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
           family<PeerRule>("peer"),            family<MapStorageRule>("map storage"),
-          family<MapNoteRule>("map notes")};
+          family<MapNoteRule>("map notes"),    family<kernels::KernelRule>("kernel")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {
@@ -154,6 +156,35 @@ TEST(RuleTables, ComputedFixesCoverEveryErrorRule) {
     EXPECT_EQ(m.rfind("error [" + std::string(rule_id(r)) + "] ", 0), 0u) << m;
     EXPECT_FALSE(refusal_fix(*plan, StoreSource{}, StoreDestination{}).empty()) << rule_id(r);
   }
+}
+
+// The kernels' refusals: every id the launchers report (kernels/*_sm90, bench/attention_capi.cu)
+// in its table, and refusal() writes each in the one shape "error [<id>] <what>; fix: <fix>".
+TEST(RuleTables, KernelRefusals) {
+  using kernels::KernelRule;
+  using kernels::refusal;
+  std::set<std::string> ids;
+  for (int i = 0; i < rule_count<KernelRule>; ++i) {
+    const auto r = static_cast<KernelRule>(i);
+    ids.insert(rule_id(r));
+    EXPECT_EQ(refusal(r), "error [" + std::string(rule_id(r)) + "] " + rule_text(r) + "; fix: " + rule_fix(r));
+  }
+  EXPECT_EQ(ids, (std::set<std::string>{
+                     "kernel.cuda",          "gemm.dtype",          "gemm.extent",          "gemm.null",
+                     "gemm.cluster_m",       "gemm.split_lead",     "gemm.splits",          "gemm.pingpong",
+                     "gemm.tile_n",          "gemm.swapped",        "gemm.d_order",         "gemm.tiles",
+                     "gemm.plan_shape",      "attention.dtype",     "attention.head_dim",   "attention.heads_kv",
+                     "attention.extent",     "attention.null",      "attention.scale",      "attention.p_source",
+                     "attention.grid_form",  "attention.max_ctas",  "attention.grid",       "attention.cu_seqlens",
+                     "attention.packed_base", "attention.occupancy", "attention.plan_shape", "allgather_gemm.window",
+                     "allgather_gemm.null",  "allgather_gemm.withhold_rank", "allgather_gemm.internal"}));
+  EXPECT_EQ(refusal(KernelRule::gemm_tile_n, "64, 128, 192 or 256, got 96"),
+            "error [gemm.tile_n] 64, 128, 192 or 256, got 96; fix: give tile_n 0, 64, 128, 192 or 256");
+  EXPECT_EQ(refusal(KernelRule::gemm_swapped, "a swapped tile is 64 columns wide", "leave tile_n 0"),
+            "error [gemm.swapped] a swapped tile is 64 columns wide; fix: leave tile_n 0");
+  // Another family's rule in the same shape (the collectives refuse by the peer rules).
+  EXPECT_EQ(refusal(PeerRule::blocks_range, "9 blocks", "use at most 8"),
+            "error [collective.blocks] 9 blocks; fix: use at most 8");
 }
 
 // One list type for every family: ok() and errors() follow the table's severities.

@@ -34,6 +34,9 @@ namespace {
 
 using gemm_sm90::kThreads;
 using gemm_sm90::kTileM;
+using kernels::cuda_refusal;
+using kernels::KernelRule;
+using kernels::refusal;
 
 auto* const kKernel = &allgather_gemm_kernel<false>;
 
@@ -49,18 +52,20 @@ AllGatherGemm::AllGatherGemm(const collectives::Communicator& comm, const AllGat
   AllGatherGemmStatus& st = status_;
   std::vector<std::string>& errors = st.errors;
   const int world = comm.world(), rank = comm.rank();
-  if (!g.a || !g.a->ptr) errors.push_back("allgather_gemm.window: A needs a registered window (Communicator::alloc_window)");
-  if (!g.b || !g.d) errors.push_back("allgather_gemm.null: B and D need a device pointer");
+  if (!g.a || !g.a->ptr)
+    errors.push_back(
+        refusal(KernelRule::allgather_gemm_window, "A needs a registered window (Communicator::alloc_window)"));
+  if (!g.b || !g.d) errors.push_back(refusal(KernelRule::allgather_gemm_null, "B and D need a device pointer"));
   if (g.stages < 2 || g.stages > static_cast<int>(collectives::kMaxStages))
-    errors.push_back("collective.stages: " + std::to_string(g.stages) + " stages per puller; fix: use 2 to " +
-                     std::to_string(collectives::kMaxStages));
+    errors.push_back(refusal(PeerRule::stages_smem, std::to_string(g.stages) + " stages per puller",
+                             "use 2 to " + std::to_string(collectives::kMaxStages)));
   if (g.withhold_rank >= world || g.withhold_rank == rank)
-    errors.push_back("allgather_gemm.withhold_rank: the planted fault names a peer rank (or -1), got " +
-                     std::to_string(g.withhold_rank));
+    errors.push_back(refusal(KernelRule::allgather_gemm_withhold_rank,
+                             "the planted fault names a peer rank (or -1), got " + std::to_string(g.withhold_rank)));
   int device = 0, sms = 0;
   if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
       (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
-    errors.push_back(std::string("cuda: ") + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("the device's multiprocessor count", st.cuda));
     return;
   }
   if (!errors.empty()) return;
@@ -101,7 +106,7 @@ AllGatherGemm::AllGatherGemm(const collectives::Communicator& comm, const AllGat
   if (!errors.empty()) return;
   const gemm_sm90::KernelParams& kp = *gemm.kernel_params();
   if (kp.tiles_m != plan_.schedule.world * plan_.schedule.shard_blocks) {
-    errors.push_back("allgather_gemm.internal: the GEMM's row tiles are not the row gather's row blocks");
+    errors.push_back(refusal(KernelRule::allgather_gemm_internal));
     return;
   }
 
@@ -109,13 +114,13 @@ AllGatherGemm::AllGatherGemm(const collectives::Communicator& comm, const AllGat
   prep->smem = kSmem;
   if ((st.cuda = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem))) !=
       cudaSuccess) {
-    errors.push_back(std::string("cuda: the fused kernel's shared memory: ") + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("the fused kernel's shared memory", st.cuda));
     return;
   }
   int per_sm = 0;
   if ((st.cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, kThreads, kSmem)) != cudaSuccess ||
       per_sm < 1) {
-    errors.push_back(std::string("cuda: no CTA of the fused kernel fits on an SM: ") + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("no CTA of the fused kernel fits on an SM", st.cuda));
     return;
   }
   // Every CTA resident at once (the GEMM CTAs wait for the pullers): at most one per SM.
@@ -129,13 +134,13 @@ AllGatherGemm::AllGatherGemm(const collectives::Communicator& comm, const AllGat
   for (int q = 0; q < world; ++q) encoded = encoded && device::encode_cu_tensor_map(peer_params(plan_.load, q), &f.a_peer[q]);
   encoded = encoded && device::encode_cu_tensor_map(peer_params(plan_.store, rank), &f.a_store);
   if (!encoded) {
-    errors.push_back("error [peer.plan] a planned descriptor did not encode");
+    errors.push_back(refusal(PeerRule::plan_refused, "a planned descriptor did not encode", kernels::kUnencodedFix));
     return;
   }
   const std::size_t flag_bytes = sizeof(std::uint64_t) * static_cast<std::size_t>(kp.tiles_m);
   if ((st.cuda = cudaMalloc(&prep->flags, flag_bytes)) != cudaSuccess ||
       (st.cuda = cudaMemset(prep->flags, 0, flag_bytes)) != cudaSuccess) {
-    errors.push_back(std::string("cuda: the row blocks' flags: ") + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("the row blocks' flags", st.cuda));
     return;
   }
   f.load = plan_.load.plan;

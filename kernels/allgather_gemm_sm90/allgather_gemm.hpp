@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "kernels/collectives_sm90/collectives.hpp"
+#include "kernels/common/status.hpp"
 #include "tmakit/peer/row_gather_plan.hpp"
 
 namespace tmakit::allgather_gemm {
@@ -58,12 +59,9 @@ struct AllGatherGemmConfig {
   std::size_t smem_bytes = 0;
 };
 
-struct AllGatherGemmStatus {
-  bool ok = false;
-  std::vector<std::string> errors;  // every reason, one line each, with its rule id
-  cudaError_t cuda = cudaSuccess;
-  AllGatherGemmConfig config{};
-};
+// ok, every refusal (allgather_gemm.*, the peer rules, kernel.cuda, the GEMM's own after "GEMM: ":
+// docs/rules.md), the CUDA error, the config (kernels/common/status.hpp).
+using AllGatherGemmStatus = kernels::KernelStatus<AllGatherGemmConfig>;
 
 class AllGatherGemm {
  public:

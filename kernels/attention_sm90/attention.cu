@@ -1,7 +1,8 @@
 // Host side of the attention forward pass: the Q, K, V and O tile plans from the [batch, seqlen,
 // heads, head_dim] tensors and the kernel's shared layouts, their descriptors, and the launch.
-// Refusals come back as rule-id'd lines (attention.* for the arguments, the planner's own words for
-// a tensor TMA cannot copy), never as a launch that fails or hangs.
+// Refusals come back as lines with a rule id and a fix (attention.* and kernel.cuda:
+// kernels/common/rules.hpp; the planner's own words for a tensor TMA cannot copy), never as a
+// launch that fails or hangs.
 #include "kernels/attention_sm90/attention.hpp"
 
 #include <cuda.h>
@@ -19,6 +20,10 @@
 namespace tmakit::attention_sm90 {
 namespace {
 
+using kernels::cuda_refusal;
+using kernels::KernelRule;
+using kernels::refusal;
+
 // The query rows: how many, and how they divide into sequences.
 struct Rows {
   bool packed = false;        // AttentionArgs::cu_seqlens given
@@ -31,18 +36,17 @@ struct Rows {
 // Packed sequences: the offsets, read from the caller's device memory and checked, every reason at
 // once (attention.cu_seqlens). A problem is planned for the lengths read here.
 bool read_packed_rows(const AttentionArgs& a, Rows& rows, std::vector<std::string>& errors) {
-  constexpr const char* kFix = "; fix: cu_seqlens holds batch + 1 int32 row offsets in device memory: 0, then each "
-                               "sequence's end, non-decreasing";
+  auto bad_offsets = [&](const std::string& what) { errors.push_back(refusal(KernelRule::attention_cu_seqlens, what)); };
   if (a.batch > 65535) {  // before the batch + 1 offsets are read: the grid's limit (attention.grid)
-    errors.push_back("attention.grid: at most 65535 batches (sequences), got " + std::to_string(a.batch));
+    errors.push_back(refusal(KernelRule::attention_grid, "at most 65535 batches (sequences), got " + std::to_string(a.batch)));
     return false;
   }
   cudaPointerAttributes attr{};
   const cudaError_t kind = cudaPointerGetAttributes(&attr, a.cu_seqlens);
   if (kind != cudaSuccess || (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)) {
     (void)cudaGetLastError();
-    errors.push_back(std::string("attention.cu_seqlens: the offsets are not in device memory (") +
-                     (kind != cudaSuccess ? cudaGetErrorString(kind) : "a host pointer") + ")" + kFix);
+    bad_offsets(std::string("the offsets are not in device memory (") +
+                (kind != cudaSuccess ? cudaGetErrorString(kind) : "a host pointer") + ")");
     return false;
   }
   rows.packed = true;
@@ -50,23 +54,24 @@ bool read_packed_rows(const AttentionArgs& a, Rows& rows, std::vector<std::strin
   const cudaError_t copied = cudaMemcpy(rows.offsets.data(), a.cu_seqlens, rows.offsets.size() * sizeof(std::int32_t),
                                         cudaMemcpyDefault);
   if (copied != cudaSuccess) {
-    errors.push_back(std::string("attention.cu_seqlens: the batch + 1 offsets could not be read (") +
-                     cudaGetErrorString(copied) + ")" + kFix);
+    bad_offsets(std::string("the batch + 1 offsets could not be read (") + cudaGetErrorString(copied) + ")");
     return false;
   }
   const std::size_t bad_before = errors.size();
   if (rows.offsets[0] != 0)
-    errors.push_back("attention.cu_seqlens: the first offset is " + std::to_string(rows.offsets[0]) + ", not 0" + kFix);
+    bad_offsets("the first offset is " + std::to_string(rows.offsets[0]) + ", not 0");
   for (std::size_t i = 0; i + 1 < rows.offsets.size(); ++i) {
     const std::int64_t len = std::int64_t{rows.offsets[i + 1]} - rows.offsets[i];
     if (len < 0)
-      errors.push_back("attention.cu_seqlens: sequence " + std::to_string(i) + " would have " + std::to_string(len) +
-                       " rows (offset " + std::to_string(i + 1) + " = " + std::to_string(rows.offsets[i + 1]) +
-                       " is below offset " + std::to_string(i) + " = " + std::to_string(rows.offsets[i]) + ")" + kFix);
+      bad_offsets("sequence " + std::to_string(i) + " would have " + std::to_string(len) + " rows (offset " +
+                  std::to_string(i + 1) + " = " + std::to_string(rows.offsets[i + 1]) + " is below offset " +
+                  std::to_string(i) + " = " + std::to_string(rows.offsets[i]) + ")");
     else if (a.seqlen > 0 && len > a.seqlen)
-      errors.push_back("attention.cu_seqlens: sequence " + std::to_string(i) + " has " + std::to_string(len) +
-                       " rows, more than seqlen = " + std::to_string(a.seqlen) +
-                       " (with cu_seqlens, seqlen bounds every sequence); fix: seqlen = 0, or the longest length");
+      errors.push_back(refusal(KernelRule::attention_cu_seqlens,
+                               "sequence " + std::to_string(i) + " has " + std::to_string(len) +
+                                   " rows, more than seqlen = " + std::to_string(a.seqlen) +
+                                   " (with cu_seqlens, seqlen bounds every sequence)",
+                               "seqlen = 0, or the longest length"));
     rows.longest = std::max(rows.longest, len);
   }
   rows.total = rows.offsets.back();
@@ -141,7 +146,7 @@ bool plan_tiles_of(const AttentionArgs& a, const Rows& rows, KernelParams& p, st
   kernels::PlannedTile q, k, v, o;
   const std::int64_t kv_heads = a.heads_kv > 0 ? a.heads_kv : a.heads;
   const PlanOptions load = tile_options(PlanDirection::load);
-  constexpr const char* kRule = "attention.plan_shape";
+  constexpr KernelRule kRule = KernelRule::attention_plan_shape;
   bool ok = kernels::plan_compiled_tile("Q", tensor_of(a, rows, a.q, a.heads, false), kQTile<D, C>.tile,
                                         bshd_tile(kBlockM<C>, D), rows_first, load, P::Q::kShape, kRule, q, errors);
   ok &= kernels::plan_compiled_tile("K", tensor_of(a, rows, a.k, kv_heads, false), kKTile<D, Path>.tile, bshd_tile(N, D),
@@ -178,31 +183,33 @@ namespace {
 
 // The arguments' own rules, every reason at once.
 void check_args(const AttentionArgs& a, std::vector<std::string>& errors) {
+  auto refuse = [&](KernelRule r, const std::string& what) { errors.push_back(refusal(r, what)); };
   if (a.dtype != DataType::bfloat16 && a.dtype != DataType::float16)
-    errors.push_back("attention.dtype: the element type must be bf16 or f16");
+    refuse(KernelRule::attention_dtype, "the element type must be bf16 or f16");
   if (!head_dim_built(a.head_dim))
-    errors.push_back("attention.head_dim: head dims 64, 96, 128 and 256 are built, got " + std::to_string(a.head_dim));
+    refuse(KernelRule::attention_head_dim, "head dims 64, 96, 128 and 256 are built, got " + std::to_string(a.head_dim));
   if (a.heads_kv < 0 || (a.heads_kv > 0 && a.heads % a.heads_kv != 0))
-    errors.push_back("attention.heads_kv: the K / V heads must divide the query heads (grouped-query attention), got " +
-                     std::to_string(a.heads_kv) + " K / V heads for " + std::to_string(a.heads) +
-                     " query heads; 0 means as many as the query heads");
+    refuse(KernelRule::attention_heads_kv, "the K / V heads must divide the query heads (grouped-query attention), got " +
+                                               std::to_string(a.heads_kv) + " K / V heads for " +
+                                               std::to_string(a.heads) + " query heads; 0 means as many as the query heads");
   if (a.batch < 1 || a.heads < 1 || (a.cu_seqlens ? a.seqlen < 0 : a.seqlen < 1))
-    errors.push_back("attention.extent: batch, seqlen and heads must be at least 1 (with cu_seqlens, seqlen 0 or a "
-                     "bound on every sequence; got batch=" + std::to_string(a.batch) + " seqlen=" +
-                     std::to_string(a.seqlen) + " heads=" + std::to_string(a.heads) + ")");
-  if (!a.q || !a.k || !a.v || !a.o || !a.lse) errors.push_back("attention.null: Q, K, V, O and LSE need a device pointer");
+    refuse(KernelRule::attention_extent, "batch, seqlen and heads must be at least 1 (with cu_seqlens, seqlen 0 or a "
+                                         "bound on every sequence; got batch=" + std::to_string(a.batch) + " seqlen=" +
+                                             std::to_string(a.seqlen) + " heads=" + std::to_string(a.heads) + ")");
+  if (!a.q || !a.k || !a.v || !a.o || !a.lse)
+    refuse(KernelRule::attention_null, "Q, K, V, O and LSE need a device pointer");
   if (!(a.scale >= 0.0f) || std::isinf(a.scale))
-    errors.push_back("attention.scale: a finite scale > 0, or 0 for 1 / sqrt(head_dim)");
+    refuse(KernelRule::attention_scale, "a finite scale > 0, or 0 for 1 / sqrt(head_dim), got " + std::to_string(a.scale));
   if (a.p_source != PSource::automatic && a.p_source != PSource::smem && a.p_source != PSource::registers)
-    errors.push_back("attention.p_source: p_source is PSource::automatic, smem or registers (got " +
-                     std::to_string(static_cast<int>(a.p_source)) + ")");
+    refuse(KernelRule::attention_p_source, "p_source is PSource::automatic, smem or registers (got " +
+                                               std::to_string(static_cast<int>(a.p_source)) + ")");
   if (a.grid != GridForm::automatic && a.grid != GridForm::per_tile && a.grid != GridForm::persistent)
-    errors.push_back("attention.grid_form: grid is GridForm::automatic, per_tile or persistent (got " +
-                     std::to_string(static_cast<int>(a.grid)) + ")");
+    refuse(KernelRule::attention_grid_form, "grid is GridForm::automatic, per_tile or persistent (got " +
+                                                std::to_string(static_cast<int>(a.grid)) + ")");
   if (a.max_ctas < 0 || (a.max_ctas > 0 && a.grid != GridForm::persistent))
-    errors.push_back("attention.max_ctas: a limit on the persistent form's CTAs, >= 1 with grid = GridForm::persistent, "
-                     "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
-                     (a.grid == GridForm::persistent ? "" : " without the persistent form"));
+    refuse(KernelRule::attention_max_ctas, "a limit on the persistent form's CTAs, >= 1 with grid = GridForm::persistent, "
+                                           "or 0 (as many as fit at once); got " + std::to_string(a.max_ctas) +
+                                               (a.grid == GridForm::persistent ? "" : " without the persistent form"));
 }
 
 // The query rows of the problem: batch x seqlen, or packed sequences read off cu_seqlens.
@@ -220,13 +227,13 @@ bool rows_of(const AttentionArgs& a, Rows& rows, std::vector<std::string>& error
   const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::max(a.heads, kv_heads) * a.head_dim * 2);
   for (const void* t : {a.q, a.k, a.v, static_cast<const void*>(a.o)})
     if (reinterpret_cast<std::uint64_t>(t) < static_cast<std::uint64_t>(window_rows) * row_bytes) {
-      errors.push_back("attention.packed_base: a tensor's address is below the window of the longest sequence (" +
-                       std::to_string(window_rows) + " rows) that TMA addresses it through; fix: none on the caller's "
-                       "side, report it with the addresses");
+      errors.push_back(refusal(KernelRule::attention_packed_base,
+                               "a tensor's address is below the window of the longest sequence (" +
+                                   std::to_string(window_rows) + " rows) that TMA addresses it through"));
       return false;
     }
   if (rows.total > 0x7ffffffe) {
-    errors.push_back("attention.cu_seqlens: at most 2^31 - 2 rows in all, got " + std::to_string(rows.total));
+    errors.push_back(refusal(KernelRule::attention_cu_seqlens, "at most 2^31 - 2 rows in all, got " + std::to_string(rows.total)));
     return false;
   }
   return true;
@@ -241,7 +248,7 @@ std::int64_t tiles_per_head(const AttentionArgs& a, const Rows& rows, std::int64
   return n;
 }
 
-// The persistent form's causal sections (kernel.cuh, TileWalk): as many (head, batch) indices as have
+// The persistent form's causal sections (kernel.cuh, CtaTiles): as many (head, batch) indices as have
 // their K and V (of the longest sequence; a K / V head shared by `group` query heads counted once
 // for them) within half of the L2 cache together, at least one.
 std::int64_t section_heads(const AttentionArgs& a, const Rows& rows, int l2_bytes) {
@@ -270,8 +277,9 @@ Attention::Attention(const AttentionArgs& a) {
   const std::int64_t q_blocks = (rows.longest + block_m - 1) / block_m;
   if (q_blocks > 0x7fffffff || a.heads > 65535 || a.batch > 65535 || rows.longest > 0x7fffffff ||
       q_blocks * a.heads * a.batch > 0x7fffffff) {
-    errors.push_back("attention.grid: at most 2^31 - 1 query rows, 65535 heads, 65535 batches and 2^31 - 1 tiles "
-                     "(a tile: " + std::to_string(block_m) + " query rows of one head of one batch)");
+    errors.push_back(refusal(KernelRule::attention_grid,
+                             "at most 2^31 - 1 query rows, 65535 heads, 65535 batches and 2^31 - 1 tiles (a tile: " +
+                                 std::to_string(block_m) + " query rows of one head of one batch)"));
     return;
   }
   const std::int64_t tiles = tiles_per_head(a, rows, block_m) * a.heads;
@@ -312,8 +320,7 @@ Attention::Attention(const AttentionArgs& a) {
   });
   if ((st.cuda = cudaFuncSetAttribute(prep->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(prep->smem))) != cudaSuccess) {
-    errors.push_back(std::string("cuda: the kernel's shared-memory limit (") + std::to_string(prep->smem) +
-                     " bytes): " + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("the kernel's shared-memory limit (" + std::to_string(prep->smem) + " bytes)", st.cuda));
     return;
   }
   std::int64_t ctas = tiles;
@@ -324,23 +331,24 @@ Attention::Attention(const AttentionArgs& a) {
     if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
         (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
         (st.cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, prep->kernel, prep->threads, prep->smem)) != cudaSuccess) {
-      errors.push_back(std::string("cuda: the persistent form's grid (SM count, occupancy): ") + cudaGetErrorString(st.cuda));
+      errors.push_back(cuda_refusal("the persistent form's grid (SM count, occupancy)", st.cuda));
       return;
     }
     if (per_sm < 1) {
-      errors.push_back("attention.occupancy: no CTA of " + std::to_string(prep->threads) + " threads and " +
-                       std::to_string(prep->smem) + " bytes of shared memory fits an SM of this device");
+      errors.push_back(refusal(KernelRule::attention_occupancy, "no CTA of " + std::to_string(prep->threads) +
+                                                                    " threads and " + std::to_string(prep->smem) +
+                                                                    " bytes of shared memory fits an SM of this device"));
       return;
     }
     std::int64_t limit = static_cast<std::int64_t>(sms) * per_sm;
     if (a.max_ctas > 0) limit = std::min<std::int64_t>(limit, a.max_ctas);
-    // The tiles are handed out as CTAs free up (kernel.cuh, TileWalk), numbered as for the longest
+    // The tiles are handed out as CTAs free up (kernel.cuh, CtaTiles), numbered as for the longest
     // sequence (a packed sequence's past its own are passed by): causal, longest first within sections
     // of as many (head, batch) indices as have K and V within half of L2 together; non-causal, one
     // (head, batch) after another.
     int l2_bytes = 0;
     if ((st.cuda = cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device)) != cudaSuccess) {
-      errors.push_back(std::string("cuda: the L2 size: ") + cudaGetErrorString(st.cuda));
+      errors.push_back(cuda_refusal("the L2 size", st.cuda));
       return;
     }
     p.raster.tiles_m = static_cast<std::int32_t>(a.heads * a.batch);
@@ -390,7 +398,7 @@ AttentionStatus attention(const AttentionArgs& args, cudaStream_t stream) {
   st.cuda = a.launch(stream);
   if (st.cuda != cudaSuccess) {
     st.ok = false;
-    st.errors.push_back(std::string("cuda: ") + cudaGetErrorString(st.cuda));
+    st.errors.push_back(kernels::cuda_refusal("the launch", st.cuda));
   }
   return st;
 }

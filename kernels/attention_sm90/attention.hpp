@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/status.hpp"
 #include "tmakit/core/dtype.hpp"
 
 namespace tmakit::attention_sm90 {
@@ -88,12 +89,9 @@ struct AttentionConfig {
   std::int64_t total = 0;    // query rows of every sequence together: batch x seqlen, or cu_seqlens[batch]
 };
 
-struct AttentionStatus {
-  bool ok = false;
-  std::vector<std::string> errors;  // every reason, one line each (rule id + fix where a planner refused)
-  cudaError_t cuda = cudaSuccess;
-  AttentionConfig config{};
-};
+// ok, every refusal (attention.*, kernel.cuda, a tensor's planner refusals: docs/rules.md), the
+// CUDA error, the config (kernels/common/status.hpp).
+using AttentionStatus = kernels::KernelStatus<AttentionConfig>;
 
 // An attention problem planned once and launched any number of times (planning and encoding the
 // four descriptors are host work).

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "kernels/common/rules.hpp"
 #include "tmakit/device/cu_tensor_map.cuh"
 #include "tmakit/device/watchdog.cuh"
 #include "tmakit/peer/explain.hpp"
@@ -51,7 +52,7 @@ std::unique_ptr<Communicator> Communicator::create(int rank, int world, const nc
   c->world_ = world;
   cudaGetDevice(&c->device_);
   if (world < 1 || world > kMaxPeers) {
-    if (error) *error = "peer.world_size: " + std::to_string(world) + " ranks (1 to 8 supported)";
+    if (error) *error = explain(PeerIssue{PeerRule::world_size, -1, world, kMaxPeers});
     return nullptr;
   }
   if (!nccl_ok(ncclCommInitRank(&c->comm_, world, id, rank), "ncclCommInitRank", error)) return nullptr;
@@ -176,17 +177,19 @@ bool prepare(const Communicator& comm, const CollectiveShape& shape, const Windo
     return false;
   }
   if (shape.blocks > static_cast<std::int32_t>(kMaxSignalBlocks) || shape.stages > static_cast<std::int32_t>(kMaxStages)) {
-    op->refusals.push_back("error [collective.blocks] the kernel takes at most " + std::to_string(kMaxSignalBlocks) +
-                           " blocks and " + std::to_string(kMaxStages) + " stages");
+    const std::string most = std::to_string(kMaxSignalBlocks) + " blocks and " + std::to_string(kMaxStages) + " stages";
+    op->refusals.push_back(
+        kernels::refusal(PeerRule::blocks_range, "the kernel takes at most " + most, "use at most " + most));
     return false;
   }
   // Block b of one rank waits for block b of every other: every block must be resident at once.
   int device = 0, sms = 0;
   cudaGetDevice(&device);
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess && shape.blocks > sms) {
-    op->refusals.push_back("error [collective.blocks] " + std::to_string(shape.blocks) + " blocks on a GPU of " +
-                           std::to_string(sms) + " SMs: block b of each rank waits for block b of the others, so "
-                           "every block must be resident (one per SM); fix: use at most " + std::to_string(sms));
+    const std::string what = std::to_string(shape.blocks) + " blocks on a GPU of " + std::to_string(sms) +
+                             " SMs: block b of each rank waits for block b of the others, so every block must be "
+                             "resident (one per SM)";
+    op->refusals.push_back(kernels::refusal(PeerRule::blocks_range, what, "use at most " + std::to_string(sms)));
     return false;
   }
   CollectiveArgs& a = op->args;
@@ -198,7 +201,8 @@ bool prepare(const Communicator& comm, const CollectiveShape& shape, const Windo
     encoded = encoded && device::encode_cu_tensor_map(peer_params(c.output, p), &a.out[p]);
   }
   if (!encoded) {
-    op->refusals.push_back("error [peer.plan] a planned descriptor did not encode");
+    op->refusals.push_back(
+        kernels::refusal(PeerRule::plan_refused, "a planned descriptor did not encode", kernels::kUnencodedFix));
     return false;
   }
   a.load = c.input.plan;

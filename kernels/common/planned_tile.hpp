@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/rules.hpp"
 #include "tmakit/plan/copy_shape.hpp"
 #include "tmakit/plan/explain.hpp"
 #include "tmakit/plan/make_problem.hpp"
@@ -49,19 +50,17 @@ inline bool plan_and_encode(const char* name, const GlobalTensor& g, const Swizz
 // plan_and_encode, then the check that the plan has the shape the kernel's copy program was
 // compiled from (plan/copy_shape.hpp). A fixed-shape plan of a layout the kernel compiles always
 // has it: a difference is a defect of the kernel's tables, refused under `rule` (e.g.
-// "gemm.plan_shape") with the field that differs rather than launched.
+// KernelRule::gemm_plan_shape) with the field that differs rather than launched.
 inline bool plan_compiled_tile(const char* name, const GlobalTensor& g, const SwizzledLayout& smem,
                                const TileExtents& tile, const std::vector<std::string>& mode_names,
-                               const PlanOptions& options, const TmaPlan& compiled, const char* rule,
+                               const PlanOptions& options, const TmaPlan& compiled, KernelRule rule,
                                PlannedTile& out, std::vector<std::string>& errors) {
   if (!plan_and_encode(name, g, smem, tile, mode_names, out, errors, options)) return false;
   const ShapeDifference d = shape_difference(compiled, plan_shape(out.plan));
   if (d.same) return true;
-  errors.push_back(std::string(name) + ": error [" + rule + "] the plan's " + d.field + " is " +
-                   std::to_string(d.planned) + " where the kernel's compiled copy program has " +
-                   std::to_string(d.compiled) +
-                   "; fix: none on the caller's side (the kernel's compiled shapes must cover every fixed-shape "
-                   "plan of its layouts): report it with the kernel's arguments");
+  errors.push_back(std::string(name) + ": " +
+                   refusal(rule, "the plan's " + std::string(d.field) + " is " + std::to_string(d.planned) +
+                                     " where the kernel's compiled copy program has " + std::to_string(d.compiled)));
   return false;
 }
 

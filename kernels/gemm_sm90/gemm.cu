@@ -1,6 +1,7 @@
 // Host side of the GEMM: the four tile plans (A, B, C, D) from the operands' global layouts and the
-// kernel's shared layouts, their descriptors, and the persistent launch. Refusals come back as the
-// planner's own words (rule id + fix), never as a launch that fails or hangs.
+// kernel's shared layouts, their descriptors, and the persistent launch. Refusals come back as
+// lines with a rule id and a fix (gemm.* and kernel.cuda: kernels/common/rules.hpp; the planner's
+// own words for an operand TMA cannot copy), never as a launch that fails or hangs.
 #include "kernels/gemm_sm90/gemm.hpp"
 
 #include <cuda.h>
@@ -24,6 +25,9 @@ GlobalTensor global_tensor(DataType t, const Matrix& mx, std::int64_t rows, std:
 }
 
 using Planned = kernels::PlannedTile;
+using kernels::cuda_refusal;
+using kernels::KernelRule;
+using kernels::refusal;
 
 // Plans one operand's (rows x cols x 1) tile, encodes its descriptor and checks the plan against
 // the kernel's compiled copy program (kernels/common/planned_tile.hpp).
@@ -31,7 +35,7 @@ bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout&
                   std::int64_t tile_cols, const std::vector<std::string>& mode_names, const PlanOptions& options,
                   const TmaPlan& compiled, Planned& out, std::vector<std::string>& errors) {
   return kernels::plan_compiled_tile(name, g, smem, tile_extents(tile_rows, tile_cols), mode_names, options, compiled,
-                                     "gemm.plan_shape", out, errors);
+                                     KernelRule::gemm_plan_shape, out, errors);
 }
 
 using KernelFn = void (*)(KernelParams);
@@ -133,8 +137,7 @@ bool prepare_split_k(const GemmArgs& g, bool swapped, Gemm::Prepared& prep, std:
   if ((st.cuda = cudaMalloc(&prep.workspace, bytes)) != cudaSuccess ||
       (st.cuda = cudaMalloc(&prep.counters, sizeof(device::SplitCounters) * shares)) != cudaSuccess ||
       (st.cuda = cudaMemset(prep.counters, 0, sizeof(device::SplitCounters) * shares)) != cudaSuccess) {
-    errors.push_back(std::string("cuda: the split-K workspace (") + std::to_string(bytes) + " bytes) and counters: " +
-                     cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("the split-K workspace (" + std::to_string(bytes) + " bytes) and counters", st.cuda));
     return false;
   }
   const Matrix wm{prep.workspace, Order::row_major, ldw, ldw * w_rows};
@@ -156,53 +159,71 @@ bool prepare_split_k(const GemmArgs& g, bool swapped, Gemm::Prepared& prep, std:
   return true;
 }
 
+// The arguments' own rules that need no device (every reason at once): the extents and pointers,
+// then (where those hold) the choices of tile, cluster and split.
+void check_problem(const GemmArgs& g, std::vector<std::string>& errors) {
+  if (g.dtype != DataType::bfloat16 && g.dtype != DataType::float16)
+    errors.push_back(refusal(KernelRule::gemm_dtype, "the element type must be bf16 or f16"));
+  if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1)
+    errors.push_back(refusal(KernelRule::gemm_extent, "m, n, k and batch must be at least 1 (got m=" + std::to_string(g.m) +
+                                                          " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
+                                                          " batch=" + std::to_string(g.batch) + ")"));
+  if (!g.a.data || !g.b.data || !g.d.data || (g.beta != 0.0f && !g.c.data))
+    errors.push_back(refusal(KernelRule::gemm_null, "A, B and D (and C when beta != 0) need a device pointer"));
+}
+
+void check_choices(const GemmArgs& g, std::vector<std::string>& errors) {
+  const std::string tile_n = std::to_string(g.tile_n);
+  if (g.cluster_m < 0 || g.cluster_m > 2)
+    errors.push_back(refusal(KernelRule::gemm_cluster_m, "0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m)));
+  if (g.split_lead < -1)
+    errors.push_back(refusal(KernelRule::gemm_split_lead,
+                             "-1 (automatic), 0 (equal slices) or K blocks, got " + std::to_string(g.split_lead)));
+  if (g.splits < 0)
+    errors.push_back(refusal(KernelRule::gemm_splits,
+                             "0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits)));
+  if (g.pingpong < -1 || g.pingpong > 1)
+    errors.push_back(refusal(KernelRule::gemm_pingpong,
+                             "0 (automatic), 1 (ping-pong tiles) or -1 (never), got " + std::to_string(g.pingpong)));
+  if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 192 && g.tile_n != 256)
+    errors.push_back(refusal(KernelRule::gemm_tile_n, "0 (automatic), 64, 128, 192 (ping-pong tiles) or 256, got " + tile_n));
+  else if (g.pingpong == 1 && g.tile_n != 0 && g.tile_n != 192)
+    errors.push_back(refusal(KernelRule::gemm_pingpong,
+                             "ping-pong tiles are 192 columns wide; tile_n " + tile_n + " asks for another",
+                             "leave tile_n 0 or give 192"));
+  else if (g.pingpong == -1 && g.tile_n == 192)
+    errors.push_back(refusal(KernelRule::gemm_pingpong,
+                             "192-column tiles are ping-pong tiles, and pingpong = -1 rules them out",
+                             "give tile_n 256, 128 or 64, or leave pingpong 0"));
+  const bool pingpong = g.pingpong == 1 || g.tile_n == 192;
+  if (pingpong && (g.swapped == 1 || g.splits > 1))
+    errors.push_back(refusal(KernelRule::gemm_pingpong, "ping-pong tiles are neither swapped nor split along K",
+                             "leave swapped and splits 0, or give swapped = -1 and splits = 1"));
+  if (g.swapped < -1 || g.swapped > 1)
+    errors.push_back(refusal(KernelRule::gemm_swapped,
+                             "0 (automatic), 1 (swapped 128 x 64 tiles) or -1 (never), got " + std::to_string(g.swapped)));
+  if (g.swapped == 1 && g.tile_n != 0 && g.tile_n != 64)
+    errors.push_back(refusal(KernelRule::gemm_swapped,
+                             "a swapped tile is 64 columns wide; tile_n " + tile_n + " asks for another",
+                             "leave tile_n 0 or give 64"));
+  if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))
+    errors.push_back(refusal(KernelRule::gemm_d_order, "C and D must be row-major"));
+}
+
 }  // namespace
 
 Gemm::Gemm(const GemmArgs& g) {
   GemmStatus& st = status_;
   std::vector<std::string>& errors = st.errors;
-  if (g.dtype != DataType::bfloat16 && g.dtype != DataType::float16)
-    errors.push_back("gemm.dtype: the element type must be bf16 or f16");
-  if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1)
-    errors.push_back("gemm.extent: m, n, k and batch must be at least 1 (got m=" + std::to_string(g.m) +
-                     " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) + " batch=" + std::to_string(g.batch) + ")");
-  if (!g.a.data || !g.b.data || !g.d.data || (g.beta != 0.0f && !g.c.data))
-    errors.push_back("gemm.null: A, B and D (and C when beta != 0) need a device pointer");
+  check_problem(g, errors);
+  if (!errors.empty()) return;
+  check_choices(g, errors);
   if (!errors.empty()) return;
 
   // A (M x K): K-major when row-major. B (K x N) seen as N x K: K-major when column-major.
   auto prep = std::make_shared<Prepared>();
   const bool a_mn = g.a.order == Order::col_major;
   const bool b_mn = g.b.order == Order::row_major;
-  if (g.cluster_m < 0 || g.cluster_m > 2)
-    errors.push_back("gemm.cluster_m: 0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m));
-  if (g.split_lead < -1)
-    errors.push_back("gemm.split_lead: -1 (automatic), 0 (equal slices) or K blocks, got " + std::to_string(g.split_lead));
-  if (g.splits < 0)
-    errors.push_back("gemm.splits: 0 (automatic), 1 (no split) or the number of K slices, got " + std::to_string(g.splits));
-  if (g.pingpong < -1 || g.pingpong > 1)
-    errors.push_back("gemm.pingpong: 0 (automatic), 1 (ping-pong tiles) or -1 (never), got " + std::to_string(g.pingpong));
-  if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 192 && g.tile_n != 256)
-    errors.push_back("gemm.tile_n: 0 (automatic), 64, 128, 192 (ping-pong tiles) or 256, got " + std::to_string(g.tile_n));
-  else if (g.pingpong == 1 && g.tile_n != 0 && g.tile_n != 192)
-    errors.push_back("gemm.pingpong: ping-pong tiles are 192 columns wide; tile_n " + std::to_string(g.tile_n) +
-                     " asks for another (leave it 0 or give 192)");
-  else if (g.pingpong == -1 && g.tile_n == 192)
-    errors.push_back("gemm.pingpong: 192-column tiles are ping-pong tiles, and pingpong = -1 rules them out (give "
-                     "tile_n 256, 128 or 64, or leave pingpong 0)");
-  const bool pingpong = g.pingpong == 1 || g.tile_n == 192;
-  if (pingpong && (g.swapped == 1 || g.splits > 1))
-    errors.push_back("gemm.pingpong: ping-pong tiles are neither swapped nor split along K (leave swapped and splits 0, or "
-                     "give swapped = -1 and splits = 1)");
-  if (g.swapped < -1 || g.swapped > 1)
-    errors.push_back("gemm.swapped: 0 (automatic), 1 (swapped 128 x 64 tiles) or -1 (never), got " +
-                     std::to_string(g.swapped));
-  if (g.swapped == 1 && g.tile_n != 0 && g.tile_n != 64)
-    errors.push_back("gemm.swapped: a swapped tile is 64 columns wide; tile_n " + std::to_string(g.tile_n) +
-                     " asks for another (leave it 0 or give 64)");
-  if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))
-    errors.push_back("gemm.d_order: C and D must be row-major (a column-major D is D^T = B^T A^T: swap the operands)");
-  if (!errors.empty()) return;
 
   // The kernel form: tile shape, cluster size and split count, the automatic ones from
   // heuristics.hpp. Clusters of two need two M tiles to pair.
@@ -211,7 +232,7 @@ Gemm::Gemm(const GemmArgs& g) {
   int device = 0, sms = 0;
   if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
       (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
-    errors.push_back(std::string("cuda: the device's multiprocessor count: ") + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("the device's multiprocessor count", st.cuda));
     return;
   }
   const FormChoice choice =
@@ -257,7 +278,7 @@ Gemm::Gemm(const GemmArgs& g) {
 
   const std::int64_t tiles = std::int64_t{p.tiles_m} * p.tiles_n * p.batch;
   if (tiles > 0x7fffffff) {
-    errors.push_back("gemm.tiles: more than 2^31 - 1 output tiles");
+    errors.push_back(refusal(KernelRule::gemm_tiles, "more than 2^31 - 1 output tiles (" + std::to_string(tiles) + ")"));
     return;
   }
   // Persistent grid: at most as many clusters as can be resident at once (heuristics.hpp).
@@ -265,7 +286,7 @@ Gemm::Gemm(const GemmArgs& g) {
   int resident = 0;
   if ((st.cuda = device::max_active_clusters(form.kernel, shape, dim3(form.threads), form.smem, &resident)) != cudaSuccess ||
       resident < 1) {
-    errors.push_back(std::string("cuda: no cluster of this kernel fits on the device: ") + cudaGetErrorString(st.cuda));
+    errors.push_back(cuda_refusal("no cluster of this kernel fits on the device", st.cuda));
     return;
   }
   const std::int64_t cluster_tiles = (p.tiles_m + prep->cluster_m - 1) / prep->cluster_m * std::int64_t{p.tiles_n} * p.batch;
@@ -274,7 +295,8 @@ Gemm::Gemm(const GemmArgs& g) {
   const std::int64_t split_blocks = (p.k_blocks + splits - 1) / splits;
   splits = (p.k_blocks + split_blocks - 1) / split_blocks;
   if (cluster_tiles * splits > 0x7fffffff) {
-    errors.push_back("gemm.splits: more than 2^31 - 1 work units");
+    errors.push_back(refusal(KernelRule::gemm_splits, "more than 2^31 - 1 work units (" +
+                                                          std::to_string(cluster_tiles * splits) + ": cluster tiles x slices)"));
     return;
   }
   p.splits = static_cast<std::int32_t>(splits);
@@ -287,7 +309,7 @@ Gemm::Gemm(const GemmArgs& g) {
     if (!prepare_split_k(g, swapped, *prep, errors, st)) return;
     form = pick_form(g.dtype, a_mn, b_mn, true, choice);  // same threads and shared memory
     if ((st.cuda = device::set_cluster_attributes(form.kernel, shape, form.smem)) != cudaSuccess) {
-      errors.push_back(std::string("cuda: the split-K kernel's attributes: ") + cudaGetErrorString(st.cuda));
+      errors.push_back(cuda_refusal("the split-K kernel's attributes", st.cuda));
       return;
     }
   }
@@ -330,7 +352,7 @@ GemmStatus gemm(const GemmArgs& args, cudaStream_t stream) {
   st.cuda = g.launch(stream);
   if (st.cuda != cudaSuccess) {
     st.ok = false;
-    st.errors.push_back(std::string("cuda: ") + cudaGetErrorString(st.cuda));
+    st.errors.push_back(kernels::cuda_refusal("the launch", st.cuda));
   }
   return st;
 }

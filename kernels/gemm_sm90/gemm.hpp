@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/status.hpp"
 #include "tmakit/core/dtype.hpp"
 
 namespace tmakit::gemm_sm90 {
@@ -94,12 +95,9 @@ struct GemmConfig {
   std::size_t smem_bytes = 0;
 };
 
-struct GemmStatus {
-  bool ok = false;
-  std::vector<std::string> errors;  // every reason, one line each (rule id + fix where a planner refused)
-  cudaError_t cuda = cudaSuccess;
-  GemmConfig config{};
-};
+// ok, every refusal (gemm.*, kernel.cuda, an operand's planner refusals: docs/rules.md), the CUDA
+// error, the config (kernels/common/status.hpp).
+using GemmStatus = kernels::KernelStatus<GemmConfig>;
 
 // A GEMM planned once and launched any number of times (planning, encoding the descriptors and the
 // occupancy query are host work: a caller that launches the same problem repeatedly keeps one).

@@ -598,16 +598,16 @@ TEST(AttentionSmall, PackedOffsetsRefused) {
     return all;
   };
   const std::string decreasing = errors({0, 10, 5, 20, 12}, 0, nullptr);
-  EXPECT_NE(decreasing.find("attention.cu_seqlens: sequence 1 would have -5 rows"), std::string::npos) << decreasing;
-  EXPECT_NE(decreasing.find("attention.cu_seqlens: sequence 3 would have -8 rows"), std::string::npos) << decreasing;
+  EXPECT_NE(decreasing.find("error [attention.cu_seqlens] sequence 1 would have -5 rows"), std::string::npos) << decreasing;
+  EXPECT_NE(decreasing.find("error [attention.cu_seqlens] sequence 3 would have -8 rows"), std::string::npos) << decreasing;
   const std::string not_zero = errors({4, 10}, 0, nullptr);
-  EXPECT_NE(not_zero.find("attention.cu_seqlens: the first offset is 4, not 0"), std::string::npos) << not_zero;
+  EXPECT_NE(not_zero.find("error [attention.cu_seqlens] the first offset is 4, not 0; fix: cu_seqlens holds"), std::string::npos) << not_zero;
   const std::string too_long = errors({0, 10, 40}, 16, nullptr);
-  EXPECT_NE(too_long.find("attention.cu_seqlens: sequence 1 has 30 rows, more than seqlen = 16"), std::string::npos)
+  EXPECT_NE(too_long.find("error [attention.cu_seqlens] sequence 1 has 30 rows, more than seqlen = 16"), std::string::npos)
       << too_long;
   const std::int32_t host_offsets[] = {0, 8};
   const std::string on_host = errors({0, 8}, 0, host_offsets);
-  EXPECT_NE(on_host.find("attention.cu_seqlens: the offsets are not in device memory"), std::string::npos) << on_host;
+  EXPECT_NE(on_host.find("error [attention.cu_seqlens] the offsets are not in device memory"), std::string::npos) << on_host;
   // seqlen < 0 is no bound
   const std::string negative = errors({0, 8}, -1, nullptr);
   EXPECT_NE(negative.find("attention.extent"), std::string::npos) << negative;
@@ -625,7 +625,7 @@ TEST(AttentionArgs, PackedBatchBeyondTheGridIsRefusedFirst) {
   a.lse = reinterpret_cast<float*>(std::uintptr_t{0x400000});
   const tmakit::attention_sm90::Attention planned(a);
   ASSERT_EQ(planned.status().errors.size(), 1u);
-  EXPECT_EQ(planned.status().errors[0].rfind("attention.grid: at most 65535 batches", 0), 0u) << planned.status().errors[0];
+  EXPECT_EQ(planned.status().errors[0].rfind("error [attention.grid] at most 65535 batches", 0), 0u) << planned.status().errors[0];
 }
 
 // Refusals come back with their rule ids, before anything touches the GPU.
@@ -644,10 +644,18 @@ TEST(AttentionArgs, RefusesWhatIsNotBuilt) {
     return all;
   };
   const std::string e = errors(a);
-  EXPECT_NE(e.find("attention.head_dim"), std::string::npos) << e;
+  EXPECT_NE(e.find("error [attention.head_dim] head dims 64, 96, 128 and 256 are built, got 80; fix: give head_dim"),
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("attention.dtype"), std::string::npos) << e;
   EXPECT_NE(e.find("attention.heads_kv"), std::string::npos) << e;
   EXPECT_NE(e.find("attention.null"), std::string::npos) << e;
+  // One line per refusal, each in the library's one shape: "error [<id>] <what>; fix: <fix>".
+  for (std::size_t at = 0, end; (end = e.find('\n', at)) != std::string::npos; at = end + 1) {
+    const std::string line = e.substr(at, end - at);
+    EXPECT_EQ(line.rfind("error [attention.", 0), 0u) << line;
+    EXPECT_NE(line.find("; fix: "), std::string::npos) << line;
+  }
 
   a.head_dim = 64;
   a.heads_kv = 1;

@@ -455,7 +455,7 @@ TEST(GemmSmall, PingPongTiles) {
     const GemmStatus st = tmakit::gemm_sm90::Gemm(bad).status();
     EXPECT_FALSE(st.ok);
     ASSERT_EQ(st.errors.size(), 1u);
-    EXPECT_EQ(st.errors[0].rfind("gemm.pingpong:", 0), 0u) << st.errors[0];
+    EXPECT_EQ(st.errors[0].rfind("error [gemm.pingpong] ", 0), 0u) << st.errors[0];
   }
 }
 
@@ -583,6 +583,46 @@ TEST(GemmSmall, EarlyStartWaitsForThePreviousGemm) {
   std::size_t differ = 0;
   for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
   EXPECT_EQ(differ, 0u) << "elements of D2 read D1 before the first GEMM had written it";
+}
+
+// The arguments' own refusals, decided before any CUDA call (no GPU needed): one line each in the
+// library's one shape, "error [<id>] <what>; fix: <fix>", with the fix where the launcher computed one.
+TEST(GemmArgs, RefusalsCarryTheirIds) {
+  GemmArgs g;
+  g.m = g.n = g.k = 256;
+  const void* fake = reinterpret_cast<const void*>(std::uintptr_t{1} << 32);  // aligned, never dereferenced
+  g.a = Matrix{fake, Order::row_major, 256, 0};
+  g.b = Matrix{fake, Order::col_major, 256, 0};
+  g.d = Matrix{fake, Order::row_major, 256, 0};
+  auto first = [](const GemmArgs& x) {
+    const GemmStatus st = tmakit::gemm_sm90::Gemm(x).status();
+    EXPECT_FALSE(st.ok);
+    EXPECT_EQ(st.cuda, cudaSuccess);  // refused before any runtime call
+    return st.errors.empty() ? std::string() : st.errors[0];
+  };
+  GemmArgs bad = g;
+  bad.k = 0;
+  EXPECT_EQ(first(bad), "error [gemm.extent] m, n, k and batch must be at least 1 (got m=256 n=256 k=0 batch=1); fix: "
+                        "give m, n, k and batch of at least 1");
+  bad = g;
+  bad.tile_n = 96;
+  EXPECT_EQ(first(bad).rfind("error [gemm.tile_n] 0 (automatic), 64, 128, 192 (ping-pong tiles) or 256, got 96; fix: ", 0),
+            0u);
+  bad = g;
+  bad.swapped = 1;
+  bad.tile_n = 128;
+  EXPECT_EQ(first(bad), "error [gemm.swapped] a swapped tile is 64 columns wide; tile_n 128 asks for another; fix: leave "
+                        "tile_n 0 or give 64");
+  bad = g;
+  bad.d.order = Order::col_major;
+  EXPECT_EQ(first(bad).rfind("error [gemm.d_order] C and D must be row-major; fix: make C and D row-major", 0), 0u);
+  bad = g;
+  bad.b.data = nullptr;
+  bad.dtype = DataType::float32;
+  const GemmStatus both = tmakit::gemm_sm90::Gemm(bad).status();
+  ASSERT_EQ(both.errors.size(), 2u);  // every reason at once
+  EXPECT_EQ(both.errors[0].rfind("error [gemm.dtype] ", 0), 0u) << both.errors[0];
+  EXPECT_EQ(both.errors[1].rfind("error [gemm.null] ", 0), 0u) << both.errors[1];
 }
 
 TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
