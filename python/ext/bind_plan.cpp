@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -101,25 +102,103 @@ struct PlanObject {
   }
 };
 
-// A DLPack object (anything nanobind's ndarray takes) as the library's DLTensor.
-GlobalTensor tensor_of(nb::handle h) {
-  nb::ndarray<> a;
-  if (!nb::try_cast(h, a, false))
-    usage_error("gmem: expected the text form ('bf16 (4096,4096):(4096,1)') or a tensor with __dlpack__, not " +
-                nb::cast<std::string>(nb::str(h.type().attr("__name__"))));
-  std::vector<std::int64_t> shape(a.ndim()), strides(a.ndim());
-  for (std::size_t i = 0; i < a.ndim(); ++i) {
-    shape[i] = static_cast<std::int64_t>(a.shape(i));
-    strides[i] = a.stride(i);
+// The element type a CUDA Array Interface typestr names ("<f2", "|u1", ...): kinds f, i, u and b of
+// 1 to 8 bytes, little-endian (or without byte order). The interface has no bf16 or fp8 names: such
+// tensors come through DLPack.
+dlpack::DLDataType cai_dtype(const std::string& typestr) {
+  const auto refuse_type = [&](const std::string& why) {
+    usage_error("gmem: __cuda_array_interface__ typestr '" + typestr + "': " + why +
+                "; fix: pass the tensor through DLPack (__dlpack__), which also names bf16 and fp8");
+  };
+  const bool sized = typestr.size() >= 3 && typestr.size() <= 4 &&
+                     typestr.find_first_not_of("0123456789", 2) == std::string::npos;
+  if (!sized || (typestr[0] != '<' && typestr[0] != '|' && typestr[0] != '>'))
+    refuse_type("expected a byte order, a kind and a size in bytes (e.g. '<f2')");
+  const char kind = typestr[1];
+  const int bytes = std::stoi(typestr.substr(2));
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) refuse_type("an element of 1, 2, 4 or 8 bytes");
+  if (typestr[0] == '>' && bytes > 1) refuse_type("big-endian elements (TMA copies little-endian bytes)");
+  const auto bits = static_cast<std::uint8_t>(8 * bytes);
+  switch (kind) {
+    case 'f': if (bytes >= 2) return {dlpack::kDLFloat, bits, 1}; break;
+    case 'i': return {dlpack::kDLInt, bits, 1};
+    case 'u': return {dlpack::kDLUInt, bits, 1};
+    case 'b': if (bytes == 1) return {dlpack::kDLBool, 8, 1}; break;
+    default: break;
   }
+  refuse_type("no element type TMA copies has this kind and size");
+  return {};
+}
+
+// The CUDA Array Interface (version 2 or 3: CuPy, Numba, PyTorch) read into `t`: shape, the
+// element type, the data pointer and strides (bytes there, elements here: each must be a whole
+// number of elements; none given: C-contiguous). A mask is refused (TMA copies every element).
+void cai_tensor(const nb::dict& d, dlpack::DLTensor& t, std::vector<std::int64_t>& shape,
+                std::vector<std::int64_t>& strides) {
+  if (!d.contains("shape") || !d.contains("typestr") || !d.contains("data"))
+    usage_error("gmem: __cuda_array_interface__ needs 'shape', 'typestr' and 'data'");
+  if (d.contains("mask") && !d["mask"].is_none())
+    usage_error("gmem: __cuda_array_interface__ with a mask: TMA copies every element; fix: pass the unmasked array");
+  shape = nb::cast<std::vector<std::int64_t>>(d["shape"]);
+  t.dtype = cai_dtype(nb::cast<std::string>(d["typestr"]));
+  const std::int64_t bytes = t.dtype.bits / 8;
+  const nb::tuple data = nb::cast<nb::tuple>(d["data"]);
+  if (data.size() < 1) usage_error("gmem: __cuda_array_interface__ 'data' must be (pointer, read_only)");
+  t.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
+  strides.assign(shape.size(), 0);
+  if (!d.contains("strides") || d["strides"].is_none()) {
+    std::int64_t pitch = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+      strides[i] = pitch;
+      if (!checked_mul(pitch, std::max<std::int64_t>(shape[i], 1), &pitch))
+        usage_error("gmem: __cuda_array_interface__ shape holds more than 2^63 elements");
+    }
+  } else {
+    const std::vector<std::int64_t> byte_strides = nb::cast<std::vector<std::int64_t>>(d["strides"]);
+    if (byte_strides.size() != shape.size())
+      usage_error("gmem: __cuda_array_interface__ has " + std::to_string(shape.size()) + " extents and " +
+                  std::to_string(byte_strides.size()) + " strides");
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (byte_strides[i] % bytes != 0)
+        usage_error("gmem: __cuda_array_interface__ stride " + std::to_string(i) + " is " +
+                    std::to_string(byte_strides[i]) + " bytes, not a whole number of " + std::to_string(bytes) +
+                    "-byte elements; fix: give TMA a tensor whose strides are whole elements");
+      strides[i] = byte_strides[i] / bytes;
+    }
+  }
+  t.device = {dlpack::kDLCUDA, 0};
+  t.ndim = static_cast<std::int32_t>(shape.size());
+}
+
+// A tensor object as the library's DLTensor: through DLPack (anything nanobind's ndarray takes),
+// else through the CUDA Array Interface.
+GlobalTensor tensor_of(nb::handle h) {
+  std::vector<std::int64_t> shape, strides;
   dlpack::DLTensor t{};
-  t.data = const_cast<void*>(a.data());
-  t.device = {static_cast<dlpack::DLDeviceType>(a.device_type()), a.device_id()};
-  t.ndim = static_cast<std::int32_t>(a.ndim());
-  t.dtype = {a.dtype().code, a.dtype().bits, a.dtype().lanes};
+  nb::ndarray<> a;
+  if (nb::try_cast(h, a, false)) {
+    shape.resize(a.ndim());
+    strides.resize(a.ndim());
+    for (std::size_t i = 0; i < a.ndim(); ++i) {
+      shape[i] = static_cast<std::int64_t>(a.shape(i));
+      strides[i] = a.stride(i);
+    }
+    t.data = const_cast<void*>(a.data());
+    t.device = {static_cast<dlpack::DLDeviceType>(a.device_type()), a.device_id()};
+    t.ndim = static_cast<std::int32_t>(a.ndim());
+    t.dtype = {a.dtype().code, a.dtype().bits, a.dtype().lanes};
+  } else if (nb::hasattr(h, "__cuda_array_interface__")) {
+    nb::dict d;
+    if (!nb::try_cast(h.attr("__cuda_array_interface__"), d))
+      usage_error("gmem: __cuda_array_interface__ is not a dict");
+    cai_tensor(d, t, shape, strides);
+  } else {
+    usage_error("gmem: expected the text form ('bf16 (4096,4096):(4096,1)') or a tensor with __dlpack__ or "
+                "__cuda_array_interface__, not " + nb::cast<std::string>(nb::str(h.type().attr("__name__"))));
+  }
   t.shape = shape.data();
   t.strides = strides.data();
-  t.byte_offset = 0;  // data() already points at the first element
+  t.byte_offset = 0;  // data already points at the first element
   const dlpack::FromDlpackResult r = dlpack::from_dlpack(t);
   if (!r.ok()) {
     std::vector<PyViolation> v;

@@ -239,8 +239,8 @@ def plan(gmem: Any, smem: str, tile: str, *, cluster: Sequence[int] | None = Non
     """The TMA plan of a tile (`tmakit plan`): descriptor, instructions per tile, bytes to expect.
 
     gmem: the CLI's text form ('bf16 (4096,4096):(4096,1)'), or a tensor (torch, numpy, CuPy, any
-    object with __dlpack__: modes in its own order, the last one usually contiguous, its data
-    pointer as the descriptor's address); smem: the shared tile layout, swizzle in bytes
+    object with __dlpack__ or __cuda_array_interface__: modes in its own order, the last one usually
+    contiguous, its data pointer as the descriptor's address); smem: the shared tile layout, swizzle in bytes
     ('Sw<3,4,3> o (128,64):(64,1)'); tile: the tiler ('M=128,K=64'). cluster: (x, y[, z]);
     multicast: 'x', 'y' or 'z' (the cluster dimension whose CTAs share the tile). store / reduce
     ('add', 'min', ...): the same boxes from shared to global memory. Raises Refused with every
@@ -252,7 +252,7 @@ def plan(gmem: Any, smem: str, tile: str, *, cluster: Sequence[int] | None = Non
 
 def tensor_map(tensor: Any, *, box: Sequence[int], swizzle: Name = "NONE", l2: str = "none", oob: str = "none",
                arch: str = "sm_90") -> TensorMap:
-    """The descriptor of a box of a tensor (any DLPack object), as planned: `box` in the tensor's
+    """The descriptor of a box of a tensor (any DLPack or CUDA Array Interface object), as planned: `box` in the tensor's
     own mode order (a row-major (M, K) tensor and box=(128, 64): 128 rows of 64 elements), the
     box stored row-major in a buffer with `swizzle`. Its address is the tensor's data pointer.
     For a uint8 CUDA tensor holding it, see tmakit.torch.tensor_map."""

@@ -68,6 +68,40 @@ def test_plan_of_a_dlpack_tensor_takes_its_layout_and_address():
     assert q.descriptor.strides == [512] and q.descriptor.address == a.ctypes.data + 32
 
 
+class _CudaArray:
+    """A stand-in for a CuPy / Numba device array: only its __cuda_array_interface__ is read."""
+
+    def __init__(self, shape, typestr, ptr, strides=None, **extra):
+        self.__cuda_array_interface__ = dict(shape=shape, typestr=typestr, data=(ptr, False), strides=strides,
+                                             version=3, **extra)
+
+
+def test_plan_of_a_cuda_array_interface_object_takes_its_layout_and_address():
+    a = _CudaArray((4096, 4096), "<f2", 0x7F0000000000)
+    p = tmakit.plan(a, "Sw<3,4,3> o (128,64):(64,1)", "M=128,K=64")
+    assert p.gmem.startswith("f16 (4096,4096):(4096,1)")
+    assert p.descriptor.address == 0x7F0000000000 and p.descriptor.dtype == "FLOAT16"
+    assert p.descriptor.dims == [4096, 4096] and p.descriptor.strides == [8192]
+    # byte strides: a column slice of a 4096 x 8192 uint8 array, 64 bytes in
+    v = _CudaArray((4096, 4096), "|u1", 0x7F0000000040, strides=(8192, 1))
+    m = tmakit.tensor_map(v, box=(64, 128))
+    assert m.dtype == "UINT8" and m.strides == [8192] and m.address == 0x7F0000000040 and m.box == [128, 64]
+
+
+def test_cuda_array_interface_refusals_name_what_is_wrong():
+    with pytest.raises(ValueError, match="DLPack"):  # the interface has no bf16: V2 is raw bytes
+        tmakit.plan(_CudaArray((64, 64), "<V2", 0x7F0000000000), "(64,64):(64,1)", "64,64")
+    with pytest.raises(ValueError, match="whole number of 4-byte elements"):
+        tmakit.tensor_map(_CudaArray((64, 64), "<f4", 0x7F0000000000, strides=(258, 4)), box=(64, 64))
+    with pytest.raises(ValueError, match="big-endian"):
+        tmakit.tensor_map(_CudaArray((64, 64), ">f4", 0x7F0000000000), box=(64, 64))
+    with pytest.raises(ValueError, match="mask"):
+        tmakit.tensor_map(_CudaArray((64, 64), "<f4", 0x7F0000000000, mask=object()), box=(64, 64))
+    with pytest.raises(tmakit.Refused) as e:  # a pitch TMA cannot take: the planner's own rule
+        tmakit.tensor_map(_CudaArray((64, 64), "<f4", 0x7F0000000000, strides=(260, 4)), box=(64, 64))
+    assert "gmem.stride_align" in e.value.rules
+
+
 def test_tensor_map_of_a_box():
     np = pytest.importorskip("numpy")
     a = np.zeros((4096, 4096), dtype=np.uint16)
