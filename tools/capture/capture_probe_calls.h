@@ -6,15 +6,8 @@
 
 #include <stdint.h>
 
-typedef int (*tiled_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const uint32_t*,
-                        const uint32_t*, int, int, int, int);
-typedef int (*im2col_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const int*, const int*,
-                         uint32_t, uint32_t, const uint32_t*, int, int, int, int);
-typedef int (*wide_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, int, int, uint32_t, uint32_t,
-                       const uint32_t*, int, int, int, int, int);
-typedef int (*replace_fn)(void*, void*);
-typedef int (*procaddr_v1_fn)(const char*, void**, int, uint64_t);
-typedef int (*procaddr_v2_fn)(const char*, void**, int, uint64_t, void*);
+#include "encoder_types.h"
+
 typedef int (*runtime_fn)(const char*, void**, unsigned long long, int*);
 typedef int (*runtime_by_version_fn)(const char*, void**, unsigned int, unsigned long long, int*);
 

@@ -27,18 +27,9 @@
 
 #include "capture_driver.h"
 #include "capture_record.h"
+#include "encoder_types.h"
 
 #define EXPORT __attribute__((visibility("default")))
-
-typedef int (*tiled_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const uint32_t*,
-                        const uint32_t*, int, int, int, int);
-typedef int (*im2col_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, const int*, const int*,
-                         uint32_t, uint32_t, const uint32_t*, int, int, int, int);
-typedef int (*wide_fn)(void*, int, uint32_t, void*, const uint64_t*, const uint64_t*, int, int, uint32_t, uint32_t,
-                       const uint32_t*, int, int, int, int, int);
-typedef int (*replace_fn)(void*, void*);
-typedef int (*procaddr_v1_fn)(const char*, void**, int, uint64_t);
-typedef int (*procaddr_v2_fn)(const char*, void**, int, uint64_t, void*);
 
 // How the program reached a function, and which function.
 enum Path { kLinked, kDlsym, kProcAddr, kProcAddrV2, kPaths };
