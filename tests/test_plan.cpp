@@ -600,6 +600,39 @@ TEST(PlanRefusal, GlobalTensorProblemsAllAtOnce) {
   expect_refusal(ds, "gmem.base_align", {"alignment 8 bytes"});
 }
 
+// offset= is a view's storage offset: the base moves that many elements past the allocation that
+// align= / addr= describe, keeps the alignment both have, and reads back from to_string.
+TEST(Plan, ViewOffsetMovesTheBaseAndRoundTrips) {
+  const auto g = parse_global_tensor("bf16 (1024,64):(64,1) align=256 addr=0x1000 offset=3");
+  ASSERT_TRUE(g.ok) << g.error;
+  EXPECT_EQ(g.value.address, 0x1006u);
+  EXPECT_EQ(g.value.base_alignment, 2u);
+  EXPECT_EQ(g.value.view_offset, 3);
+  EXPECT_EQ(to_string(g.value), "bf16 (1024,64):(64,1) align=2 addr=0x1000 offset=3");
+  const auto back = parse_global_tensor(to_string(g.value));
+  ASSERT_TRUE(back.ok) << back.error;
+  EXPECT_EQ(back.value.address, g.value.address);
+  EXPECT_EQ(back.value.base_alignment, g.value.base_alignment);
+  const auto whole = parse_global_tensor("fp32 (1024,64):(64,1) offset=4");  // 16 bytes: still aligned
+  ASSERT_TRUE(whole.ok) << whole.error;
+  EXPECT_EQ(whole.value.base_alignment, 16u);
+  EXPECT_NE(parse_global_tensor("bf16 (4,4):(4,1) offset=1 offset=2").error.find("given twice"), std::string::npos);
+  EXPECT_NE(parse_global_tensor("bf16 (4,4):(4,1) offset=-1").error.find("expected a number"), std::string::npos);
+}
+
+// A view 1 element into a 16-byte allocation (x[1:], pytorch #184563): gmem.base_align names the
+// offset and the fixes that keep the allocation's alignment; an aligned view's offset is not blamed.
+TEST(PlanRefusal, BaseAlignNamesTheViewOffset) {
+  const auto ds = refusals("bf16 (1024,64):(64,1) offset=1", "(64,64):(64,1)", "s=64,d=_");
+  expect_refusal(ds, "gmem.base_align", {"known alignment 2 bytes", "a view that starts 1 element (2 bytes) past",
+                                         "add the view's offset to the copy's coordinates", "multiple of 8 elements"});
+  const auto f32 = refusals("fp32 (1024,64):(64,1) offset=6", "(64,64):(64,1)", "s=64,d=_");
+  expect_refusal(f32, "gmem.base_align", {"6 elements (24 bytes)", "multiple of 4 elements"});
+  const auto alloc = refusals("bf16 (1024,64):(64,1) align=8 offset=8", "(64,64):(64,1)", "s=64,d=_");
+  expect_refusal(alloc, "gmem.base_align", {"known alignment 8 bytes"});
+  for (const auto& d : alloc) EXPECT_EQ(d.message().find("a view"), std::string::npos) << d.message();
+}
+
 // Addresses and alignments are unsigned: addr=align=2^64 - 1 was reported as "address -1, known
 // alignment -1 bytes", and the descriptor's address.below_2_57 as "value -1".
 TEST(PlanRefusal, AddressesAreShownUnsigned) {

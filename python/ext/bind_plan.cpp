@@ -170,6 +170,34 @@ void cai_tensor(const nb::dict& d, dlpack::DLTensor& t, std::vector<std::int64_t
   t.ndim = static_cast<std::int32_t>(shape.size());
 }
 
+// How many elements past the start of its allocation a tensor object begins, when the object
+// says (0 otherwise): torch's storage_offset(); for numpy, the distance from the array that owns
+// the memory (the end of the .base chain). Only for gmem.base_align's message.
+std::int64_t view_offset_of(nb::handle h, std::uint64_t data, std::uint64_t elem_bits) {
+  try {
+    if (nb::hasattr(h, "storage_offset")) {
+      const nb::object f = h.attr("storage_offset");
+      std::int64_t n = 0;
+      if (PyCallable_Check(f.ptr()) && nb::try_cast(f(), n, false) && n > 0) return n;
+      return 0;
+    }
+    if (!nb::hasattr(h, "__array_interface__") || !nb::hasattr(h, "base")) return 0;
+    nb::object root = nb::borrow(h);
+    for (int depth = 0; depth < 64; ++depth) {
+      const nb::object base = root.attr("base");
+      if (base.is_none() || !nb::hasattr(base, "__array_interface__")) break;
+      root = base;
+    }
+    if (root.is(h)) return 0;
+    const nb::dict ai = nb::cast<nb::dict>(root.attr("__array_interface__"));
+    const std::uint64_t start = nb::cast<std::uint64_t>(nb::cast<nb::tuple>(ai["data"])[0]);
+    if (data <= start || elem_bits == 0 || (data - start) * 8 % elem_bits != 0) return 0;
+    return static_cast<std::int64_t>((data - start) * 8 / elem_bits);
+  } catch (const std::exception&) {  // an object whose attributes say something else: no offset known
+    return 0;
+  }
+}
+
 // A tensor object as the library's DLTensor: through DLPack (anything nanobind's ndarray takes),
 // else through the CUDA Array Interface.
 GlobalTensor tensor_of(nb::handle h) {
@@ -205,7 +233,9 @@ GlobalTensor tensor_of(nb::handle h) {
     for (const PlanDiagnostic& d : explain_plan(r.issues, TileProblem{})) v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
     refuse(v);
   }
-  return r.tensor;
+  GlobalTensor g = r.tensor;
+  if (is_valid(g.dtype)) g.view_offset = view_offset_of(h, g.address, static_cast<std::uint64_t>(element_bits(g.dtype)));
+  return g;
 }
 
 GlobalTensor gmem_of(nb::handle h) {

@@ -156,6 +156,28 @@ struct Ctx {
   }
 };
 
+// gmem.base_align: a = the address, b = its known alignment (uint64s), c = the view's storage
+// offset in elements (GlobalTensor::view_offset; 0: none or not known). A view whose offset is
+// not a whole number of 16-byte steps is the usual cause (x[1:], a narrowed column range): the
+// message names the offset, and the fixes keep the allocation's alignment.
+void explain_base_align(const PlanIssue& i, const Ctx& c, PlanDiagnostic& d) {
+  const std::string address = i.a != 0 ? "address " + unum(static_cast<std::uint64_t>(i.a)) + ", " : "";  // 0: not given
+  d.what = "the global base (" + address + "known alignment " + unum(static_cast<std::uint64_t>(i.b)) +
+           " bytes) must be a multiple of 16 bytes for TMA";
+  d.fix = "allocate with at least 16-byte alignment (cudaMalloc gives 256) and say so with align=16 or more";
+  const std::uint64_t bits = static_cast<std::uint64_t>(c.gmem_bits());
+  if (i.c <= 0 || static_cast<std::uint64_t>(i.c) > ~std::uint64_t{0} / bits) return;
+  const std::uint64_t offset_bits = static_cast<std::uint64_t>(i.c) * bits;
+  if (offset_bits % 128 == 0) return;  // the view's offset keeps 16 bytes: the allocation is the cause
+  const std::uint64_t step = 128 / gcd(bits, 128);  // elements per 16-byte step
+  d.what += ": the tensor is a view that starts " + num(i.c) + (i.c == 1 ? " element (" : " elements (") +
+            bits_as_bytes(offset_bits) + " bytes) past the start of its allocation";
+  d.fix = "make the tensor map over the whole allocation and add the view's offset to the copy's coordinates; "
+          "or start the view at a multiple of " + unum(step) + " elements (16 bytes); or copy the view into "
+          "its own allocation (torch: x.clone(); x.contiguous() returns a contiguous view unchanged, offset "
+          "and all)";
+}
+
 // The fix for a stride past TMA's limit: the largest legal stride of `mode`, whose TMA dimension steps
 // `step_bits` bits per element of stride, in multiples of m elements (whole 16-byte steps).
 S largest_stride_fix(const Ctx& c, std::int32_t mode, std::uint64_t step_bits, std::uint64_t m) {
@@ -197,9 +219,7 @@ bool what_of_gmem(const PlanIssue& i, [[maybe_unused]] const Ctx& c, [[maybe_unu
               " (reverse that mode and move the base address to its other end)";
       break;
     case PlanRule::gmem_base_align:
-      d.what = "the global base (address " + unum(static_cast<std::uint64_t>(i.a)) + ", known alignment " +
-               unum(static_cast<std::uint64_t>(i.b)) + " bytes) must be a multiple of 16 bytes for TMA";  // uint64s
-      d.fix = "allocate with at least 16-byte alignment (cudaMalloc gives 256) and say so with align=16 or more";
+      explain_base_align(i, c, d);
       break;
     case PlanRule::gmem_stride_align: {
       // a = the mode's stride (elements, >= 0), b = the coordinates its TMA dimension steps (>= 1), c = bytes

@@ -8,6 +8,31 @@
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
+namespace {
+
+// offset= moves the base `offset` elements past the allocation that align= / addr= describe: the
+// view's address and the alignment both keep (the largest power of two dividing both).
+bool apply_view_offset(GlobalTensor& g, std::uint64_t offset, std::string& error) {
+  const std::uint64_t bits = is_valid(g.dtype) ? static_cast<std::uint64_t>(element_bits(g.dtype)) : 8;
+  if (offset > (std::uint64_t{1} << 40)) {
+    error = "option 'offset=" + std::to_string(offset) + "': at most 2^40 elements";
+    return false;
+  }
+  const std::uint64_t offset_bits = offset * bits;
+  g.view_offset = static_cast<std::int64_t>(offset);
+  if (offset_bits % 8 != 0) {  // a packed type's view that starts inside a byte
+    g.base_alignment = 0;
+    return true;
+  }
+  const std::uint64_t bytes = offset_bits / 8;
+  if (g.address != 0) g.address += bytes;
+  const std::uint64_t keeps = bytes == 0 ? 1024 : known_alignment(bytes);
+  if (g.base_alignment > keeps || g.base_alignment == 0) g.base_alignment = g.base_alignment == 0 ? 0 : keeps;
+  return true;
+}
+
+}  // namespace
+
 ParsedGlobalTensor parse_global_tensor(std::string_view text) {
   ParsedGlobalTensor r;
   std::string_view s = trim_space(text);
@@ -22,31 +47,34 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
     return r;
   }
   s = trim_space(s.substr(sp));
-  // trailing key=value options, each at most once
-  bool seen_align = false, seen_addr = false;
+  // trailing key=value options, each at most once: align= and addr= describe the allocation,
+  // offset= how many elements past its start the tensor begins (a view's storage offset)
+  bool seen_align = false, seen_addr = false, seen_offset = false;
+  std::uint64_t offset = 0;
   for (;;) {
     const std::size_t last = s.find_last_of(" \t");
     const std::string_view tok = last == std::string_view::npos ? s : s.substr(last + 1);
     const std::size_t eq = tok.find('=');
     if (eq == std::string_view::npos || last == std::string_view::npos) break;
     const std::string_view key = tok.substr(0, eq), val = tok.substr(eq + 1);
+    bool* seen = key == "align" ? &seen_align : key == "addr" ? &seen_addr : key == "offset" ? &seen_offset : nullptr;
+    if (seen == nullptr) {
+      r.error = "unknown option '" + std::string(key) + "' (valid: align=, addr=, offset=)";
+      return r;
+    }
     std::uint64_t v = 0;
     if (!parse_u64(val, v)) {
       r.error = "option '" + std::string(tok) + "': expected a number (decimal or 0x hex)";
       return r;
     }
-    bool& seen = key == "align" ? seen_align : seen_addr;
-    if ((key == "align" || key == "addr") && seen) {
+    if (*seen) {
       r.error = "option '" + std::string(key) + "=' given twice; give it once";
       return r;
     }
-    seen = true;
+    *seen = true;
     if (key == "align") r.value.base_alignment = v;
     else if (key == "addr") r.value.address = v;
-    else {
-      r.error = "unknown option '" + std::string(key) + "' (valid: align=, addr=)";
-      return r;
-    }
+    else offset = v;
     s = trim_space(s.substr(0, last));
   }
   const Parsed<Layout> l = parse_layout(s);
@@ -56,6 +84,7 @@ ParsedGlobalTensor parse_global_tensor(std::string_view text) {
   }
   r.value.layout = l.value;
   if (r.value.address != 0 && r.value.base_alignment == 16) r.value.base_alignment = known_alignment(r.value.address);
+  if (seen_offset && !apply_view_offset(r.value, offset, r.error)) return r;
   r.ok = true;
   return r;
 }
@@ -109,12 +138,17 @@ ParsedTileExtents parse_tile_extents(std::string_view text) {
 }
 
 std::string to_string(const GlobalTensor& g) {
+  // The text parse_global_tensor reads back: with a view offset, align= and addr= are the
+  // allocation's (the alignment printed is the view's, which the allocation has too).
+  const std::uint64_t bits = is_valid(g.dtype) ? static_cast<std::uint64_t>(element_bits(g.dtype)) : 8;
+  const std::uint64_t offset_bits = static_cast<std::uint64_t>(g.view_offset > 0 ? g.view_offset : 0) * bits;
   std::string s = short_dtype_name(g.dtype) + " " + to_string(g.layout) + " align=" + std::to_string(g.base_alignment);
   if (g.address) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, " addr=0x%llx", static_cast<unsigned long long>(g.address));
+    std::snprintf(buf, sizeof buf, " addr=0x%llx", static_cast<unsigned long long>(g.address - offset_bits / 8));
     s += buf;
   }
+  if (g.view_offset > 0) s += " offset=" + std::to_string(g.view_offset);
   return s;
 }
 

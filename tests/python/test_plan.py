@@ -102,6 +102,35 @@ def test_cuda_array_interface_refusals_name_what_is_wrong():
     assert "gmem.stride_align" in e.value.rules
 
 
+def test_a_view_off_16_bytes_is_refused_with_its_offset():
+    # x[1:] of an aligned allocation (pytorch #184563): the refusal names the view's storage offset
+    np = pytest.importorskip("numpy")
+    x = np.zeros((1025, 64), dtype=np.float16)
+    assert x.ctypes.data % 16 == 0
+    v = x.reshape(-1)[1:65537].reshape(1024, 64)
+    with pytest.raises(tmakit.Refused) as e:
+        tmakit.plan(v, "(64,64):(64,1)", "s=64,d=_")
+    assert e.value.rules == ["gmem.base_align"]
+    assert "a view that starts 1 element (2 bytes) past the start of its allocation" in str(e.value)
+    assert "multiple of 8 elements" in str(e.value)
+    tmakit.plan(x.reshape(-1)[8:65544].reshape(1024, 64), "(64,64):(64,1)", "s=64,d=_")  # 16 bytes in: fine
+
+
+def test_torch_storage_offset_names_the_view():
+    # anything with torch's storage_offset(): x[2:].view(torch.float32) of bf16 (pytorch #184714)
+    np = pytest.importorskip("numpy")
+
+    class View(np.ndarray):
+        def storage_offset(self):
+            return 1
+
+    x = np.zeros(1 + 1024 * 64, dtype=np.float32)
+    v = x[1:].reshape(1024, 64).view(View)
+    with pytest.raises(tmakit.Refused) as e:
+        tmakit.tensor_map(v, box=(64, 64))
+    assert "gmem.base_align" in e.value.rules and "1 element (4 bytes)" in str(e.value)
+
+
 def test_tensor_map_of_a_box():
     np = pytest.importorskip("numpy")
     a = np.zeros((4096, 4096), dtype=np.uint16)

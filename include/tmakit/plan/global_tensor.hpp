@@ -18,6 +18,10 @@ struct GlobalTensor {
   Layout layout{};
   std::uint64_t address = 0;          // 0: not known yet (the descriptor can be re-pointed later)
   std::uint64_t base_alignment = 16;  // bytes the base is known to be aligned to
+  // Elements the base lies past the start of its allocation: a view's storage offset (x[1:],
+  // a narrowed column range). Only for messages: address and base_alignment already include it.
+  // 0: none, or not known.
+  std::int64_t view_offset = 0;
 };
 
 // The alignment a base address is known to have: its largest power-of-two divisor, capped at 1024

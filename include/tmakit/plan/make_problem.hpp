@@ -49,6 +49,7 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
   pb.arch = o.arch;
   pb.address = g.address;
   pb.base_alignment = g.base_alignment;
+  pb.view_offset = g.view_offset;
   pb.swizzle = smem.swizzle;
   pb.cluster[0] = o.cluster[0];
   pb.cluster[1] = o.cluster[1];

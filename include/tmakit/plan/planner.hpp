@@ -686,7 +686,7 @@ TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
   if (plan_detail::base_misaligned(pb)) {
     PlanIssues all;
     all.add(PlanRule::gmem_base_align, -1, -1, static_cast<std::int64_t>(pb.address),
-            static_cast<std::int64_t>(pb.base_alignment));
+            static_cast<std::int64_t>(pb.base_alignment), pb.view_offset);
     for (const PlanIssue& i : r.issues) all.add(i);
     all.truncated = all.truncated || r.issues.truncated;
     r.issues = all;

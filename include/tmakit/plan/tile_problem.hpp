@@ -49,6 +49,7 @@ struct TileProblem {
   Arch arch = Arch::sm_90;
   std::uint64_t address = 0;          // global base address (0: not known yet; the driver takes null)
   std::uint64_t base_alignment = 16;  // bytes the base address is known to be aligned to
+  std::int64_t view_offset = 0;       // GlobalTensor::view_offset (elements), for gmem.base_align's message
   std::int32_t modes = 0;
   std::int64_t extent[kMaxTileModes] = {};
   std::int64_t stride[kMaxTileModes] = {};  // elements
