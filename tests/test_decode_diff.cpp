@@ -112,7 +112,29 @@ TEST(Decode, SaysWhatACopyDelivers) {
   p.elem_strides[1] = 3;  // 32 rows at stride 3: 11 rows delivered, the stored field says 10
   const std::string text = decode_text(encode_unchecked(p));
   EXPECT_NE(text.find("a copy delivers " + std::to_string(64 * 2 * 11 * 2) + " B"), std::string::npos) << text;
-  EXPECT_NE(text.find("not the boxBytes field (" + std::to_string(64 * 2 * 10 * 2) + " B)"), std::string::npos) << text;
+  EXPECT_NE(text.find("not the boxBytes field (" + std::to_string(64 * 2 * 10 * 2) + " B): elementStrides[1] = 3 does "
+                      "not divide boxDim[1] = 32"), std::string::npos) << text;
+}
+
+// A packed type's boxBytes counted at its global width (as an encoder that forgets the 8-byte gaps
+// of 16U4_ALIGN16B writes it): the note names the type's width, not the element strides.
+TEST(Decode, BoxBytesOfAPackedTypeCountedPackedBlamesTheType) {
+  TensorMapParams p = base_params();
+  p.dtype = DataType::u4x16_align16b;
+  p.arch = Arch::sm_100;
+  p.swizzle = Swizzle::none;
+  p.box[0] = 128;
+  p.dims[0] = 256;
+  TensorMapBytes m = encode_unchecked(p);
+  const std::uint64_t driver = box_bytes(p);
+  m.set_bits(64 * 8, 64, driver / 2);  // the stored boxBytes field, at 4 bits per value
+  const std::string text = decode_text(m);
+  EXPECT_NE(text.find("not the boxBytes field (" + std::to_string(driver / 2) + " B): the driver stores " +
+                      std::to_string(driver) + " B for these fields; " + std::to_string(driver / 2) +
+                      " B is the box counted at 4 bits per value"), std::string::npos) << text;
+  const std::size_t note = text.find("a copy delivers");
+  ASSERT_NE(note, std::string::npos) << text;
+  EXPECT_EQ(text.substr(note, text.find('\n', note) - note).find("elementStrides"), std::string::npos) << text;
 }
 
 TEST(Decode, InterleaveThreeIsReportedNotNamed) {

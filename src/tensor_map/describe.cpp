@@ -195,6 +195,37 @@ std::vector<std::string> notes(const DecodedTensorMap& d) {
   return n;
 }
 
+// Why the bytes a copy delivers differ from the stored boxBytes field, naming only the cause these
+// bytes show: a field the driver did not write from these parameters (a packed type counted at its
+// global width is the usual one), or element strides that skip elements the field still counts.
+std::string box_bytes_cause(const DecodedTensorMap& d) {
+  const TensorMapParams& p = d.params;
+  const std::uint64_t implied = box_bytes(p);
+  if (d.stored_box_bytes != implied) {
+    const std::uint32_t global_bits = element_bits(p.dtype), smem_bits = smem_element_bits(p.dtype);
+    std::string why = "the driver stores " + std::to_string(implied) + " B for these fields";
+    if (global_bits != smem_bits && d.stored_box_bytes * smem_bits == implied * global_bits)
+      why += "; " + std::to_string(d.stored_box_bytes) + " B is the box counted at " + std::to_string(global_bits) +
+             " bits per value, as the type is packed in global memory, while " + std::string(name_of(p.dtype)) +
+             " takes " + std::to_string(smem_bits) + " bits per value in shared memory (each 16 values padded to "
+             "16 bytes): the encoder that wrote it counted the type as packed";
+    else
+      why += ": the map was not written by the driver from these fields";
+    return why;
+  }
+  std::string which;
+  const std::uint32_t rank = p.rank > kMaxRank ? kMaxRank : p.rank;
+  if (p.kind == MapKind::tiled && p.interleave == Interleave::none && p.elem_strides[0] != 1)
+    which = "elementStrides[0] = " + std::to_string(p.elem_strides[0]) + ", which a copy ignores (it delivers every "
+            "element of box dimension 0) and boxBytes divides by";
+  for (std::uint32_t i = 1; i < rank; ++i)
+    if (p.elem_strides[i] > 1 && p.box[i] % p.elem_strides[i] != 0)
+      which += (which.empty() ? "" : "; ") + std::string("elementStrides[") + std::to_string(i) + "] = " +
+               std::to_string(p.elem_strides[i]) + " does not divide boxDim[" + std::to_string(i) + "] = " +
+               std::to_string(p.box[i]) + " (a copy delivers the partial step, boxBytes rounds it down)";
+  return which.empty() ? "the interleaved copy delivers whole chunks and skips one dimension" : which;
+}
+
 }  // namespace
 
 std::string decode_text(const TensorMapBytes& m) {
@@ -212,9 +243,7 @@ std::string decode_text(const TensorMapBytes& m) {
   if (d.dtype_known && d.params.rank >= 1 && d.params.rank <= kMaxRank) {
     const auto tx = transaction_bytes(d.params);
     os << "a copy delivers " << tx << " B to shared memory (the mbarrier expect_tx per copy)";
-    if (tx != d.stored_box_bytes)
-      os << "; note: not the boxBytes field (" << d.stored_box_bytes
-         << " B): element strides that do not divide the box, or elementStrides[0] != 1";
+    if (tx != d.stored_box_bytes) os << "; note: not the boxBytes field (" << d.stored_box_bytes << " B): " << box_bytes_cause(d);
     os << "\n";
   }
   if (d.has_unexplained_bits()) {
