@@ -10,5 +10,6 @@ void bind_plan(nanobind::module_& m);        // bind_plan.cpp: the TMA planner, 
 void bind_layout(nanobind::module_& m);      // bind_layout.cpp: Layout and its algebra
 void bind_smem_store(nanobind::module_& m);  // bind_smem_store.cpp: register -> shared stores
 void bind_cluster(nanobind::module_& m);     // bind_cluster.cpp: multicast and DSMEM plans
+void bind_capabilities(nanobind::module_& m);  // bind_capabilities.cpp: what each target can do
 
 }  // namespace tmakit::py

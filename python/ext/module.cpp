@@ -13,4 +13,5 @@ NB_MODULE(_tmakit, m) {
   tmakit::py::bind_layout(m);
   tmakit::py::bind_smem_store(m);
   tmakit::py::bind_cluster(m);
+  tmakit::py::bind_capabilities(m);
 }

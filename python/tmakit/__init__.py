@@ -37,7 +37,7 @@ __version__: str = _tmakit.__version__
 
 __all__ = [
     "CapturedMap", "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan",
-    "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "capture",
+    "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "capabilities", "capture",
     "check_against_plan", "check_map_storage", "cluster_stage", "decode", "diff", "dsmem_copy", "encode",
     "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan", "smem_store", "tensor_map", "to_bytes",
     "validate",
@@ -187,6 +187,14 @@ def to_bytes(descriptor: Any) -> bytes:
 def decode(descriptor: Any) -> Decoded:
     """Every field of a descriptor (`tmakit decode`): see to_bytes() for what it takes."""
     return Decoded(_tmakit.decode(to_bytes(descriptor)))
+
+
+def capabilities(target: str | None = None) -> dict[str, Any]:
+    """What sm_90a, sm_100a, sm_103a and sm_120a can do for data movement (`tmakit arch --json`): each
+    capability's cell per target ("value": True / False / a number / None where no NVIDIA document
+    states it; "limit"; "verified_on_hardware") with its source. target: one of them (also "sm_90",
+    "90", "9.0"); a name the table does not hold is a ValueError."""
+    return _tmakit.capabilities(target)
 
 
 def check_map_storage(address: int) -> list[str]:

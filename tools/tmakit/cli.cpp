@@ -36,6 +36,7 @@ constexpr const char* kUsage =
     "       [--multicast SPEC]... [--dsmem SPEC]...      ... (tmakit cluster-stage --help for the SPECs)\n"
     "  tmakit capture [--json] [--report FILE] -- CMD    run CMD; explain every tensor map it has the driver encode\n"
     "       [--out FILE] [--lib PATH] [--from FILE]      ... (report on stderr; exit status: CMD's)\n"
+    "  tmakit arch [TARGET] [--json]                     what sm_90a / sm_100a / sm_103a / sm_120a can do, with sources\n"
     "\n"
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
     "Exit status: 0 ok; 1 refused (the driver would return CUDA_ERROR_INVALID_VALUE);\n"
@@ -50,7 +51,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"encode", run_encode}, {"check", run_check}, {"decode", run_decode},         {"diff", run_diff},
     {"layout", run_layout}, {"plan", run_plan},   {"smem-store", run_smem_store}, {"check-plan", run_check_plan},
-    {"cluster-stage", run_cluster_stage}, {"capture", run_capture},
+    {"cluster-stage", run_cluster_stage}, {"capture", run_capture}, {"arch", run_arch},
 };
 
 // help / version: the whole command line is the word and at most --json.

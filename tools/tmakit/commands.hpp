@@ -39,5 +39,7 @@ int run_cluster_stage(std::vector<std::string> args, std::istream& in, std::ostr
 // preloaded, then every tensor map it had the driver encode explained (cmd_capture.cpp; exit status:
 // CMD's). It starts a process: the fuzz targets never call it.
 int run_capture(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// arch [TARGET] [--json]: what each target can do for data movement, with sources (cmd_arch.cpp)
+int run_arch(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace tmakit::cli
