@@ -1,8 +1,9 @@
 // Cluster plans from Python: multicast of one operand's tile across a cluster (plan_multicast),
 // SM-to-SM copies between two shared layouts (plan_dsmem_copy) and a stage's copies added up per
-// CTA (plan_cluster_stage, as `tmakit cluster-stage`). A refusal raises tmakit.Refused with every
-// cluster rule violated (explain() of cluster/explain.hpp: "error [expect.fan_in] CTA 1: ...; fix:
-// ..."); the plans become dicts of the plan's own fields.
+// CTA (plan_cluster_stage, as `tmakit cluster-stage`), with a kernel's own ctaMasks and armed bytes
+// checked against it (cluster/stage_check.hpp). A refusal raises tmakit.Refused with every cluster
+// rule violated (explain() of cluster/explain.hpp: "error [expect.fan_in] CTA 1: ...; fix: ...",
+// or a StageFinding's message); the plans become dicts of the plan's own fields.
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -20,6 +21,7 @@
 #include "tmakit/cluster/explain.hpp"
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/stage.hpp"
+#include "tmakit/cluster/stage_check.hpp"
 #include "tmakit/layout/notation.hpp"
 #include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/names.hpp"
@@ -38,6 +40,12 @@ nb::list gather_diagnostics(const ClusterDiagnostics& ds, std::vector<PyViolatio
     else errors.push_back(pv);
   }
   return notes;
+}
+// A check's findings, gathered as gather_diagnostics gathers a plan's errors.
+void gather_findings(const std::vector<StageFinding>& fs, std::vector<PyViolation>& errors, const std::string& where = "") {
+  for (const StageFinding& f : fs)
+    errors.push_back({rule_id(f.rule), f.cta >= 0 ? "CTA " + std::to_string(f.cta) : where, "",
+                      (where.empty() ? "" : where + ": ") + f.message(), f.fix()});
 }
 // Errors refuse; notes (decisions) are returned with the plan.
 nb::list check_diagnostics(const ClusterDiagnostics& ds) {
@@ -132,23 +140,41 @@ nb::dict dsmem_copy(const std::string& src, const std::string& dst, const std::s
   return d;
 }
 
-// A multicast copy of a stage: (box, share, mode, slice_dim); a DSMEM copy: (src, dst, dtype,
-// threads, from, to) (tmakit/__init__.py's cluster_stage builds them from the caller's dicts).
-using StageMulticastArgs = std::tuple<nb::object, std::string, std::string, std::optional<std::uint32_t>>;
+// A multicast copy of a stage: (box, share, mode, slice_dim, the kernel's ctaMasks as (cta, mask),
+// cta -1 for every issuing CTA); a DSMEM copy: (src, dst, dtype, threads, from, to); the kernel's
+// armed bytes: (cta, bytes) (tmakit/__init__.py's cluster_stage builds them from the caller's
+// arguments and checks their types and ranges).
+using KernelMaskArgs = std::vector<std::tuple<std::int32_t, std::uint16_t>>;
+using StageMulticastArgs = std::tuple<nb::object, std::string, std::string, std::optional<std::uint32_t>, KernelMaskArgs>;
 using StageDsmemArgs = std::tuple<std::string, std::string, std::string, std::uint32_t, std::uint32_t, std::uint32_t>;
+using KernelArmedArgs = std::vector<std::tuple<std::uint32_t, std::uint64_t>>;
+
+StageOptions stage_options(std::uint32_t cta_group, const std::string& arch) {
+  StageOptions o;
+  if (cta_group != 1 && cta_group != 2) usage_error("cta_group: " + std::to_string(cta_group) + "; expected 1 or 2");
+  o.cta_group = cta_group == 1 ? CtaGroup::one : CtaGroup::two;
+  std::string why;
+  if (!parse_name(arch, o.arch, &why)) usage_error("arch: " + why);
+  return o;
+}
 
 nb::dict cluster_stage(std::array<std::uint32_t, 3> cluster, const std::vector<StageMulticastArgs>& multicasts,
-                       const std::vector<StageDsmemArgs>& dsmem) {
+                       const std::vector<StageDsmemArgs>& dsmem, std::uint32_t cta_group, const std::string& arch,
+                       const KernelArmedArgs& armed_args) {
   const ClusterShape shape{cluster[0], cluster[1], cluster[2]};
   if (shape.size() < 1 || shape.size() > kMaxClusterSize)
     usage_error("cluster: " + std::to_string(shape.size()) + " CTAs; a cluster holds 1.." + std::to_string(kMaxClusterSize));
   if (multicasts.empty() && dsmem.empty()) usage_error("give the stage's copies: multicast=[...] and/or dsmem=[...]");
+  const StageOptions options = stage_options(cta_group, arch);
   std::vector<MulticastPlan> plans;
+  std::vector<std::vector<KernelMask>> masks;
   std::vector<StageDsmemCopy> copies;
   std::vector<PyViolation> errors;
   nb::list notes;
-  for (const auto& [box, share, mode, slice_dim] : multicasts) {
+  for (const auto& [box, share, mode, slice_dim, kernel_masks] : multicasts) {
     plans.push_back(plan_multicast_of(box, shape, share, mode, slice_dim));
+    masks.emplace_back();
+    for (const auto& [cta, mask] : kernel_masks) masks.back().push_back(KernelMask{cta, mask});
     notes.extend(gather_diagnostics(plans.back().diagnostics, errors, "multicast " + std::to_string(plans.size())));
   }
   for (const auto& [src, dst, dtype, threads, from, to] : dsmem) {
@@ -157,15 +183,33 @@ nb::dict cluster_stage(std::array<std::uint32_t, 3> cluster, const std::vector<S
   }
   if (!errors.empty()) refuse(errors);  // a copy refused alone: no sum to take
   const ClusterStage st = plan_cluster_stage(shape.size(), plans.data(), static_cast<int>(plans.size()), copies.data(),
-                                             static_cast<int>(copies.size()));
+                                             static_cast<int>(copies.size()), options);
   notes.extend(gather_diagnostics(st.diagnostics, errors));
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    gather_findings(check_kernel_masks(plans[i], masks[i].data(), static_cast<int>(masks[i].size())), errors,
+                    "multicast " + std::to_string(i + 1));
+  std::vector<KernelArmed> armed;
+  for (const auto& [cta, bytes] : armed_args) armed.push_back(KernelArmed{cta, bytes});
+  gather_findings(check_kernel_armed(st, armed.data(), static_cast<int>(armed.size())), errors);
   if (!errors.empty()) refuse(errors);
   nb::dict d;
   d["cluster"] = nb::make_tuple(cluster[0], cluster[1], cluster[2]);
+  d["cta_group"] = cta_group;
+  d["arch"] = to_name(options.arch);
   d["ctas"] = to_python(cluster_stage_ctas_json(st));
   d["notes"] = notes;
   d["text"] = describe_cluster_stage(st);
   return d;
+}
+
+// The `mask=` text of the CLI's multicast SPEC as (cta, mask) pairs (cta -1: every issuing CTA).
+KernelMaskArgs kernel_masks(const std::string& text) {
+  std::vector<KernelMask> masks;
+  std::string why;
+  if (!parse_kernel_masks(text, masks, why)) usage_error(why);
+  KernelMaskArgs out;
+  for (const KernelMask& k : masks) out.emplace_back(k.cta, k.mask);
+  return out;
 }
 
 }  // namespace
@@ -177,7 +221,11 @@ void bind_cluster(nb::module_& m) {
   m.def("dsmem_copy", &dsmem_copy, nb::arg("src"), nb::arg("dst"), nb::arg("dtype"), nb::arg("threads") = 128,
         "an SM-to-SM copy from a shared layout of this CTA to one of a peer: path, pieces, bytes to expect");
   m.def("cluster_stage", &cluster_stage, nb::arg("cluster"), nb::arg("multicasts"), nb::arg("dsmem"),
-        "every copy that lands in one stage of a cluster, added up per CTA: bytes to arm, senders, issuers");
+        nb::arg("cta_group"), nb::arg("arch"), nb::arg("armed"),
+        "every copy that lands in one stage of a cluster, added up per CTA: bytes to arm, senders, issuers; the "
+        "kernel's ctaMasks and armed bytes checked against it");
+  m.def("kernel_masks", &kernel_masks, nb::arg("text"),
+        "a kernel's ctaMasks as the CLI's mask= reads them: [(cta, mask)], cta -1 for every issuing CTA");
 }
 
 }  // namespace tmakit::py

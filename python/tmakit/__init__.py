@@ -305,7 +305,7 @@ def dsmem_copy(src: str, dst: str, *, dtype: str, threads: int = 128) -> DsmemPl
     return DsmemPlan(_tmakit.dsmem_copy(src, dst, dtype, threads))
 
 
-_STAGE_MULTICAST_KEYS = ("box", "share", "mode", "slice_dim")
+_STAGE_MULTICAST_KEYS = ("box", "share", "mode", "slice_dim", "mask")
 _STAGE_DSMEM_KEYS = ("from", "to", "dtype", "src", "dst", "threads")
 
 
@@ -322,20 +322,93 @@ def _stage_copy(kind: str, i: int, copy: Any, keys: tuple[str, ...], required: t
     return copy
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _cta_mask(where: str, value: Any) -> int:
+    """One ctaMask: an int (bit r = CTA r), a list of CTA ranks, or text as the CLI's mask= reads it."""
+    if isinstance(value, str):
+        masks = _tmakit.kernel_masks(value)
+        if len(masks) != 1 or masks[0][0] != -1:
+            raise _usage("multicast", f"{where}: {value!r} is not one ctaMask", "give one mask per CTA")
+        return masks[0][1]
+    if _is_int(value):
+        if not 0 <= value <= 0xFFFF:
+            raise _usage("multicast", f"{where}: {value} is not a 16-bit ctaMask", "give 0..0xffff (bit r = CTA r)")
+        return value
+    if isinstance(value, (list, tuple)):
+        bits = 0
+        for r in value:
+            if not _is_int(r):
+                raise TypeError(f"{where}: CTA ranks are integers, not {type(r).__name__}")
+            if not 0 <= r <= 15 or bits >> r & 1:
+                raise _usage("multicast", f"{where}: CTA {r} is not a rank 0..15 listed once", "list each CTA once")
+            bits |= 1 << r
+        return bits
+    raise TypeError(f"{where}: a ctaMask is an int, a list of CTA ranks or text, not {type(value).__name__}")
+
+
+def _kernel_masks(i: int, value: Any) -> list[tuple[int, int]]:
+    """multicast[i]["mask"] as (cta, mask) pairs, cta -1 for every issuing CTA: one mask, or a dict
+    {cta: mask} (text: the CLI's "0b0101" or "0:0b0101,1:0b1010")."""
+    where = f"multicast[{i}]: mask"
+    if isinstance(value, str):
+        return [tuple(m) for m in _tmakit.kernel_masks(value)]
+    if not isinstance(value, Mapping):
+        return [(-1, _cta_mask(where, value))]
+    out = []
+    for cta, m in value.items():
+        if not _is_int(cta):
+            raise TypeError(f"{where}: the keys are CTA ranks (integers), not {type(cta).__name__}")
+        if not 0 <= cta <= 15:
+            raise _usage("multicast", f"{where}: CTA {cta} is not a rank 0..15", "give the issuing CTA's rank")
+        out.append((cta, _cta_mask(f"{where}[{cta}]", m)))
+    return out
+
+
+def _kernel_armed(armed: Mapping[int, int] | None) -> list[tuple[int, int]]:
+    """armed={cta: bytes} as (cta, bytes) pairs."""
+    if armed is None:
+        return []
+    if not isinstance(armed, Mapping):
+        raise TypeError(f"armed: a dict {{cta: bytes}}, not {type(armed).__name__}")
+    out = []
+    for cta, n in armed.items():
+        if not _is_int(cta) or not _is_int(n):
+            raise TypeError("armed: CTA ranks and byte counts are integers")
+        if not 0 <= cta < 2**32 or not 0 <= n < 2**64:
+            raise _usage("armed", f"armed: {cta}: {n} is out of range", "give a CTA rank and an unsigned byte count")
+        out.append((cta, n))
+    return out
+
+
 def cluster_stage(cluster: Sequence[int], *, multicast: Sequence[Mapping[str, Any]] = (),
-                  dsmem: Sequence[Mapping[str, Any]] = ()) -> ClusterStage:
+                  dsmem: Sequence[Mapping[str, Any]] = (), cta_group: int = 1, arch: str = "sm_90",
+                  armed: Mapping[int, int] | None = None) -> ClusterStage:
     """`tmakit cluster-stage`: every copy that lands in one pipeline stage of a cluster, added up per
     CTA: the bytes each CTA arms its full barrier with (TMA and DSMEM parts), the remote arrivals
     DSMEM stores add, the CTAs whose copies land in it and those it issues into. The copies are
     dicts with the keys of the CLI's SPECs:
       multicast: {"box": TensorMap or its bytes (the WHOLE tile), "share": "x" | "y" | "xy" ...,
-                  "mode": "sliced" (default) | "leader_broadcast", "slice_dim": int}
+                  "mode": "sliced" (default) | "leader_broadcast", "slice_dim": int,
+                  "mask": the kernel's own ctaMask, checked against the plan's: one for every issuing
+                  CTA (0b0101, [0, 2] or "0x5") or {cta: mask} per CTA}
       dsmem:     {"from": rank, "to": rank, "dtype": "bf16", "src": layout, "dst": layout,
                   "threads": 128}
-    Refused (rule ids as the CLI's) when a copy's own plan is, or when the sum is: a CTA past the
-    mbarrier's transaction count (expect.tx_limit), a copy naming a CTA outside the cluster
-    (mask.outside_cluster)."""
+    cta_group=2 (arch "sm_100" only) counts each CTA pair's TMA bytes on its even CTA's barrier;
+    armed={cta: bytes} checks what the kernel arms each barrier with against the stage's sum.
+    Refused (rule ids as the CLI's, every one at once) when a copy's own plan is, or when the sum
+    is: a CTA past the mbarrier's transaction count (expect.tx_limit), a copy naming a CTA outside
+    the cluster (mask.outside_cluster), a ctaMask past the cluster or not the plan's
+    (multicast.mask_outside_cluster, multicast.mask_mismatch), armed bytes not the stage's
+    (expect.armed_mismatch), cta_group=2 for another target or an odd cluster (cta_group.arch,
+    cta_group.pair)."""
     c = _plan_cluster(cluster)
+    if not _is_int(cta_group):
+        raise TypeError(f"cta_group: 1 or 2, not {type(cta_group).__name__}")
+    if cta_group not in (1, 2):
+        raise _usage("cta_group", f"cta_group {cta_group}: expected 1 or 2", "give cta_group=1 or cta_group=2")
     mcs = []
     for i, m in enumerate(multicast):
         m = _stage_copy("multicast", i, m, _STAGE_MULTICAST_KEYS, ("box", "share"))
@@ -344,7 +417,8 @@ def cluster_stage(cluster: Sequence[int], *, multicast: Sequence[Mapping[str, An
             raise TypeError(f"multicast[{i}]: slice_dim is an integer, not {type(slice_dim).__name__}")
         if slice_dim is not None and not 0 <= slice_dim < 2**32:
             raise _usage("multicast", f"multicast[{i}]: slice_dim {slice_dim} is not a box dimension", "give 0..4")
-        mcs.append((to_bytes(m["box"]), m["share"], m["mode"] if "mode" in m else "sliced", slice_dim))
+        masks = _kernel_masks(i, m["mask"]) if "mask" in m else []
+        mcs.append((to_bytes(m["box"]), m["share"], m["mode"] if "mode" in m else "sliced", slice_dim, masks))
     copies = []
     for i, d in enumerate(dsmem):
         d = _stage_copy("dsmem", i, d, _STAGE_DSMEM_KEYS, ("from", "to", "dtype", "src", "dst"))
@@ -355,4 +429,4 @@ def cluster_stage(cluster: Sequence[int], *, multicast: Sequence[Mapping[str, An
             if v is not None and not 0 <= v < 2**32:
                 raise _usage("dsmem", f"dsmem[{i}]: {k} {v} is not an unsigned 32-bit integer", f"give {k} in 0..2^32 - 1")
         copies.append((d["src"], d["dst"], d["dtype"], d["threads"] if "threads" in d else 128, d["from"], d["to"]))
-    return ClusterStage(_tmakit.cluster_stage(c, mcs, copies))
+    return ClusterStage(_tmakit.cluster_stage(c, mcs, copies, cta_group, arch, _kernel_armed(armed)))

@@ -305,12 +305,16 @@ class MulticastPlan(Record):
 
 class ClusterStage(Record):
     """Every copy that lands in one stage of a cluster, added up per CTA (`tmakit cluster-stage`):
-    `cluster`, `ctas` (per CTA rank: expect_bytes, the bytes to arm its full barrier with, and its
-    tma_bytes and dsmem_bytes parts; remote_arrivals and init_count; senders and receivers as masks
-    and as text, "0b11 (0x3: CTAs 0, 1)"; issues), `notes`, and `text` (one line per CTA)."""
+    `cluster`, `cta_group` (1 or 2), `arch`, `ctas` (per CTA rank: expect_bytes, the bytes to arm its
+    full barrier with, and its tma_bytes and dsmem_bytes parts; tma_landed_bytes, the TMA bytes
+    landing in its shared memory, and tma_barrier, the CTA whose barrier counts them (with
+    cta_group 2, its pair's even CTA); remote_arrivals and init_count; senders and receivers as
+    masks and as text, "0b11 (0x3: CTAs 0, 1)"; issues), `notes`, and `text` (one line per CTA)."""
 
     __slots__ = ()
     cluster: tuple[int, int, int]
+    cta_group: int
+    arch: str
     ctas: list[dict[str, Any]]
     text: str
 

@@ -39,13 +39,18 @@ enum class ClusterRule : std::uint32_t {
   handoff_issuers,         // handoff.issuers: a bulk copy issued by more (or fewer) than exactly one thread
   dsmem_bulk_alignment,    // dsmem.bulk_alignment (note): bulk path refused: a piece not 16 B aligned / sized
   dsmem_swizzle_elem_bytes,  // dsmem.swizzle_elem_bytes: an element larger than its region's swizzle chunk (2^M B)
+  multicast_mask_outside_cluster,  // multicast.mask_outside_cluster: a kernel's own ctaMask names a CTA rank >= cluster size
+  multicast_mask_mismatch,         // multicast.mask_mismatch: a kernel's own ctaMask is not the plan's for that CTA's copy
+  armed_mismatch,                  // expect.armed_mismatch: a kernel arms a barrier with other than the stage's bytes into it
+  cta_group_arch,                  // cta_group.arch: cta_group::2 for a target without CTA pairs (not sm_100-class)
+  cta_group_pair,                  // cta_group.pair: cta_group::2 in a cluster with an odd CTA count (one CTA has no peer)
 };
 
 // `text` is the finding with its numbers as placeholders: {value} and {expected} stand for
 // ClusterViolation's value and expected (explain() in tmakit/cluster/explain.hpp fills them in).
 // Notes describe a decision (the plan is still valid); everything else is an error. Every rule has
 // a fix that needs no values.
-TMAKIT_HD constexpr RuleTable<ClusterRule, 23> rule_table(ClusterRule) {
+TMAKIT_HD constexpr RuleTable<ClusterRule, 28> rule_table(ClusterRule) {
   return {{
       {ClusterRule::cluster_size, "cluster.size", "cluster shape",
        "cluster of {value} CTAs (1..{expected})", Severity::error,
@@ -124,10 +129,42 @@ TMAKIT_HD constexpr RuleTable<ClusterRule, 23> rule_table(ClusterRule) {
        "element of {value} B under a swizzle with {expected} B chunks", Severity::error,
        "use elements no larger than the swizzle's 2^M-byte chunk (it moves chunks, splitting larger elements; layout "
        "rule layout.swizzle.elem_bytes), or describe the data with smaller elements"},
+      // The next three rules compare a kernel's own numbers with the plan's; their findings are
+      // StageFindings (cluster/stage_check.hpp), whose words name the masks and bytes. The cta_group
+      // rules are plan_cluster_stage's (cluster/stage.hpp).
+      {ClusterRule::multicast_mask_outside_cluster, "multicast.mask_outside_cluster", "kernel's ctaMask",
+       "the kernel's ctaMask names CTAs past the cluster's last rank: the copy is sent to CTAs that do not exist",
+       Severity::error,
+       "build each ctaMask from ranks below the cluster's size (bit r = %cluster_ctarank r): pass the plan's mask "
+       "for the issuing CTA (tmakit cluster-stage, MulticastPlan::cta[r].issue.mask), not one written for another "
+       "cluster shape"},
+      {ClusterRule::multicast_mask_mismatch, "multicast.mask_mismatch", "kernel's ctaMask",
+       "the kernel's ctaMask is not the plan's for this CTA's copy: a CTA left out never receives the bytes its "
+       "barrier is armed for (it hangs), a CTA named in excess receives bytes it is not armed for, over a buffer "
+       "that holds its own tile",
+       Severity::error,
+       "pass the plan's mask for each issuing CTA: the CTAs that share the tile (cluster coordinates equal on every "
+       "dimension not shared), computed from the CTA's own coordinates, not one mask for every CTA"},
+      {ClusterRule::armed_mismatch, "expect.armed_mismatch", "armed bytes",
+       "the kernel arms the barrier with other than the bytes the stage's copies complete on it",
+       Severity::error,
+       "arm each CTA's full barrier with the stage's expect_bytes (tmakit cluster-stage): the sum of every copy that "
+       "completes on it; with cta_group::2 a pair's even CTA arms the TMA bytes of both CTAs of its pair (2 x the "
+       "bytes into one CTA, not the cluster's size x), its odd CTA none for its TMA loads"},
+      {ClusterRule::cta_group_arch, "cta_group.arch", "CTA group",
+       "cta_group::2 for target sm_{value}: CTA pairs (the .cta_group qualifier) exist on sm_100-class targets only",
+       Severity::error,
+       "target sm_100 for cta_group::2 (the PTX ISA gives .cta_group to sm_100a / sm_100f and sm_110a / sm_110f), "
+       "or load with cta_group::1 (each CTA's copies complete on its own barrier)"},
+      {ClusterRule::cta_group_pair, "cta_group.pair", "CTA group",
+       "cta_group::2 in a cluster of {value} CTAs: CTA {expected} has no peer (a pair is two ranks that differ in "
+       "bit 0 only)",
+       Severity::error,
+       "launch clusters of an even number of CTAs for cta_group::2, or use cta_group::1"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(ClusterRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<ClusterRule> == static_cast<int>(ClusterRule::dsmem_swizzle_elem_bytes) + 1,
+static_assert(rule_count<ClusterRule> == static_cast<int>(ClusterRule::cta_group_pair) + 1,
               "a row for every enum value");
 
 // One violation: the rule, the CTA rank (or piece / issue index) it concerns (-1: none), the value
