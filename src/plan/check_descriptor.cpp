@@ -35,6 +35,15 @@ PlanCheckRule rule_of_field(std::string_view name) {
   return PlanCheckRule::other_bits;
 }
 
+// boxBytes and smemAlignment: stored, but derived from other fields (the driver writes them).
+bool is_derived_field(std::string_view name) { return name == "boxBytes" || name == "smemAlignment"; }
+
+// The descriptor's stored derived field is not what its own fields imply.
+bool derived_disagrees(std::string_view name, const DecodedTensorMap& d) {
+  if (name == "boxBytes") return d.stored_box_bytes != box_bytes(d.params);
+  return d.stored_smem_alignment != smem_alignment(d.params.swizzle);
+}
+
 // 1048576 -> "1,048,576": byte counts a reader compares by eye.
 std::string grouped(std::uint64_t v) {
   std::string s = std::to_string(v);
@@ -116,11 +125,21 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
   for (const FieldDifference& f : diff(c.expected, descriptor)) {
     PlanCheckFinding x;
     x.rule = rule_of_field(f.name);
+    if (is_derived_field(f.name)) {
+      // Follows from a field reported on its own (the box, the type, the swizzle) unless the
+      // descriptor's stored value disagrees with its own fields: then it is a finding of its own.
+      if (!derived_disagrees(f.name, d)) continue;
+      x.rule = PlanCheckRule::derived;
+    }
     x.field = f.name;
     x.expected = f.a;
     x.actual = f.b;
     x.byte_offsets = f.byte_offsets;
     x.effect = rule_text(x.rule);
+    if (x.rule == PlanCheckRule::derived)
+      x.effect = "the descriptor's own fields imply " +
+                 std::to_string(f.name == "boxBytes" ? box_bytes(d.params) : smem_alignment(d.params.swizzle)) +
+                 " B; " + x.effect;
     (is_note(x.rule) ? notes : c.findings).push_back(std::move(x));
   }
 

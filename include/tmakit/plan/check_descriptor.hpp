@@ -42,6 +42,7 @@ enum class PlanCheckRule : std::uint32_t {
   armed_bytes,    // check.armed_bytes: the kernel arms its barrier with other than the stage's bytes
   copies,         // check.copies: more (or fewer) copies per stage than the plan issues (an ungrouped partition)
   tx_limit,       // check.tx_limit: a phase's bytes exceed the mbarrier transaction count (2^20 - 1)
+  derived,        // check.derived: a stored boxBytes / smemAlignment its own fields do not imply
 };
 
 // The largest transaction count an mbarrier phase holds (PTX ISA, mbarrier: tx-count range
@@ -50,7 +51,7 @@ inline constexpr std::uint64_t kMbarrierTxCountMax = (std::uint64_t{1} << 20) - 
 
 // `text` is what the difference does to the copy (it follows "<field>: plan <a>, descriptor <b>: ");
 // `fix` the remedy that needs no values.
-TMAKIT_HD constexpr RuleTable<PlanCheckRule, 17> rule_table(PlanCheckRule) {
+TMAKIT_HD constexpr RuleTable<PlanCheckRule, 18> rule_table(PlanCheckRule) {
   return {{
       {PlanCheckRule::address, "check.address", "globalAddress",
        "the copy reads another tensor (or another part of it) than the plan's",
@@ -136,10 +137,17 @@ TMAKIT_HD constexpr RuleTable<PlanCheckRule, 17> rule_table(PlanCheckRule) {
        Severity::error,
        "keep a stage's bytes per barrier at most 1,048,575: issue the plan's copies (in CuTe DSL, group the "
        "tile's modes with cute.group_modes before tma_partition), or split the stage over more barriers"},
+      {PlanCheckRule::derived, "check.derived", "derived field",
+       "the descriptor stores a value its own fields do not imply (the driver writes boxBytes from the box, the "
+       "element type and strides, smemAlignment from the swizzle): another encoder wrote it, or the bytes were "
+       "edited, and what reads it disagrees with the fields",
+       Severity::error,
+       "encode the map with cuTensorMapEncodeTiled (or tmakit encode) from the fields, rather than editing "
+       "bytes or copying another encoder's"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(PlanCheckRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<PlanCheckRule> == static_cast<int>(PlanCheckRule::tx_limit) + 1, "a row for every enum value");
+static_assert(rule_count<PlanCheckRule> == static_cast<int>(PlanCheckRule::derived) + 1, "a row for every enum value");
 
 // One finding: the field (as diff() names it), the plan's value and the descriptor's in words, the
 // bytes it occupies, and the words of its rule with the numbers.
