@@ -25,8 +25,10 @@
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
+#include "tmakit/tensor_map/im2col_conv.hpp"
 #include "tmakit/tensor_map/notes.hpp"
 #include "tmakit/tensor_map/rules.hpp"
+#include "tmakit/tensor_map/smem_base.hpp"
 #include "tmakit/tensor_map/storage.hpp"
 
 namespace {
@@ -76,7 +78,8 @@ std::vector<Family> families() {
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
           family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
           family<PeerRule>("peer"),            family<MapStorageRule>("map storage"),
-          family<MapNoteRule>("map notes"),    family<kernels::KernelRule>("kernel")};
+          family<MapNoteRule>("map notes"),    family<kernels::KernelRule>("kernel"),
+          family<SmemBaseRule>("smem base"),   family<Im2colConvRule>("im2col conv")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {

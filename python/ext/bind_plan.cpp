@@ -352,11 +352,13 @@ PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const
   return run_plan(g, s, t, {}, o);
 }
 
-nb::dict check(nb::handle descriptor, const PlanObject& p, std::uint64_t armed_bytes, std::uint32_t copies) {
+nb::dict check(nb::handle descriptor, const PlanObject& p, std::uint64_t armed_bytes, std::uint32_t copies,
+               std::optional<std::uint64_t> smem_base) {
   const TensorMapBytes m = map_from_buffer(descriptor, "check_against_plan");
   PlanCheckOptions o;
   o.armed_bytes = armed_bytes;
   o.copies = copies;
+  o.smem_base = smem_base;
   const PlanCheck c = check_against_plan(m, p.result.plan, o);
   nb::list findings;
   for (const PlanCheckFinding& f : c.findings) {
@@ -370,6 +372,19 @@ nb::dict check(nb::handle descriptor, const PlanObject& p, std::uint64_t armed_b
     d["effect"] = f.effect;
     d["fix"] = f.fix();
     d["message"] = f.message();
+    findings.append(d);
+  }
+  for (const SmemBaseFinding& f : c.smem_base) {  // the tile's address: errors, after the descriptor's
+    nb::dict d;
+    d["rule"] = rule_id(f.rule);
+    d["severity"] = "error";
+    d["field"] = f.field;
+    d["expected"] = f.expected;
+    d["actual"] = f.actual;
+    d["bytes"] = nb::list();
+    d["effect"] = f.effect;
+    d["fix"] = f.fix;
+    d["message"] = f.message;
     findings.append(d);
   }
   nb::dict d;
@@ -418,7 +433,9 @@ void bind_plan(nb::module_& m) {
       nb::arg("gmem"), nb::arg("box"), nb::arg("swizzle"), nb::arg("arch"), nb::arg("l2"), nb::arg("oob"),
       "the plan of a row-major box of a tensor (box in the tensor's mode order) in a buffer with `swizzle`");
   m.def("check_against_plan", &check, nb::arg("descriptor"), nb::arg("plan"), nb::arg("armed_bytes") = 0,
-        nb::arg("copies") = 0, "a descriptor made elsewhere against a plan: every differing field and what it does to the copy");
+        nb::arg("copies") = 0, nb::arg("smem_base").none() = nb::none(),
+        "a descriptor made elsewhere against a plan: every differing field and what it does to the copy, and the "
+        "tile's shared address when given");
 }
 
 }  // namespace tmakit::py

@@ -3,6 +3,7 @@
 // first, byte strides), so the library's own parser checks them (input.type / input.range /
 // input.name) and every answer is the library's: explain()'s words, decode_json, diff_json.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <string>
 #include <vector>
@@ -11,8 +12,11 @@
 #include "py_common.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/encode_host.hpp"
+#include "tmakit/tensor_map/decode.hpp"
 #include "tmakit/tensor_map/explain.hpp"
+#include "tmakit/tensor_map/im2col_conv.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
+#include "tmakit/tensor_map/smem_base.hpp"
 #include "tmakit/tensor_map/storage.hpp"
 #include "tmakit/tensor_map/validate.hpp"
 
@@ -89,6 +93,37 @@ nb::object map_storage(std::uint64_t address) {
   return out;
 }
 
+// A copy's shared tile at `address`, checked against the descriptor's swizzle
+// (tensor_map/smem_base.hpp): {"address", "needed", "ok", "errors"}, each error tmakit.Violation's fields.
+nb::object smem_base(std::uint64_t address, nb::handle descriptor) {
+  const TensorMapBytes m = map_from_buffer(descriptor, "check_smem_base");
+  const SmemBaseCheck c = check_smem_base(address, decode(m).params.swizzle);
+  nb::list errors;
+  for (const SmemBaseFinding& f : explain_smem_base(c))
+    errors.append(violation_dict({rule_id(f.rule), f.field, f.actual, f.message, f.fix}));
+  nb::dict out;
+  out["address"] = c.address;
+  out["needed"] = c.needed;
+  out["ok"] = c.ok();
+  out["errors"] = errors;
+  return out;
+}
+
+// An im2col descriptor's walk against a convolution (tensor_map/im2col_conv.hpp): the findings, each
+// tmakit.Violation's fields; ValueError where the pair cannot be checked (the CLI's exit 2).
+nb::list im2col_conv(nb::handle descriptor, const std::vector<std::int64_t>& kernel, const std::vector<std::int64_t>& stride,
+                     const std::vector<std::int64_t>& pad, const std::vector<std::int64_t>& dilation) {
+  const TensorMapParams p = decode(map_from_buffer(descriptor, "check_im2col_conv")).params;
+  Im2colConv conv;
+  std::string why;
+  if (!make_im2col_conv(p.rank >= 2 ? p.rank - 2 : 0, kernel, stride, pad, dilation, conv, why)) usage_error(why);
+  if (const std::string e = im2col_conv_usage_error(p, conv); !e.empty()) usage_error(e);
+  nb::list out;
+  for (const Im2colConvFinding& f : explain_im2col_conv(p, conv, check_im2col_conv(p, conv)))
+    out.append(violation_dict({rule_id(f.rule), f.field, "", f.message, f.fix}));
+  return out;
+}
+
 nb::bytes from_hex(const std::string& text) {
   TensorMapBytes m;
   std::string why;
@@ -111,6 +146,13 @@ void bind_tensor_map(nb::module_& m) {
   m.def("check_map_storage", &map_storage, nb::arg("address"),
         "A tensor map stored at `address`, checked for what reads it: `tmakit decode --stored-at`'s \"storage\" "
         "object (errors: map.storage_align; notes: map.storage_abi).");
+  m.def("check_smem_base", &smem_base, nb::arg("address"), nb::arg("descriptor"),
+        "A copy's shared tile starting at `address`, checked against the descriptor's swizzle: `tmakit decode "
+        "--smem-base`'s \"smem_base\" object (errors: smem.base_align128, smem.base_align).");
+  m.def("check_im2col_conv", &im2col_conv, nb::arg("descriptor"), nb::arg("kernel"), nb::arg("stride"), nb::arg("pad"),
+        nb::arg("dilation"),
+        "An im2col descriptor's pixel walk against a convolution (`tmakit check im2col --conv`): every "
+        "im2col.conv_* finding; ValueError where the two cannot be checked.");
   m.def("from_hex", &from_hex, nb::arg("text"),
         "The 128 bytes of 256 hex digits (whitespace, 0x and ':'/'-' separators ignored).");
   m.def("encode_fast_host_form", []() { return std::string(encode_fast_host_form()); },

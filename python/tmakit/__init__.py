@@ -38,9 +38,9 @@ __version__: str = _tmakit.__version__
 __all__ = [
     "CapturedMap", "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan",
     "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "capabilities", "capture",
-    "check_against_plan", "check_map_storage", "cluster_stage", "decode", "diff", "dsmem_copy", "encode",
-    "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan", "smem_store", "tensor_map", "to_bytes",
-    "validate",
+    "check_against_plan", "check_im2col_conv", "check_map_storage", "check_smem_base", "cluster_stage", "decode",
+    "diff", "dsmem_copy", "encode", "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan",
+    "smem_store", "tensor_map", "to_bytes", "validate",
 ]
 
 Name = str | int  # a name as the CLI takes it ("bf16", "128B", "sm_90") or the cuda.h integer
@@ -213,6 +213,52 @@ def check_map_storage(address: int) -> list[str]:
     return [n["message"] for n in r["notes"]]
 
 
+def _address(name: str, address: Any) -> int:
+    """An address argument: an int in 0 .. 2^64 - 1 (TypeError / Refused usage.value otherwise)."""
+    if isinstance(address, bool) or not isinstance(address, int):
+        raise TypeError(f"{name}: an integer, not {type(address).__name__}")
+    if not 0 <= address < 1 << 64:
+        raise _usage(name, f"{address} is not an address (0 .. 2^64 - 1)", f"give the {name}")
+    return address
+
+
+def check_smem_base(address: int, descriptor: Any) -> None:
+    """A copy's shared tile starting at `address` (the shared address, as __cvta_generic_to_shared
+    gives it), checked against the swizzle of `descriptor` (`tmakit decode --smem-base`).
+
+    Raises tmakit.Refused with [smem.base_align128] off a 128-byte boundary (the copy faults) and
+    [smem.base_align] off the swizzle's repeat (256 / 512 / 1024 bytes: the tile is written with the
+    pattern's rows shifted, silently); returns None when the tile may start there."""
+    r = _tmakit.check_smem_base(_address("address", address), to_bytes(descriptor))
+    if not r["ok"]:
+        raise Refused(r["errors"])
+
+
+def _per_dim(name: str, value: int | Sequence[int]) -> list[int]:
+    """One value for every spatial dim, or one per spatial dim (W first)."""
+    values = [value] if isinstance(value, int) else list(value)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{name}: integers, not {type(v).__name__}")
+    return values
+
+
+def check_im2col_conv(descriptor: Any, *, kernel: int | Sequence[int], stride: int | Sequence[int] = 1,
+                      pad: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1) -> None:
+    """An im2col descriptor's pixel walk against the convolution it gathers for (`tmakit check im2col
+    --conv`): kernel, stride, pad, dilation one value for all spatial dims or one per spatial dim, W
+    first (the order of the map's corners).
+
+    Raises tmakit.Refused with every im2col.conv_* finding (conv_stride, conv_lower, conv_extent:
+    the walk parts from the convolution's windows, silently; conv_range: no im2col map of this rank
+    walks it); ValueError when the descriptor is not an im2col map or the convolution does not fit
+    it; returns None when the walk gathers the convolution's windows in output order."""
+    found = _tmakit.check_im2col_conv(to_bytes(descriptor), _per_dim("kernel", kernel), _per_dim("stride", stride),
+                                      _per_dim("pad", pad), _per_dim("dilation", dilation))
+    if found:
+        raise Refused(found)
+
+
 def diff(a: Any, b: Any) -> Diff:
     """Every field and byte in which two descriptors differ (`tmakit diff`)."""
     return Diff(_tmakit.diff(to_bytes(a), to_bytes(b)))
@@ -274,13 +320,19 @@ def plan_box(tensor: Any, *, box: Sequence[int], swizzle: Name = "NONE", l2: str
 
 
 def check_against_plan(descriptor: Any, plan: Plan, *, armed_bytes: int | None = None,
-                       copies: int | None = None) -> PlanCheck:
+                       copies: int | None = None, smem_base: int | None = None) -> PlanCheck:
     """A descriptor made elsewhere (CuTe DSL, Triton, cuda.core, a driver call) against `plan`:
     every field that differs and what it does to the copy, and the bytes one copy delivers against
     the plan's expect_tx. armed_bytes: what the kernel arms its barrier with per stage, when known;
     copies: copies of the descriptor that deliver into a receiving CTA per stage (default: the plan's
-    instruction count)."""
-    return PlanCheck(_tmakit.check_against_plan(to_bytes(descriptor), plan._handle, armed_bytes or 0, copies or 0))
+    instruction count); smem_base: the shared address the tile starts at, checked against the plan's
+    alignment and swizzle (smem.base_align128, smem.base_align). A store or reduce plan
+    (plan(..., store=True / reduce=OP)) takes no barrier counts."""
+    if plan.direction != "load" and (armed_bytes is not None or copies is not None):
+        raise _usage("armed_bytes" if armed_bytes is not None else "copies",
+                     "a store or reduce plan completes by bulk groups and arms no mbarrier", "leave it out")
+    base = None if smem_base is None else _address("smem_base", smem_base)
+    return PlanCheck(_tmakit.check_against_plan(to_bytes(descriptor), plan._handle, armed_bytes or 0, copies or 0, base))
 
 
 def smem_store(src: str, dst: str, *, base: int = 0, elements: bool = False, stmatrix: bool = True) -> StorePlan:

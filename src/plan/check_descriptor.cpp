@@ -65,6 +65,21 @@ std::string barrier_outcome(std::uint64_t expected, std::uint64_t delivered) {
          "early or, once the count leaves its range, never (the hang)";
 }
 
+// What a differing field does to the copy. For a store or reduce plan the shared tile is the copy's
+// source, written by the kernel in the plan's layout: a different swizzle reads it from other places
+// (the rule's own text speaks of a load's destination and its consumer).
+std::string field_effect(PlanCheckRule rule, const TmaPlan& plan) {
+  if (rule == PlanCheckRule::swizzle && plan.direction != PlanDirection::load) {
+    const bool red = plan.direction == PlanDirection::reduce;
+    return std::string("the copy reads the shared tile through another pattern than the one the kernel wrote it in "
+                       "(the plan's shared layout): ") +
+           (red ? "other elements are combined into each global position, silently wrong results"
+                : "other elements are stored at each global position, silently wrong results") +
+           "; the tile base alignment the descriptor needs differs too";
+  }
+  return rule_text(rule);
+}
+
 // check.copies: the plan's box, issued another number of times per stage than the plan does.
 PlanCheckFinding copies_finding(const TmaPlan& plan, std::uint64_t copy_bytes, std::uint32_t copies,
                                 std::uint64_t armed, std::uint64_t delivered) {
@@ -108,7 +123,7 @@ std::string PlanCheckFinding::message() const {
 bool PlanCheck::ok() const {
   for (const PlanCheckFinding& f : findings)
     if (!is_note(f.rule)) return false;
-  return true;
+  return smem_base.empty();  // every smem.* finding is an error
 }
 
 PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& plan, const PlanCheckOptions& options) {
@@ -135,7 +150,7 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
     x.expected = f.a;
     x.actual = f.b;
     x.byte_offsets = f.byte_offsets;
-    x.effect = rule_text(x.rule);
+    x.effect = field_effect(x.rule, plan);
     if (x.rule == PlanCheckRule::derived)
       x.effect = "the descriptor's own fields imply " +
                  std::to_string(f.name == "boxBytes" ? box_bytes(d.params) : smem_alignment(d.params.swizzle)) +
@@ -188,6 +203,13 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
     c.hangs = true;
   }
   for (PlanCheckFinding& n : notes) c.findings.push_back(std::move(n));
+  if (options.smem_base) {
+    // The plan's swizzle and alignment: the planner set smem_alignment from the same
+    // tma_smem_alignment() that check_smem_base() reads, so the two never differ.
+    SmemBaseCheck sb = check_smem_base(*options.smem_base, plan.params.swizzle);
+    sb.needed = plan.smem_alignment;
+    c.smem_base = explain_smem_base(sb);
+  }
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tmakit/tensor_map/names.hpp"
+#include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {
@@ -57,6 +58,23 @@ std::vector<BulkGroupStep> bulk_group_steps(const TmaPlan& p) {
   };
 }
 
+namespace {
+
+// A store or reduction reads its shared tile through the descriptor's swizzle, as a load writes it:
+// the tile is the one the shared layout describes, swizzle included (smem_model_tiled_store reads
+// the image smem_model_tiled_load writes).
+std::string swizzled_source_line(const TmaPlan& p) {
+  const SwizzleParams sw = swizzle_for(p.params.swizzle);
+  const bool red = p.direction == PlanDirection::reduce;
+  return std::string("shared tile: ") + (red ? "cp.reduce.async.bulk.tensor" : "cp.async.bulk.tensor") +
+         " reads it through the " + to_name(p.params.swizzle) + " swizzle (Sw<" + std::to_string(sw.bits) + "," +
+         std::to_string(sw.base) + "," + std::to_string(sw.shift) +
+         "> on byte offsets from the base), as a load writes it: the kernel writes the tile in the shared layout, "
+         "swizzle included\n";
+}
+
+}  // namespace
+
 std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& names) {
   const TensorMapParams& q = p.params;
   // dim 0 steps one element: "2 B", or "4 bits" / "6 bits" for the packed types in global memory
@@ -101,6 +119,7 @@ std::string describe_plan(const TmaPlan& p, const std::vector<std::string>& name
   if (show < p.instructions) s += "  ... (" + std::to_string(p.instructions - show) + " more)\n";
   s += "shared memory: " + std::to_string(p.smem_bytes) + " bytes per stage, base aligned to " +
        std::to_string(p.smem_alignment) + " bytes\n";
+  if (p.direction != PlanDirection::load && q.swizzle != Swizzle::none) s += swizzled_source_line(p);
   if (p.multicast_ctas > 1) {
     const std::uint32_t cta0[3] = {0, 0, 0};
     char mask[16];

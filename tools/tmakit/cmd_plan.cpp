@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "plan_direction.hpp"
 #include "plan_operands.hpp"
 #include "plan_refusal.hpp"
 #include "tmakit/cluster/shape.hpp"
@@ -32,9 +33,9 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   const Reporter rep{"tmakit plan", wants_json(args), out, err};
   CLI::App app{"Plan the TMA copies of a tile: descriptor, instructions per tile, bytes to expect.", rep.command};
   std::string gmem, smem, tile, cluster = "1,1,1", mc = "none", arch = "sm_90", l2 = "none", oob = "none";
-  std::string reduce;
   std::string box_pieces_text = "1";
-  bool json = false, store = false;
+  bool json = false;
+  DirectionOptions direction;
   app.add_option("--gmem", gmem, "global tensor: '<dtype> <layout> [align=N] [addr=A]', e.g. 'bf16 (4096,4096):(4096,1)'")
       ->required();
   app.add_option("--smem", smem, "shared tile layout, swizzle in BYTE units, e.g. 'Sw<3,4,3> o (128,64):(64,1)'")
@@ -49,9 +50,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   app.add_option("--oob", oob, "out-of-bounds fill (default none)");
   app.add_option("--box-pieces", box_pieces_text,
                  "cut the box into N equal copies along its outermost dimension (default 1: the fewest copies)");
-  app.add_flag("--store", store, "plan TMA stores (shared -> global) instead of loads");
-  CLI::Option* reduce_opt = app.add_option("--reduce", reduce,
-                 "plan TMA reductions into global memory with OP: add|min|max|inc|dec|and|or|xor (any case)");
+  add_direction_options(app, direction);
   add_json_flag(app, json);
   constexpr const char* kFooter = "\nSee docs/plan.md for the notation and examples.\n";
   if (const int rc = parse_app(app, std::move(args), rep, kFooter); rc >= 0) return rc;
@@ -74,16 +73,7 @@ int run_plan(std::vector<std::string> args, std::istream&, std::ostream& out, st
   if (!parse_name(oob, o.oob, &why)) return rep.bad_value("--oob", why);
   if (!parse_number(box_pieces_text, o.box_pieces, why) || o.box_pieces == 0)
     return rep.bad_value("--box-pieces", why.empty() ? quote_user_text(box_pieces_text) + ": at least 1" : why);
-  const bool reducing = reduce_opt->count() > 0;
-  if (store && reducing)
-    return rep.usage(UsageRule::conflict, "--store and --reduce: choose one (a reduction is a store that combines)",
-                     "--reduce");
-  if (store) o.direction = PlanDirection::store;
-  if (reducing) {
-    if (!parse_reduce_op(reduce.data(), static_cast<std::uint32_t>(reduce.size()), o.reduce_op))
-      return rep.bad_value("--reduce", quote_user_text(reduce) + ": expected add, min, max, inc, dec, and, or or xor");
-    o.direction = PlanDirection::reduce;
-  }
+  if (const int rc = parse_direction(direction, rep, o); rc >= 0) return rc;
 
   const PlanResult r = plan_tile(g.value, s.value, t.value, o);
   if (!r.ok()) return report_plan_refusal(r, t.names, rep, err, json);

@@ -19,6 +19,8 @@ struct EncodeRequest {
   bool json = false;         // --json
   bool jsonl = false;        // encode --jsonl FILE
   std::string jsonl_path;    // "-" = stdin
+  bool conv = false;         // check im2col --conv SPEC given
+  std::string conv_spec;     // its text (conv_spec.hpp reads it once the rank is known)
 };
 
 struct ParseResult {
@@ -55,6 +57,9 @@ class MapKinds {
 
   // The map kind given on the command line, or nullptr.
   const CLI::App* given() const;
+
+  // The subcommand of `kind` (after add_to), for options only one command takes.
+  CLI::App* subcommand(MapKind kind) const { return kinds_[static_cast<int>(kind)]; }
 
   // The parameters of the kind given (given() != nullptr), or a usage error that names
   // "<name> <kind>" and the option.

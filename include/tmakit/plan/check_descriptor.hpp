@@ -8,19 +8,24 @@
 // completes before the data is there); a different swizzle puts the right bytes in the wrong
 // places; and so on. Then the bytes themselves: what one copy of this descriptor delivers against
 // what the plan arms per instruction, and, when the caller says what the kernel arms its barrier
-// with, that number against the bytes the stage's copies deliver.
+// with, that number against the bytes the stage's copies deliver. When the caller gives the shared
+// address the tile starts at, that address against the plan's alignment (tensor_map/smem_base.hpp:
+// smem.base_align128, smem.base_align). For a store or reduce plan the shared tile is the copy's
+// source: a different swizzle reads it from other places than the kernel wrote it.
 //
 // Ids are stable (check.box, check.armed_bytes, ...): tests and users' scripts match on them. Never
 // renumber or rename; add new rules at the end.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tmakit/core/diagnostics.hpp"
 #include "tmakit/plan/tma_plan.hpp"
 #include "tmakit/tensor_map/bytes.hpp"
+#include "tmakit/tensor_map/smem_base.hpp"
 
 namespace tmakit {
 
@@ -93,7 +98,8 @@ TMAKIT_HD constexpr RuleTable<PlanCheckRule, 18> rule_table(PlanCheckRule) {
        "the bytes arrive, but at other places in shared memory: the consumer (WGMMA, ldmatrix, the "
        "epilogue) reads the wrong elements; the tile base alignment the descriptor needs differs too",
        Severity::error,
-       "encode the swizzle of the shared layout the consumer expects (the plan's)"},
+       "encode the swizzle of the plan's shared layout: the one a load's consumer reads the tile with, the one "
+       "the kernel writes a store's or reduction's tile in"},
       {PlanCheckRule::interleave, "check.interleave", "interleave",
        "an interleaved layout moves 16/32-byte chunks in another order: other places and other bytes",
        Severity::error,
@@ -167,16 +173,21 @@ struct PlanCheckOptions {
   // Copies that deliver into a receiving CTA per stage (all issuers of a multicast group together):
   // 0 = the plan's instruction count.
   std::uint32_t copies = 0;
+  // The shared address the tile starts at (the kernel's buffer), when known: checked against the
+  // plan's smem_alignment and swizzle (smem.base_align128, smem.base_align).
+  std::optional<std::uint64_t> smem_base;
 };
 
 struct PlanCheck {
   std::vector<PlanCheckFinding> findings;  // errors first in field order, then notes
+  std::vector<SmemBaseFinding> smem_base;  // the tile's shared address (options.smem_base), all errors
   TensorMapBytes expected{};               // the plan's descriptor (address: the descriptor's when the plan has none)
   bool address_compared = false;           // false when the plan has no address (0): addresses are not compared
   std::uint64_t copy_bytes = 0;            // what one copy of the checked descriptor delivers (transaction_bytes)
   std::uint64_t stage_bytes = 0;           // copy_bytes x copies: what a receiving CTA gets per stage
   std::uint32_t plan_expect_tx = 0;        // plan.expect_tx_bytes
-  // No error finding: the descriptor and the kernel's byte count are what the plan needs.
+  // No error finding: the descriptor, the kernel's byte count and the tile's address are what the
+  // plan needs.
   bool ok() const;
   // The barrier would wait for bytes that never come: armed (or the plan's expect_tx) above what
   // arrives, or a phase's bytes past the mbarrier's transaction count (check.tx_limit).

@@ -46,6 +46,26 @@ inline bool im2col_start_in_box(const TensorMapParams& p, const std::int32_t* st
   return true;
 }
 
+// One step of the pixel walk from position `pos` (p.rank entries; spatial dims 1..rank-2, the batch
+// rank-1; pos[0] unused): W first by elementStrides[1]; past the box's high corner back to its low
+// corner, carrying into the next spatial dim; past the last one the batch steps by
+// elementStrides[rank-1], unbounded. The load model and the convolution check
+// (im2col_conv.hpp) walk with it.
+inline void im2col_walk_step(const TensorMapParams& p, std::int64_t* pos) {
+  for (std::uint32_t i = 1;; ++i) {
+    const std::uint32_t es = p.elem_strides[i] ? p.elem_strides[i] : 1;
+    if (i == p.rank - 1) {
+      pos[i] += es;
+      return;
+    }
+    std::int64_t lo, hi;
+    im2col_box_range(p, i, lo, hi);
+    pos[i] += es;
+    if (pos[i] <= hi) return;
+    pos[i] = lo;
+  }
+}
+
 // The shared-memory image of one im2col load. `global` holds the allocation with p.address at
 // offset 0; `start` the p.rank coordinates; `offsets` the rank-2 im2col offsets. Returns false
 // outside the model (not an im2col map, rank < 3, packed types, start outside the box, a read
@@ -83,19 +103,7 @@ inline bool smem_model_im2col_load(const TensorMapParams& p, std::span<const uns
       if (src + eb > global.size()) return false;
       std::memcpy(&out[dst], &global[src], eb);
     }
-    // Next pixel: W first; wrap to the box's low corner and carry into the next dim.
-    for (std::uint32_t i = 1;; ++i) {
-      const std::uint32_t es = p.elem_strides[i] ? p.elem_strides[i] : 1;
-      if (i == p.rank - 1) {
-        pos[i] += es;
-        break;
-      }
-      std::int64_t lo, hi;
-      im2col_box_range(p, i, lo, hi);
-      pos[i] += es;
-      if (pos[i] <= hi) break;
-      pos[i] = lo;
-    }
+    im2col_walk_step(p, pos);  // next pixel
   }
   return true;
 }
