@@ -9,9 +9,13 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import os  # noqa: E402
+
 import tmakit  # noqa: E402
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# TMAKIT_PROPERTY_EXAMPLES: examples per property (200 in the suite; a long run sets more).
+SETTINGS = settings(max_examples=int(os.environ.get("TMAKIT_PROPERTY_EXAMPLES", "200")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 INT32 = (-(2**31), 2**31 - 1)
 BAD_USAGE = (tmakit.Refused, TypeError, ValueError, IndexError)
 
@@ -136,3 +140,63 @@ def test_dsmem_copy_answers_or_refuses(src, dst, dtype, threads):
     except BAD_USAGE:
         return
     assert p.tx_bytes >= 0
+
+
+@SETTINGS
+@given(values)
+def test_capabilities_answer_or_refuse(target):
+    try:
+        c = tmakit.capabilities(target)
+    except BAD_USAGE:
+        return
+    assert len(c["targets"]) in (1, 4) and all(len(x["cells"]) == len(c["targets"]) for x in c["capabilities"])
+
+
+@SETTINGS
+@given(st.binary(min_size=128, max_size=128), st.one_of(st.integers(), st.integers(-(2**70), 2**70), values))
+def test_smem_base_of_any_map_answers_or_refuses(raw, address):
+    try:
+        tmakit.check_smem_base(address, raw)
+    except BAD_USAGE:
+        return
+    # accepted: on the 128-byte minimum and on the swizzle's repeat (8 rows of its span)
+    swizzle = str(tmakit.decode(raw).swizzle)  # a name, or the bits' value when they name none
+    repeat = {"32B": 256, "64B": 512}.get(swizzle, 1024 if "128B" in swizzle else 1)
+    assert address % 128 == 0 and address % repeat == 0
+
+
+masks = st.one_of(st.integers(), st.integers(-(2**70), 2**70), st.lists(st.integers(-2, 20), max_size=5),
+                  st.text(max_size=10), st.dictionaries(st.integers(-2, 20), st.integers(-2, 2**20), max_size=3), values)
+
+
+@SETTINGS
+@given(st.lists(st.integers(-2, 20), min_size=1, max_size=3), masks, st.sampled_from([1, 2, 0, 3]),
+       st.sampled_from(["sm_90", "sm_100", "sm_120", "x"]),
+       st.one_of(st.none(), st.dictionaries(st.integers(-2, 20), st.integers(-(2**65), 2**65), max_size=3), values))
+def test_cluster_stage_masks_and_armed_bytes_answer_or_refuse(cluster, mask, cta_group, arch, armed):
+    box = tmakit.encode_tiled(dtype="bf16", dims=[4096, 4096], strides=[8192], box=[64, 128], swizzle="128B")
+    try:
+        s = tmakit.cluster_stage(cluster, multicast=[{"box": box, "share": "x", "mask": mask}], cta_group=cta_group,
+                                 arch=arch, armed=armed)
+    except BAD_USAGE:
+        return
+    assert all(c["expect_bytes"] >= 0 for c in s.ctas)
+
+
+@SETTINGS
+@given(st.integers(-2, 2**41), st.sampled_from(["bf16", "f32", "u8", "16U4_ALIGN8B"]))
+def test_a_view_offset_is_named_exactly_when_it_leaves_16_bytes(offset, dtype):
+    bits = {"bf16": 16, "f32": 32, "u8": 8, "16U4_ALIGN8B": 4}[dtype]
+    gmem = f"{dtype} (1024,256):(256,1) offset={offset}"
+    try:
+        tmakit.plan(gmem, "(64,64):(64,1)", "s=64,d=64")
+    except tmakit.Refused as e:
+        aligned = offset * bits % 128 == 0
+        assert ("gmem.base_align" in e.rules) == (not aligned) or dtype == "16U4_ALIGN8B"
+        if not aligned and dtype != "16U4_ALIGN8B":
+            assert f"starts {offset} element" in str(e)
+        return
+    except BAD_USAGE:
+        assert offset < 0 or offset > 2**40
+        return
+    assert offset * bits % 128 == 0
