@@ -25,6 +25,7 @@
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
+#include "tmakit/tensor_map/gather4_rules.hpp"
 #include "tmakit/tensor_map/notes.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 #include "tmakit/tensor_map/storage.hpp"
@@ -76,7 +77,8 @@ std::vector<Family> families() {
           family<SmemStoreRule>("smem store"), family<DsmemReason>("dsmem reason"),
           family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
           family<PeerRule>("peer"),            family<MapStorageRule>("map storage"),
-          family<MapNoteRule>("map notes"),    family<kernels::KernelRule>("kernel")};
+          family<MapNoteRule>("map notes"),    family<kernels::KernelRule>("kernel"),
+          family<Gather4Rule>("gather4")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {
