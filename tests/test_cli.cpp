@@ -537,6 +537,13 @@ const std::string kHex = [] {
   return out.str().substr(0, 256);
 }();
 
+// A map Blackwell's gather4 can use: box {64, 1} (`encode tiled --dtype bf16 --dims 4096,65536 --strides
+// 8192 --box 64,1 --swizzle 128B --arch sm_100`).
+const std::string kRowsHex =
+    "0000000000000000106500000002000000000000000000000000000000000000ff0f0000ffff00000000000000000000000000000000003f"
+    "0000000000000000800000000000000000040000000000000000000000000000000000000000000000000000000000000000000000000000"
+    "00000000000000000000000000000000";
+
 struct Outcome {
   std::string args;  // pasted into the shell
   int rc;
@@ -566,6 +573,9 @@ const std::vector<Outcome> kOutcomes = {
     {"check-plan --gmem 'fp32 (64,4096):(1,64)' --smem '(64,64):(1,64)' --tile d=64,seq=64 --armed-bytes 16384", 0},
     {"check-plan --gmem 'fp32 (64,4096):(1,64)' --smem '(64,64):(1,64)' --tile d=64,seq=64 --copies 64", 1},
     {"check-plan --gmem 'fp32 (64,4096):(1,64)' --smem '(64,64):(1,64)' --tile d=64,seq=64 --copies -1", 2},
+    {"check-gather " + kRowsHex + " --op gather4 --arch sm_100a", 0},
+    {"check-gather " + kRowsHex + " --op scatter4 --arch sm_120a", 1},
+    {"check-gather " + kRowsHex + " --op scatter4 --arch sm_100a --dst cta", 2},
     {"frobnicate", 2},
 };
 
@@ -582,7 +592,9 @@ TEST(CliContract, ErrorsGoToStderrOnce) {
       EXPECT_EQ(r.err, "");
       continue;
     }
-    const bool check_refusal = (o.args.rfind("check ", 0) == 0 || o.args.rfind("check-plan ", 0) == 0) && o.rc == 1;
+    const bool check_refusal = (o.args.rfind("check ", 0) == 0 || o.args.rfind("check-plan ", 0) == 0 ||
+                                o.args.rfind("check-gather ", 0) == 0) &&
+                               o.rc == 1;
     const std::string& where = check_refusal ? r.out : r.err;
     ASSERT_FALSE(where.empty());
     EXPECT_EQ(check_refusal ? r.err : r.out, "");
@@ -757,7 +769,7 @@ TEST(CliContract, HelpAndDocsNameTheSameOptions) {
   };
   const std::vector<std::pair<std::string, std::string>> cmds = {
       {"plan", "plan"}, {"smem-store", "smem-store"}, {"encode", "encode tiled"}, {"decode, diff", "decode"},
-      {"cluster-stage", "cluster-stage"}, {"capture", "capture"}};
+      {"cluster-stage", "cluster-stage"}, {"capture", "capture"}, {"check-gather", "check-gather"}};
   for (const auto& [heading, cmd] : cmds) {
     SCOPED_TRACE(cmd);
     std::set<std::string> help = options_in(run_inprocess(split(cmd + " --help")).out);

@@ -26,6 +26,7 @@
 #include "tmakit/smem_store/explain.hpp"
 #include "tmakit/smem_store/rules.hpp"
 #include "tmakit/tensor_map/im2col_conv.hpp"
+#include "tmakit/tensor_map/gather4_rules.hpp"
 #include "tmakit/tensor_map/notes.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 #include "tmakit/tensor_map/smem_base.hpp"
@@ -79,7 +80,8 @@ std::vector<Family> families() {
           family<UsageRule>("usage"),          family<PlanCheckRule>("plan check"),
           family<PeerRule>("peer"),            family<MapStorageRule>("map storage"),
           family<MapNoteRule>("map notes"),    family<kernels::KernelRule>("kernel"),
-          family<SmemBaseRule>("smem base"),   family<Im2colConvRule>("im2col conv")};
+          family<SmemBaseRule>("smem base"),   family<Im2colConvRule>("im2col conv"),
+          family<Gather4Rule>("gather4")};
 }
 
 TEST(RuleTables, IdsAreUniqueWithinAndAcrossFamilies) {

@@ -11,5 +11,6 @@ void bind_layout(nanobind::module_& m);      // bind_layout.cpp: Layout and its 
 void bind_smem_store(nanobind::module_& m);  // bind_smem_store.cpp: register -> shared stores
 void bind_cluster(nanobind::module_& m);     // bind_cluster.cpp: multicast and DSMEM plans
 void bind_capabilities(nanobind::module_& m);  // bind_capabilities.cpp: what each target can do
+void bind_gather4(nanobind::module_& m);       // bind_gather4.cpp: Blackwell's TMA row gather / scatter
 
 }  // namespace tmakit::py

@@ -14,4 +14,5 @@ NB_MODULE(_tmakit, m) {
   tmakit::py::bind_smem_store(m);
   tmakit::py::bind_cluster(m);
   tmakit::py::bind_capabilities(m);
+  tmakit::py::bind_gather4(m);
 }

@@ -24,6 +24,7 @@ from ._records import (
     Diff,
     DsmemPlan,
     FieldDifference,
+    GatherCheck,
     MulticastPlan,
     Plan,
     PlanCheck,
@@ -36,11 +37,11 @@ from ._tmakit import Layout
 __version__: str = _tmakit.__version__
 
 __all__ = [
-    "CapturedMap", "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "Layout", "MulticastPlan",
-    "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation", "capabilities", "capture",
-    "check_against_plan", "check_im2col_conv", "check_map_storage", "check_smem_base", "cluster_stage", "decode",
-    "diff", "dsmem_copy", "encode", "encode_im2col", "encode_im2col_wide", "encode_tiled", "multicast", "plan",
-    "smem_store", "tensor_map", "to_bytes", "validate",
+    "CapturedMap", "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "GatherCheck", "Layout",
+    "MulticastPlan", "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation",
+    "capabilities", "capture", "check_against_plan", "check_gather", "check_im2col_conv", "check_map_storage",
+    "check_smem_base", "cluster_stage", "decode", "diff", "dsmem_copy", "encode", "encode_im2col",
+    "encode_im2col_wide", "encode_tiled", "multicast", "plan", "smem_store", "tensor_map", "to_bytes", "validate",
 ]
 
 Name = str | int  # a name as the CLI takes it ("bf16", "128B", "sm_90") or the cuda.h integer
@@ -257,6 +258,27 @@ def check_im2col_conv(descriptor: Any, *, kernel: int | Sequence[int], stride: i
                                       _per_dim("pad", pad), _per_dim("dilation", dilation))
     if found:
         raise Refused(found)
+
+
+def check_gather(descriptor: Any, *, op: str, arch: str, dst: str | None = None, armed_bytes: int | None = None,
+                 copies: int | None = None) -> GatherCheck:
+    """A descriptor used by Blackwell's TMA row gather (op "gather4") or scatter ("scatter4") on target
+    `arch` ("sm_90a", "sm_100a", "sm_103a", "sm_120a"; also "sm_100", "100", "10.0"), as `tmakit
+    check-gather`: the target's support for the form, the map's rank, box rows, kind and interleave, the
+    tile mode's own rules on that target, and, with armed_bytes, what the kernel arms its barrier with
+    for `copies` gather4 copies per phase against 4 rows x boxDim[0] per copy.
+
+    dst: gather4's destination, "cta" (default), "cluster" or "multicast"; none for scatter4. Raises
+    tmakit.Refused with every finding (gather4.arch, gather4.box_rows, gather4.armed_bytes, ...);
+    ValueError for an op, dst or target it does not know. Per the PTX ISA; unverified on hardware."""
+    for name, value in (("armed_bytes", armed_bytes), ("copies", copies)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError(f"{name}: an integer, not {type(value).__name__}")
+    if armed_bytes is not None and not 0 <= armed_bytes < 1 << 64:
+        raise _usage("armed_bytes", f"{armed_bytes} is not a byte count (0 .. 2^64 - 1)", "give the bytes armed")
+    if copies is not None and not 0 <= copies < 1 << 32:
+        raise _usage("copies", f"{copies} is not a copy count (1 .. 2^32 - 1)", "give the copies per phase")
+    return GatherCheck(_tmakit.check_gather(to_bytes(descriptor), op, arch, dst, armed_bytes, copies))
 
 
 def diff(a: Any, b: Any) -> Diff:

@@ -278,6 +278,30 @@ class PlanCheck(Record):
         return self.text
 
 
+class GatherCheck(Record):
+    """A descriptor checked for Blackwell's TMA row gather or scatter (`tmakit check-gather --json`):
+    `op`, `target`, `dst` (None for scatter4), `instruction` (the PTX form), `row_bytes` (one row of
+    boxDim[0] elements), `copy_bytes` (the four rows one copy moves), `box_bytes` (the map's box, as a
+    tiled copy delivers it), `copies`, `expect_tx` (copies x copy_bytes: what to arm the barrier with;
+    None for scatter4), `armed_bytes`, `text`. Only returned when nothing is refused."""
+
+    __slots__ = ()
+    op: str
+    target: str
+    dst: str | None
+    instruction: str
+    row_bytes: int
+    copy_bytes: int
+    box_bytes: int
+    copies: int
+    expect_tx: int | None
+    armed_bytes: int | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class StorePlan(Record):
     """A register -> shared-memory store plan (`tmakit smem-store --json`'s object: instruction,
     instructions_per_thread, order, wavefronts, candidates, fixes, ...), with `text` and `svg`."""

@@ -25,6 +25,9 @@ constexpr const char* kUsage =
     "  tmakit check tiled|im2col|im2col-wide [options]   every violated rule, or \"ok\"\n"
     "  tmakit check-plan --gmem G --smem S --tile T      a descriptor and the barrier's count against the plan\n"
     "       [HEX|@FILE] [--armed-bytes N] [--copies N]   ... every finding with its check.* rule, or \"ok\"\n"
+    "  tmakit check-gather HEX|@FILE --arch T            a descriptor for Blackwell's TMA row gather / scatter\n"
+    "       --op gather4|scatter4 [--dst D]              ... on target T: every gather4.* / scatter4.* finding,\n"
+    "       [--armed-bytes N] [--copies N]               ... or what one copy moves and its expect_tx\n"
     "  tmakit decode HEX|@FILE [--json]                  descriptor -> parameters\n"
     "  tmakit diff HEX|@FILE HEX|@FILE [--json]          field-by-field difference of two descriptors\n"
     "  tmakit layout OP ARGS... [--json] [--svg FILE]    CuTe layout algebra (tmakit layout --help)\n"
@@ -41,7 +44,7 @@ constexpr const char* kUsage =
     "Run 'tmakit <command> [kind] --help' for the options, e.g. 'tmakit encode tiled --help'.\n"
     "Exit status: 0 ok; 1 refused (the driver would return CUDA_ERROR_INVALID_VALUE);\n"
     "             2 bad usage or unreadable input.\n"
-    "Errors go to stderr, once ('check' and 'check-plan' print their findings, their result, on stdout); with --json every\n"
+    "Errors go to stderr, once ('check', 'check-plan' and 'check-gather' print their findings, their result, on stdout); with --json every\n"
     "outcome, errors included, is one JSON object on stdout with \"ok\", \"exit\" and, when not ok, \"error\".\n";
 
 struct CommandEntry {
@@ -52,6 +55,7 @@ constexpr CommandEntry kCommands[] = {
     {"encode", run_encode}, {"check", run_check}, {"decode", run_decode},         {"diff", run_diff},
     {"layout", run_layout}, {"plan", run_plan},   {"smem-store", run_smem_store}, {"check-plan", run_check_plan},
     {"cluster-stage", run_cluster_stage}, {"capture", run_capture}, {"arch", run_arch},
+    {"check-gather", run_check_gather},
 };
 
 // help / version: the whole command line is the word and at most --json.

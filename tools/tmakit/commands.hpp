@@ -22,6 +22,10 @@ int run_check(std::vector<std::string> args, std::istream& in, std::ostream& out
 // check-plan --gmem G --smem S --tile T [DESCRIPTOR] [--armed-bytes N] [--copies N]: a descriptor
 // and the kernel's barrier count against the plan (cmd_check_plan.cpp; exit 1 on any error finding)
 int run_check_plan(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
+// check-gather DESCRIPTOR --op gather4|scatter4 --arch TARGET [--dst D] [--armed-bytes N] [--copies N]:
+// a descriptor for Blackwell's TMA row gather / scatter on a target (cmd_check_gather.cpp; exit 1 on any
+// gather4.* / scatter4.* or tile-mode finding)
+int run_check_gather(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
 // decode HEX|@FILE [--json]: exit 0 once decoded (unexplained bits are reported, not an error)
 int run_decode(std::vector<std::string> args, std::istream& in, std::ostream& out, std::ostream& err);
 // diff HEX|@FILE HEX|@FILE [--json]: exit 0 when identical, 1 when they differ (as diff(1) does)
