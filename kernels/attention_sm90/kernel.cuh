@@ -496,8 +496,8 @@ __device__ __forceinline__ void write_lse(float* lse, std::int32_t row0, std::in
 // The phases that touch the state are lambdas over it. The layout of this function is part of what
 // keeps the three-consumer forms (160 registers a thread) free of spills: ptxas's allocation there is
 // sensitive to the order of the code it is given, and the same phases as member functions of a class,
-// or with the later blocks' body in a lambda of its own, spilled 24-112 bytes in those forms
-// (docs/lab/attention.md, 2026-12-06 16:15). tests/tools/ptxas_check.sh checks every form.
+// or with the later blocks' body in a lambda of its own, spilled in those forms (docs/lab/attention.md,
+// 2026-12-06 16:15). tests/tools/ptxas_check.sh checks every form.
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent, int C = kConsumersFor<D, Path>>
 __device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, Path>& s, int wg) {
   constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D, C>);
