@@ -70,6 +70,20 @@ static void put_bytes(Line* l, const CaptureCall* c) {
   put(l, "\"");
 }
 
+void capture_trace_lookup(const char* how, const char* name) {
+  const char* path = getenv("TMAKIT_CAPTURE_TRACE");
+  if (!path || !*path || !name) return;
+  const int saved_errno = errno;
+  Line l = {.n = 0};
+  put(&l, "%s %.200s\n", how, name);
+  const int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    if (write(fd, l.text, l.n) < 0) { /* nothing to do: the program must not notice the trace */ }
+    close(fd);
+  }
+  errno = saved_errno;
+}
+
 void capture_record(const CaptureCall* c) {
   const int saved_errno = errno;  // the program must see the errno the driver left
   Line l = {.n = 0};

@@ -36,3 +36,8 @@ typedef struct CaptureCall {
 // write(2) on an O_APPEND descriptor, so that the lines of several threads and processes sharing
 // the file never interleave.
 CAPTURE_HIDDEN void capture_record(const CaptureCall* c);
+
+// TMAKIT_CAPTURE_TRACE=FILE: appends "<how> <name>" for every name a program looks up through dlsym
+// or cuGetProcAddress(_v2), whatever it is: which driver functions a library reaches by name, and so
+// whether it could reach the encoders this library sees. Nothing without the variable.
+void capture_trace_lookup(const char* how, const char* name);

@@ -124,12 +124,17 @@ def check_records(args, ways, records, driver):
 
 
 def run_records(args, driver):
-    with tempfile.NamedTemporaryFile(suffix=".jsonl") as f:
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as f, tempfile.NamedTemporaryFile(suffix=".txt") as t:
         env = environment(args, driver)
-        env.update(LD_PRELOAD=args.lib, TMAKIT_CAPTURE=f.name)
+        env.update(LD_PRELOAD=args.lib, TMAKIT_CAPTURE=f.name, TMAKIT_CAPTURE_TRACE=t.name)
         p = subprocess.run([args.probe], env=env, capture_output=True, text=True)
         check(p.returncode == 0, f"the probe exited {p.returncode}: {p.stderr}")
         records = [json.loads(line) for line in open(f.name)]
+        lookups = set(open(t.name).read().splitlines())
+    # the trace names every lookup the probe made by name, encoders and the lookup itself
+    for lookup in ("dlsym cuTensorMapEncodeTiled", "dlsym cuGetProcAddress_v2",
+                   "cuGetProcAddress_v2 cuTensorMapEncodeTiled", "cuGetProcAddress cuTensorMapEncodeTiled"):
+        check(lookup in lookups, f"TMAKIT_CAPTURE_TRACE: no line '{lookup}' in {sorted(lookups)[:20]}")
     ways = probe_lines(p.stdout)
     check(len(records) == sum(1 for t, r in ways.values() if r is not None),
           f"{len(records)} records for {len(ways)} ways: {ways}")

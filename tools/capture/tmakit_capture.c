@@ -173,6 +173,7 @@ static int ask_driver(int v2, const char* name, void** pfn, int version, uint64_
 // The driver's answer, with the encoders (and the lookup itself) swapped for this library's. Where
 // no driver answers, the encoders and the lookup are handed out anyway (see the top of the file).
 static int procaddr(int v2, const char* name, void** pfn, int version, uint64_t flags, void* status) {
+  capture_trace_lookup(v2 ? "cuGetProcAddress_v2" : "cuGetProcAddress", name);
   int r = ask_driver(v2, name, pfn, version, flags, status);
   const enum Path p = v2 ? kProcAddrV2 : kProcAddr;
   const int f = fn_index(name);
@@ -207,6 +208,7 @@ static int is_ours(const void* fn) {
 }
 
 EXPORT void* dlsym(void* handle, const char* name) {
+  capture_trace_lookup("dlsym", name);
   void* real = capture_real_dlsym()(handle, name);
   const int f = fn_index(name);
   if (f >= 0) {
