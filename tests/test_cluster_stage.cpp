@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "test_configs.hpp"
 #include "tmakit/cluster/explain.hpp"
 #include "tmakit/cluster/stage.hpp"
 
@@ -10,24 +11,12 @@ namespace {
 
 using namespace tmakit;
 
-TensorMapParams box_16k() {  // bf16 64 x 128: 16 KiB per copy
-  TensorMapParams p;
-  p.dtype = DataType::bfloat16;
-  p.rank = 2;
-  p.dims[0] = p.dims[1] = 4096;
-  p.strides[0] = 8192;
-  p.box[0] = 64;
-  p.box[1] = 128;
-  p.swizzle = Swizzle::b128;
-  return p;
-}
-
 // A 2x1 cluster: B multicast to both CTAs, and a 16 KiB buffer from CTA 0 to CTA 1 by DSMEM.
 TEST(ClusterStage, MulticastAndDsmemAddUpPerCta) {
   MulticastSpec b;
   b.cluster = ClusterShape{2, 1, 1};
   b.share[0] = true;
-  b.box = box_16k();
+  b.box = test::box_16k();
   const MulticastPlan mb = plan_multicast(b);
   ASSERT_TRUE(mb.ok());
   StageDsmemCopy d;
@@ -103,7 +92,7 @@ TEST(ClusterStage, CtaPairsCountTheirTmaBytesOnTheEvenCta) {
   a.share[1] = true;
   b.share[0] = true;
   b.mode = MulticastMode::sliced;
-  a.box = b.box = box_16k();
+  a.box = b.box = test::box_16k();
   const MulticastPlan plans[2] = {plan_multicast(a), plan_multicast(b)};
   ASSERT_TRUE(plans[0].ok() && plans[1].ok());
   const ClusterStage one = plan_cluster_stage(4, plans, 2, nullptr, 0);

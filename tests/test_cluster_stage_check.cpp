@@ -6,30 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "test_configs.hpp"
 #include "tmakit/cluster/stage_check.hpp"
 
 namespace {
 
 using namespace tmakit;
 
-TensorMapParams box_16k() {  // bf16 64 x 128: 16 KiB per copy
-  TensorMapParams p;
-  p.dtype = DataType::bfloat16;
-  p.rank = 2;
-  p.dims[0] = p.dims[1] = 4096;
-  p.strides[0] = 8192;
-  p.box[0] = 64;
-  p.box[1] = 128;
-  p.swizzle = Swizzle::b128;
-  return p;
-}
-
 MulticastPlan plan_of(ClusterShape cluster, int share_dim, MulticastMode mode = MulticastMode::sliced) {
   MulticastSpec s;
   s.cluster = cluster;
   s.share[share_dim] = true;
   s.mode = mode;
-  s.box = box_16k();
+  s.box = test::box_16k();
   return plan_multicast(s);
 }
 

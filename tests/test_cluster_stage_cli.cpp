@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_run.hpp"
+#include "test_configs.hpp"
 #include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 
@@ -14,18 +15,8 @@ using tmakit_test::run_inprocess;
 
 namespace {
 
-// The descriptor of a bf16 64 x 128 tile (16 KiB), as 256 hex digits.
-std::string box_16k() {
-  tmakit::TensorMapParams p;
-  p.dtype = tmakit::DataType::bfloat16;
-  p.rank = 2;
-  p.dims[0] = p.dims[1] = 4096;
-  p.strides[0] = 8192;
-  p.box[0] = 64;
-  p.box[1] = 128;
-  p.swizzle = tmakit::Swizzle::b128;
-  return tmakit::jsonl::to_hex(tmakit::encode(p).map);
-}
+// The descriptor of test_configs.hpp's bf16 64 x 128 tile (16 KiB), as 256 hex digits.
+std::string box_16k() { return tmakit::jsonl::to_hex(tmakit::encode(tmakit::test::box_16k()).map); }
 
 std::vector<std::string> stage(std::vector<std::string> more) {
   std::vector<std::string> a = {"cluster-stage", "--cluster", "2,1"};

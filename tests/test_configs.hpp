@@ -62,4 +62,17 @@ constexpr TensorMapParams everything_wrong() {
   return p;
 }
 
+// bf16 4096 x 4096, box 64 x 128 (16 KiB per copy), swizzle 128B: the cluster-stage tests' operand.
+constexpr TensorMapParams box_16k() {
+  TensorMapParams p;
+  p.dtype = DataType::bfloat16;
+  p.rank = 2;
+  p.dims[0] = p.dims[1] = 4096;
+  p.strides[0] = 8192;
+  p.box[0] = 64;
+  p.box[1] = 128;
+  p.swizzle = Swizzle::b128;
+  return p;
+}
+
 }  // namespace tmakit::test

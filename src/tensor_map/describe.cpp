@@ -19,11 +19,6 @@ namespace {
 
 namespace L = tmap_fields;
 
-std::string hex_u64(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // A logical field: all ranges with the same name and index.
 struct Logical {
@@ -61,7 +56,7 @@ std::string value_in_words(const Logical& f, const DecodedTensorMap& d) {
   const TensorMapParams& p = d.params;
   const std::string base = f.base;
   const int i = f.index;
-  if (base == "globalAddress") return hex_u64(p.address);
+  if (base == "globalAddress") return hex_text(p.address);
   if (base == "im2col") return p.kind == MapKind::tiled ? "0 (tiled)" : "1 (im2col or im2col-wide)";
   if (base == "tensorRank") return std::to_string(p.rank);
   if (base == "tensorDataType")
@@ -152,7 +147,7 @@ std::vector<DescribedField> describe_fields(const TensorMapBytes& m, const Decod
     DescribedField df;
     df.name = f.name;
     df.value = describe_value(m, d, f);
-    df.raw = hex_u64(raw_bits(m, f));
+    df.raw = hex_text(raw_bits(m, f));
     df.bytes = byte_span(f);
     df.derived = f.field == Field::none;
     df.unverified = is_unverified(f.base, d);
@@ -250,7 +245,7 @@ std::string decode_text(const TensorMapBytes& m) {
     os << "unexplained bits (set, but no field of a " << (d.params.kind == MapKind::tiled ? "tiled" : "im2col")
        << " rank-" << d.params.rank << " map holds them): bytes " << join(set_bytes(d.unexplained)) << "\n";
     for (int w = 0; w < 16; ++w)
-      if (d.unexplained.words[w]) os << "  word " << w << " (bytes " << 8 * w << "-" << 8 * w + 7 << "): mask " << hex_u64(d.unexplained.words[w]) << "\n";
+      if (d.unexplained.words[w]) os << "  word " << w << " (bytes " << 8 * w << "-" << 8 * w + 7 << "): mask " << hex_text(d.unexplained.words[w]) << "\n";
   } else {
     os << "unexplained bits: none\n";
   }
@@ -275,7 +270,7 @@ nlohmann::ordered_json decode_json(const TensorMapBytes& m) {
   if (d.dtype_known && p.rank >= 1 && p.rank <= kMaxRank) j["transaction_bytes"] = transaction_bytes(p);
   j["unexplained_bytes"] = set_bytes(d.unexplained);
   std::vector<std::string> masks;
-  for (int w = 0; w < 16; ++w) masks.push_back(hex_u64(d.unexplained.words[w]));
+  for (int w = 0; w < 16; ++w) masks.push_back(hex_text(d.unexplained.words[w]));
   j["unexplained_word_masks"] = masks;
   j["notes"] = notes(d);
   j["round_trips"] = d.round_trips();
@@ -307,13 +302,13 @@ std::vector<FieldDifference> diff(const TensorMapBytes& a, const TensorMapBytes&
       auto in = [&](const std::vector<Logical>& fs, const TensorMapBytes& m, const DecodedTensorMap& d) {
         for (const auto& g : fs)
           if (g.name == f.name) return describe_value(m, d, g);
-        return std::string("(not a field of this map: raw ") + hex_u64(raw_bits(m, f)) + ")";
+        return std::string("(not a field of this map: raw ") + hex_text(raw_bits(m, f)) + ")";
       };
       fd.a = in(fa, a, da);
       fd.b = in(fb, b, db);
       if (fd.a == fd.b) {  // e.g. both out of their own range: show the raw bits
-        fd.a += " (raw " + hex_u64(raw_bits(a, f)) + ")";
-        fd.b += " (raw " + hex_u64(raw_bits(b, f)) + ")";
+        fd.a += " (raw " + hex_text(raw_bits(a, f)) + ")";
+        fd.b += " (raw " + hex_text(raw_bits(b, f)) + ")";
       }
       fd.byte_offsets.assign(bytes.begin(), bytes.end());
       out.push_back(std::move(fd));

@@ -27,11 +27,6 @@ std::string num(i64 v) { return std::to_string(v); }
 std::string num(std::uint32_t v) { return std::to_string(v); }
 std::string num(std::int32_t v) { return std::to_string(v); }
 
-std::string hex(u64 v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Without wrapping around: the values come from the caller's parameters, up to 2^64 - 1 (a
 // dimension of 2^64 - 1 once made ceil_div 0 and the split search divide by it).
@@ -196,10 +191,10 @@ bool fix_address(const FixFacts& f, Words& w) {
     case Rule::address_align32: {
       const u64 a = static_cast<u64>(x.value);
       const u64 al = x.rule == Rule::address_align16 ? 16 : 32;
-      w.value = hex(a);
+      w.value = hex_text(a);
       const u64 down = round_down(a, al);
-      w.fix = "move the base to " + hex(down) + " (" + num(a - down) + " bytes lower)" +
-              (down <= kU64Max - al ? " or " + hex(down + al) : std::string()) +
+      w.fix = "move the base to " + hex_text(down) + " (" + num(a - down) + " bytes lower)" +
+              (down <= kU64Max - al ? " or " + hex_text(down + al) : std::string()) +
               " and offset the coordinates instead; cudaMalloc returns 256-byte-aligned pointers";
       if (al == 32)
         w.fix += std::string(" (32 bytes are needed because of ") +
@@ -208,10 +203,10 @@ bool fix_address(const FixFacts& f, Words& w) {
     }
     case Rule::address_below_2_57: {
       const u64 a = static_cast<u64>(x.value);
-      w.value = hex(a);
-      w.fix = "pass the device pointer itself: bits 57-63 are set (" + hex(a >> 57 << 57) +
+      w.value = hex_text(a);
+      w.fix = "pass the device pointer itself: bits 57-63 are set (" + hex_text(a >> 57 << 57) +
               "), which no CUDA allocation returns (tagged, sign-extended or uninitialised pointer?); the low 57 "
-              "bits are " + hex(a & ((u64{1} << 57) - 1));
+              "bits are " + hex_text(a & ((u64{1} << 57) - 1));
       break;
     }
     default: return false;

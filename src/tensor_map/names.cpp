@@ -1,6 +1,7 @@
 // Names of the tensor-map enums (see tmakit/tensor_map/names.hpp).
 #include "tmakit/tensor_map/names.hpp"
 
+#include <cstdio>
 #include <array>
 #include <cctype>
 #include <limits>
@@ -221,6 +222,12 @@ std::string_view trim_space(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+std::string hex_text(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
 }
 
 std::string quote_user_text(std::string_view s) {

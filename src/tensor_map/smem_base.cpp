@@ -5,22 +5,18 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/tensor_map/names.hpp"
 #include "tmakit/tensor_map/swizzle_modes.hpp"
 
 namespace tmakit {
 namespace {
 
-std::string hex(std::uint64_t x) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
-  return b;
-}
 
 // "0x7f80 (128-byte aligned)": the address and the largest power of two (up to 2^20) dividing it.
 std::string address_words(std::uint64_t a) {
   std::uint64_t align = 1;
   while (align < (std::uint64_t{1} << 20) && a % (align * 2) == 0) align *= 2;
-  return hex(a) + " (" + std::to_string(align) + "-byte aligned)";
+  return hex_text(a) + " (" + std::to_string(align) + "-byte aligned)";
 }
 
 // "bit 7" / "bits 7-9".

@@ -5,20 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/tensor_map/names.hpp"
+
 namespace tmakit {
 namespace {
 
-std::string hex(std::uint64_t x) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(x));
-  return b;
-}
 
 }  // namespace
 
 std::vector<MapStorageFinding> explain_map_storage(const MapStorageCheck& c) {
   std::vector<MapStorageFinding> out;
-  const std::string at = "the tensor map at " + hex(c.address);
+  const std::string at = "the tensor map at " + hex_text(c.address);
   if (!c.ok()) {
     const RuleInfo<MapStorageRule> r = rule_info(MapStorageRule::align64);
     const std::string fix = r.fix;

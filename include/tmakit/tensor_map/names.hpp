@@ -113,6 +113,9 @@ std::string_view trim_space(std::string_view s);
 // a raw byte of the user's text), cut after 64 characters ("...").
 std::string quote_user_text(std::string_view s);
 
+// An address or bit pattern as the messages print it: 0x followed by lowercase hex digits.
+std::string hex_text(std::uint64_t v);
+
 // Number parsing for user text (the CLI, the plan notation): decimal or 0x/0X hex, no sign for
 // unsigned, optional '-' for signed; the whole text must be consumed and the value must fit.
 // Leading/trailing spaces are ignored.
