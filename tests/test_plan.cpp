@@ -613,6 +613,11 @@ TEST(Plan, ViewOffsetMovesTheBaseAndRoundTrips) {
   ASSERT_TRUE(back.ok) << back.error;
   EXPECT_EQ(back.value.address, g.value.address);
   EXPECT_EQ(back.value.base_alignment, g.value.base_alignment);
+  // a known address decides: 8 bytes past an address 8 bytes off 16 lands on 16
+  const auto lands = parse_global_tensor("bf16 (1024,64):(64,1) addr=0x1008 offset=4");
+  ASSERT_TRUE(lands.ok) << lands.error;
+  EXPECT_EQ(lands.value.address, 0x1010u);
+  EXPECT_EQ(lands.value.base_alignment, 16u);
   const auto whole = parse_global_tensor("fp32 (1024,64):(64,1) offset=4");  // 16 bytes: still aligned
   ASSERT_TRUE(whole.ok) << whole.error;
   EXPECT_EQ(whole.value.base_alignment, 16u);

@@ -10,8 +10,9 @@
 namespace tmakit {
 namespace {
 
-// offset= moves the base `offset` elements past the allocation that align= / addr= describe: the
-// view's address and the alignment both keep (the largest power of two dividing both).
+// offset= moves the base `offset` elements past the allocation that align= / addr= describe. With the
+// address known, the view's alignment is its address's; without, what both the allocation's
+// alignment and the offset's bytes keep (a lower bound: two equal alignments may sum to more).
 bool apply_view_offset(GlobalTensor& g, std::uint64_t offset, std::string& error) {
   const std::uint64_t bits = is_valid(g.dtype) ? static_cast<std::uint64_t>(element_bits(g.dtype)) : 8;
   if (offset > (std::uint64_t{1} << 40)) {
@@ -25,9 +26,13 @@ bool apply_view_offset(GlobalTensor& g, std::uint64_t offset, std::string& error
     return true;
   }
   const std::uint64_t bytes = offset_bits / 8;
-  if (g.address != 0) g.address += bytes;
+  if (g.address != 0) {
+    g.address += bytes;
+    g.base_alignment = known_alignment(g.address);
+    return true;
+  }
   const std::uint64_t keeps = bytes == 0 ? 1024 : known_alignment(bytes);
-  if (g.base_alignment > keeps || g.base_alignment == 0) g.base_alignment = g.base_alignment == 0 ? 0 : keeps;
+  if (g.base_alignment > keeps) g.base_alignment = keeps;
   return true;
 }
 
