@@ -36,20 +36,22 @@ enum class SmemBaseRule : std::uint8_t {
   swizzle_repeat,  // smem.base_align: a swizzled tile off its swizzle repeat; another pattern, silently
 };
 
+// Both rules have the one fix: align the buffer to what the tile needs.
+inline constexpr const char* kSmemBaseFix =
+    "align the shared buffer to the tile's alignment N (the descriptor's smemAlignment, at least 128; a plan's "
+    "smem_alignment): __align__(N) / alignas(N) on the shared array, an N-byte aligned offset into dynamic shared "
+    "memory, or an allocator's byte alignment (CuTe DSL: SmemAllocator.allocate_tensor(..., byte_alignment=N))";
+
 TMAKIT_HD constexpr RuleTable<SmemBaseRule, 2> rule_table(SmemBaseRule) {
   return {{
       {SmemBaseRule::align128, "smem.base_align128", "shared tile address",
        "a tensor copy's shared-memory address must be a multiple of 128 bytes", Severity::error,
-       "align the shared buffer to the tile's alignment N (the descriptor's smemAlignment, at least 128; a plan's "
-       "smem_alignment): __align__(N) / alignas(N) on the shared array, an N-byte aligned offset into dynamic shared "
-       "memory, or an allocator's byte alignment (CuTe DSL: SmemAllocator.allocate_tensor(..., byte_alignment=N))"},
+       kSmemBaseFix},
       {SmemBaseRule::swizzle_repeat, "smem.base_align", "shared tile address",
        "a swizzled tile must start on a whole repeat of its swizzle pattern (the descriptor's smemAlignment), or TMA "
        "writes it with the pattern's rows shifted",
        Severity::error,
-       "align the shared buffer to the tile's alignment N (the descriptor's smemAlignment, at least 128; a plan's "
-       "smem_alignment): __align__(N) / alignas(N) on the shared array, an N-byte aligned offset into dynamic shared "
-       "memory, or an allocator's byte alignment (CuTe DSL: SmemAllocator.allocate_tensor(..., byte_alignment=N))"},
+       kSmemBaseFix},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(SmemBaseRule{})), "one row per rule in enum order, with unique ids");
