@@ -3,6 +3,8 @@
 // handle), cuGetProcAddress (v1, _v2, and _v2 found by asking cuGetProcAddress for
 // "cuGetProcAddress"), and the CUDA runtime's cudaGetDriverEntryPoint[ByVersion]. Each way encodes
 // the same bf16 4096 x N map with its own N (the tag below), so that its record can be told apart.
+// It also "launches" through cuGetProcAddress_v2's cuLaunchKernel with a map in the parameter
+// buffer (no kernel runs: the function is null), which the capture records as a kernel's map.
 // It prints one line per way it tried: "<way> <tag> <result>" (result: what the encoder returned,
 // or "lookup-failed <code>" when the lookup itself failed).
 //
@@ -48,6 +50,7 @@ static void by_name(void* cuda) {
   probe_lookup_chain("procaddr-chain", kTagProcAddrChain, v2);
   probe_im2col_wide("procaddr-v2-wide", kTagWide, v2);
   probe_replace("dlsym-replace", kTagReplace, (replace_fn)dlsym(where, "cuTensorMapReplaceAddress"));
+  probe_launch("procaddr-v2-launch", kTagLaunch, v2);
 }
 
 #ifdef CAPTURE_PROBE_LINKED

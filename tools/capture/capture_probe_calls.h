@@ -23,6 +23,7 @@ enum {
   kTagIm2col = 2001,
   kTagWide = 3001,
   kTagReplace = 0x400,  // the replacement address: the data's base + this
+  kTagLaunch = 4001,
 };
 
 // tmakit encode tiled --dtype bf16 --dims 4096,TAG --strides 8192 --box 64,128 --swizzle 128B
@@ -39,5 +40,8 @@ void probe_lookup_chain(const char* way, int tag, procaddr_v2_fn lookup);
 void probe_im2col_wide(const char* way, int tag, procaddr_v2_fn lookup);
 // The last map encoded (the im2col-wide one), its address replaced by the data's base + tag.
 void probe_replace(const char* way, int tag, replace_fn f);
+// _v2 asked for cuLaunchKernel, which launches no kernel (a null function) with a parameter buffer
+// holding a known map 64 bytes in: the capture records the map a kernel would have received.
+void probe_launch(const char* way, int tag, procaddr_v2_fn lookup);
 // cudaGetDriverEntryPoint and ...ByVersion(12000) asked for cuTensorMapEncodeTiled (tags tag, tag + 1).
 void probe_runtime(const char* way, int tag, runtime_fn lookup, runtime_by_version_fn by_version);

@@ -96,10 +96,16 @@ void capture_record(const CaptureCall* c) {
   if (arch) put(&l, ",\"arch\":\"%s\",\"cc\":\"%s\"", arch, cc);
   put_bytes(&l, c);
   put(&l, "}\n");
+  capture_write_line(l.text, l.n);
+  errno = saved_errno;
+}
+
+void capture_write_line(const char* text, size_t n) {
+  const int saved_errno = errno;
   const char* path = getenv("TMAKIT_CAPTURE");
   const int fd = path && *path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : 2;
   if (fd >= 0) {
-    if (write(fd, l.text, l.n) < 0) { /* nothing to do: the program must not notice the capture */ }
+    if (write(fd, text, n) < 0) { /* nothing to do: the program must not notice the capture */ }
     if (fd != 2) close(fd);
   }
   errno = saved_errno;

@@ -6,6 +6,7 @@
 // these lines; `tmakit encode --jsonl` re-encodes them as they are.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "capture_driver.h"
@@ -36,6 +37,9 @@ typedef struct CaptureCall {
 // write(2) on an O_APPEND descriptor, so that the lines of several threads and processes sharing
 // the file never interleave.
 CAPTURE_HIDDEN void capture_record(const CaptureCall* c);
+// Appends one finished line (with its newline) the same way: the kernel-parameter records
+// (capture_launch.h) are written through it.
+CAPTURE_HIDDEN void capture_write_line(const char* text, size_t n);
 
 // TMAKIT_CAPTURE_TRACE=FILE: appends "<how> <name>" for every name a program looks up through dlsym
 // or cuGetProcAddress(_v2), whatever it is: which driver functions a library reaches by name, and so

@@ -40,8 +40,15 @@ WAYS = {
     "linked-im2col": ("linked", IM2COL, 3),
     "procaddr-v2-wide": ("cuGetProcAddress_v2", WIDE, 3),
     "dlsym-replace": ("dlsym", dict(call="cuTensorMapReplaceAddress"), None),
+    # cuLaunchKernel (through _v2) with a map in its parameter buffer, 64 bytes in
+    "procaddr-v2-launch": ("cuGetProcAddress_v2", dict(call="kernel_parameter", param=-1, offset=64), None),
 }
-ALWAYS = ["dlsym-default", "procaddr-v1", "procaddr-v2", "procaddr-chain", "procaddr-v2-wide", "dlsym-replace"]
+# the map capture_probe_calls.c puts in the launch's parameter buffer
+LAUNCHED_MAP = ("0000e8efec7f0000106504002000000000000000000000000000000000000000ff000000ff0100000000000000000000"
+                "000000000000003f3f0000000000000000200000000000000004000000000000000000000000000000000000000000000000"
+                "000000000000000000000000000000000000000000000000000000000000")
+ALWAYS = ["dlsym-default", "procaddr-v1", "procaddr-v2", "procaddr-chain", "procaddr-v2-wide", "dlsym-replace",
+          "procaddr-v2-launch"]
 LINKED = ["linked", "linked-im2col", "linked-procaddr-v2", "dlsym-handle"]
 RUNTIME = ["runtime", "runtime-by-version"]
 
@@ -102,6 +109,14 @@ def check_records(args, ways, records, driver):
         tag, result = ways[way]
         via, want, tag_dim = WAYS[way]
         vias = via if isinstance(via, tuple) else (via,)
+        if want["call"] == "kernel_parameter":  # the launch: the map at its place, once
+            mine = [r for r in records if r["call"] == "kernel_parameter" and r.get("via") in vias]
+            check(len(mine) == 1 and mine[0]["bytes"] == LAUNCHED_MAP,
+                  f"{way}: {len(mine)} kernel_parameter records, expected 1 with the probe's map")
+            if len(mine) == 1:
+                check_arguments(way, tag, mine[0], want)
+                check(mine[0]["result"] == result, f"{way}: recorded result {mine[0]['result']}, the probe got {result}")
+            continue
         if tag_dim is None:  # the replaced address: the tensors' base + tag
             mine = [r for r in records
                     if r["call"] == want["call"] and base is not None and r.get("address") == base + tag]
@@ -115,7 +130,8 @@ def check_records(args, ways, records, driver):
         check(mine[0]["result"] == result, f"{way}: recorded result {mine[0]['result']}, the probe got {result}")
         check((result == 0) == driver or way == "dlsym-replace", f"{way}: result {result} with driver={driver}")
     if driver:
-        encoded = [r for r in records if r["result"] == 0 and r["call"] != "cuTensorMapReplaceAddress"]
+        encoded = [r for r in records
+                   if r["result"] == 0 and r["call"] not in ("cuTensorMapReplaceAddress", "kernel_parameter")]
         out = subprocess.run([args.cli, "encode", "--jsonl", "-"], input="".join(json.dumps(r) + "\n" for r in encoded),
                              capture_output=True, text=True, check=True).stdout.splitlines()
         for r, line in zip(encoded, out):
@@ -133,7 +149,8 @@ def run_records(args, driver):
         lookups = set(open(t.name).read().splitlines())
     # the trace names every lookup the probe made by name, encoders and the lookup itself
     for lookup in ("dlsym cuTensorMapEncodeTiled", "dlsym cuGetProcAddress_v2",
-                   "cuGetProcAddress_v2 cuTensorMapEncodeTiled", "cuGetProcAddress cuTensorMapEncodeTiled"):
+                   "cuGetProcAddress_v2 cuTensorMapEncodeTiled", "cuGetProcAddress cuTensorMapEncodeTiled",
+                   "cuGetProcAddress_v2 cuLaunchKernel"):
         check(lookup in lookups, f"TMAKIT_CAPTURE_TRACE: no line '{lookup}' in {sorted(lookups)[:20]}")
     ways = probe_lines(p.stdout)
     check(len(records) == sum(1 for t, r in ways.values() if r is not None),
@@ -159,6 +176,10 @@ def run_cli(args, driver):
         name = f"group {g['call']} via {g['via']} {g['command']}"
         check(g["count"] == 1, f"{name}: count {g['count']} (every way encodes its own map)")
         check(g["tmakit"]["ok"], f"{name}: tmakit refuses the probe's map: {g['tmakit']['errors']}")
+        if g["source"] == "kernel_parameter":  # the bytes the kernel got, re-encoded bit for bit
+            check(g["agreement"] == "agree" and g["bytes_source"] == "driver" and g["bytes_match_tmakit"] and
+                  g["bytes"] == LAUNCHED_MAP and g["kernel"]["offset"] == 64, f"{name}: {g}")
+            continue
         check(g["agreement"] == ("agree" if driver else "no driver verdict"), f"{name}: {g['agreement']}")
         check(g["bytes_source"] == ("driver" if driver else "tmakit") and len(g["bytes"]) == 256, f"{name}: bytes")
         check(not driver or g["bytes_match_tmakit"], f"{name}: the driver's bytes differ: {g['differences']}")

@@ -15,7 +15,9 @@
 //                        static, dlsym's the driver's cuGetProcAddress(_v2) and asks it.
 // Each way hands out its own wrapper, which calls the function that way found, then appends one
 // JSON line (capture_record.h) to the file TMAKIT_CAPTURE names: the arguments, the result, the
-// bytes. It changes nothing the program sees while a driver answers. Without one (no libcuda.so.1,
+// bytes. The launch functions looked up by dlsym or cuGetProcAddress (cuLaunchKernel, ...Ex) are
+// wrapped too, so that the maps a kernel receives are recorded however they were made
+// (capture_launch.h). It changes nothing the program sees while a driver answers. Without one (no libcuda.so.1,
 // or the toolkit's stub) the lookups still hand out the wrappers, which answer CUDA_ERROR_UNKNOWN
 // (999) or the stub's CUDA_ERROR_STUB_LIBRARY (34), so that a program's arguments can be recorded
 // on a machine without a GPU. Linux, glibc. Exports: the four functions, cuGetProcAddress(_v2),
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "capture_driver.h"
+#include "capture_launch.h"
 #include "capture_record.h"
 #include "encoder_types.h"
 
@@ -180,7 +183,10 @@ static int procaddr(int v2, const char* name, void** pfn, int version, uint64_t 
   const int lookup = name && !strcmp(name, "cuGetProcAddress");
   const int found_one = pfn && r == kCudaSuccess && *pfn;
   const int no_driver = pfn && capture_no_driver_result(r);
-  if (f >= 0 && (found_one || no_driver)) {
+  if (capture_is_launch(name) && (found_one || no_driver)) {
+    *pfn = capture_launch_wrapper(name, found_one ? *pfn : NULL, kPathName[p]);
+    if (!*pfn) return r;
+  } else if (f >= 0 && (found_one || no_driver)) {
     if (found_one) remember(p, (enum Fn)f, *pfn);
     *pfn = kWrapper[p][f];
   } else if (lookup && (found_one || no_driver)) {
@@ -210,6 +216,8 @@ static int is_ours(const void* fn) {
 EXPORT void* dlsym(void* handle, const char* name) {
   capture_trace_lookup("dlsym", name);
   void* real = capture_real_dlsym()(handle, name);
+  if (capture_is_launch(name) && (real || capture_driver_absent()) && !is_ours(real))
+    return capture_launch_wrapper(name, real, kPathName[kDlsym]);
   const int f = fn_index(name);
   if (f >= 0) {
     // RTLD_DEFAULT finds this library's export first: then the wrapper asks the driver by name.

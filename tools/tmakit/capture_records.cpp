@@ -6,6 +6,7 @@
 
 #include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/decode.hpp"
+#include "tmakit/tensor_map/encode.hpp"
 #include "tmakit/tensor_map/describe.hpp"
 #include "tmakit/tensor_map/jsonl.hpp"
 
@@ -70,6 +71,20 @@ bool read_bounded_line(std::istream& in, std::string& line, bool& too_long, std:
 
 }  // namespace
 
+// A kernel_parameter record: the kernel, where the bytes lay, and the parameters they decode to.
+bool read_kernel_parameter(const json& j, CaptureRecord& r) {
+  r.kernel_parameter = true;
+  r.kernel = j.contains("kernel") && j["kernel"].is_string() ? j["kernel"].get<std::string>() : "?";
+  r.param = j.contains("param") && j["param"].is_number_integer() ? j["param"].get<long long>() : -1;
+  r.offset = j.contains("offset") && j["offset"].is_number_integer() ? j["offset"].get<long long>() : -1;
+  r.launch_result = r.result;
+  r.result = 0;
+  r.driver = true;
+  r.via = r.kernel;
+  r.params = decode(r.bytes).params;
+  return true;
+}
+
 bool parse_capture_record(std::string_view line, CaptureRecord& r, std::string& why) {
   r = CaptureRecord{};
   json j;
@@ -84,6 +99,7 @@ bool parse_capture_record(std::string_view line, CaptureRecord& r, std::string& 
     return false;
   }
   if (!read_call_keys(j, r, why)) return false;
+  if (r.call == "kernel_parameter") return read_kernel_parameter(j, r);
   std::vector<jsonl::Error> errors;
   if (r.replace) {
     const bool known = j.contains("address") && j["address"].is_number_unsigned();
@@ -150,6 +166,16 @@ void CaptureReader::add_line(std::string_view line) {
     return;
   }
   r.line = line_;
+  if (r.kernel_parameter) {
+    const DecodedTensorMap d = decode(r.bytes);
+    TensorMapParams checked = d.params;
+    if (arch_) checked.arch = *arch_;
+    TensorMapBytes again{};
+    if (!d.round_trips() || !encode_into(checked, again) || !(again == r.bytes)) {
+      ++log_.kernel_windows_not_maps;
+      return;
+    }
+  }
   ++log_.records;
   add(std::move(r));
 }

@@ -3,7 +3,10 @@
 // the --jsonl schema's parser, jsonl::parse_params), and records of one configuration (the same
 // call, parameters but for the tensor's address, target and driver result) share a CaptureGroup.
 // A cuTensorMapReplaceAddress record takes the parameters of the last map its process encoded at
-// the same place, with the new address; else those its bytes decode to.
+// the same place, with the new address; else those its bytes decode to. A kernel_parameter record
+// (128 bytes a kernel received at launch: tools/capture/capture_launch.h) is a map only where its
+// bytes decode to parameters tmakit accepts and re-encodes to the same bytes; the others are counted
+// and dropped.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +36,13 @@ struct CaptureRecord {
   std::uint64_t map = 0;   // where the program had the map written
   TensorMapParams params{};
   TensorMapBytes bytes{};  // what the call left in the map (zeros unless result == 0)
+  // A map a kernel received at launch ("kernel_parameter"): the kernel, the parameter (-1: the
+  // launch's one buffer) and the map's byte offset in the parameter buffer; result is then 0 (the
+  // bytes are what the kernel got) and launch_result what the launch returned.
+  bool kernel_parameter = false;
+  std::string kernel;
+  long long param = -1, offset = -1;
+  int launch_result = 0;
 };
 
 // One line; false with `why` when it is not a record (not JSON, a missing key, a value of the
@@ -57,6 +67,7 @@ struct CaptureLog {
   std::size_t records = 0;           // lines read as records
   std::vector<std::pair<std::size_t, std::string>> unreadable;  // (line, why), the first kListed
   std::size_t unreadable_count = 0;
+  std::size_t kernel_windows_not_maps = 0;  // kernel_parameter records whose bytes are no map tmakit accepts
   static constexpr std::size_t kListed = 8;
 };
 

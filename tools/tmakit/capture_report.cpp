@@ -67,7 +67,8 @@ void verdict_lines(const CaptureRecord& r, const GroupExplanation& e, std::ostre
   }
   const std::string arch = to_name(r.params.arch);
   os << "    tmakit: " << (e.valid ? "accepts" : "refuses") << " (" << arch << ")"
-     << (e.agreement == Agreement::agree ? ", as the driver does" : "") << (e.valid ? "\n" : ":\n");
+     << (e.agreement == Agreement::agree && !r.kernel_parameter ? ", as the driver does" : "")
+     << (e.valid ? "\n" : ":\n");
   for (const jsonl::Error& x : e.errors) os << "      " << x.message << '\n';
   if (e.agreement == Agreement::driver_accepts_tmakit_refuses)
     os << "    DISAGREE: the driver accepted what tmakit refuses for " << arch
@@ -77,16 +78,17 @@ void verdict_lines(const CaptureRecord& r, const GroupExplanation& e, std::ostre
        << (r.params.arch == Arch::sm_90 ? "" : " (was the map made for another GPU? --arch)") << '\n';
 }
 
-void bytes_lines(const GroupExplanation& e, std::ostream& os) {
+void bytes_lines(const CaptureRecord& r, const GroupExplanation& e, std::ostream& os) {
   const std::string source = std::string(e.bytes_source);
   if (source == "none") {
     os << "    bytes: none (neither the driver nor tmakit encoded these parameters)\n";
     return;
   }
+  const std::string received = r.kernel_parameter ? "as the kernel received them" : "the driver's";
   const std::string what = source == "tmakit" ? "tmakit's encoding"
-                           : !e.bytes_compared ? "the driver's"
-                           : e.differences.empty() ? "the driver's, identical to tmakit's encoding"
-                                                   : "the driver's; tmakit's encoding differs";
+                           : !e.bytes_compared ? received
+                           : e.differences.empty() ? received + ", identical to tmakit's encoding"
+                                                   : received + "; tmakit's encoding differs";
   os << "    bytes (" << what << "): " << jsonl::to_hex(e.bytes) << '\n';
   if (e.bytes_compared && !e.differences.empty()) {
     std::istringstream lines(diff_text(e.encoded, e.bytes));
@@ -107,10 +109,21 @@ void storage_line(const CaptureGroup& g, const MapStorageFinding& f, std::ostrea
      << '\n';
 }
 
+// Where a kernel received the map: the parameter and the byte offset in the parameter buffer.
+std::string received_at(const CaptureRecord& r) {
+  return (r.param >= 0 ? "parameter " + std::to_string(r.param) : std::string("the parameter buffer")) + ", byte " +
+         std::to_string(r.offset);
+}
+
 void group_text(std::size_t index, const CaptureGroup& g, bool show_pids, std::ostream& os) {
   const CaptureRecord& r = g.first;
   const GroupExplanation e = explain_group(g);
-  os << '[' << index << "] " << r.call << " x" << g.count << ", via " << join(g.vias, ", ");
+  if (r.kernel_parameter)
+    os << '[' << index << "] a tensor map kernels received x" << g.count << ", first "
+       << (r.kernel == "?" ? std::string("a kernel the driver did not name") : r.kernel) << " ("
+       << received_at(r) << ")" << (g.vias.size() > 1 ? ", also " + join(std::vector<std::string>(g.vias.begin() + 1, g.vias.end()), ", ") : "");
+  else
+    os << '[' << index << "] " << r.call << " x" << g.count << ", via " << join(g.vias, ", ");
   if (show_pids) {
     std::vector<std::string> pids;
     for (long long p : g.pids) pids.push_back(std::to_string(p));
@@ -124,11 +137,16 @@ void group_text(std::size_t index, const CaptureGroup& g, bool show_pids, std::o
     os << "    " << g.address_count << " tensor addresses: " << join(a, ", ")
        << (g.address_count > a.size() ? ", ..." : "") << '\n';
   }
-  os << "    " << driver_line(r, e) << '\n';
+  if (r.kernel_parameter)
+    os << "    made without an encode call the capture saw; received at launch (the launch returned "
+       << cuda_result_name(r.launch_result) << ")\n";
+  else
+    os << "    " << driver_line(r, e) << '\n';
   verdict_lines(r, e, os);
   for (const MapNote& n : e.notes) os << "    " << n.message << '\n';
-  if (!e.storage.empty() && std::string(e.bytes_source) != "none") storage_line(g, e.storage.front(), os);
-  bytes_lines(e, os);
+  if (!r.kernel_parameter && !e.storage.empty() && std::string(e.bytes_source) != "none")
+    storage_line(g, e.storage.front(), os);
+  bytes_lines(r, e, os);
 }
 
 ojson messages_json(const std::vector<MapNote>& notes) {
@@ -150,6 +168,9 @@ ojson group_json(const CaptureGroup& g) {
                           : e.agreement == Agreement::driver_refuses_tmakit_accepts ? "driver refuses, tmakit accepts"
                                                                                     : "no driver verdict";
   ojson j{{"call", r.call}, {"count", g.count}, {"via", g.vias}, {"pids", g.pids}, {"line", r.line}};
+  j["source"] = r.kernel_parameter ? "kernel_parameter" : "encode";
+  if (r.kernel_parameter)
+    j["kernel"] = {{"name", r.kernel}, {"param", r.param}, {"offset", r.offset}, {"launch_result", r.launch_result}};
   j["params_known"] = r.params_known;
   j["params"] = r.params_known ? jsonl::params_json(r.params) : ojson(nullptr);
   j["command"] = e.command;
@@ -208,7 +229,8 @@ std::string capture_report_text(const CaptureLog& log, const CaptureRun& run) {
   os << headline(log, run, t);
   if (!run.argv.empty() && !run.records_file.empty()) os << "records kept in " << run.records_file << '\n';
   if (log.records == 0)
-    os << "no tensor map was encoded through the driver (is the program's CUDA reached through libcuda.so.1?)\n";
+    os << "no tensor map was encoded through the driver or received by a kernel launched through it (is the "
+          "program's CUDA reached through libcuda.so.1?)\n";
   for (std::size_t i = 0; i < log.groups.size(); ++i) {
     os << '\n';
     group_text(i + 1, log.groups[i], t.pids.size() > 1, os);
@@ -221,6 +243,9 @@ std::string capture_report_text(const CaptureLog& log, const CaptureRun& run) {
     os << "\nsummary: " << log.groups.size() << " configuration(s); tmakit refuses " << t.refused
        << "; driver and tmakit disagree on " << t.disagreements << "; " << t.no_verdict
        << " without a driver's verdict. Bytes: tmakit decode HEX, tmakit diff HEX HEX\n";
+  if (log.kernel_windows_not_maps > 0)
+    os << log.kernel_windows_not_maps << " kernel-parameter window(s) of 128 bytes were no tensor map (not a map "
+       << "tmakit decodes and re-encodes to the same bytes): skipped\n";
   return os.str();
 }
 
@@ -240,6 +265,7 @@ ojson capture_report_json(const CaptureLog& log, const CaptureRun& run) {
   j["refused"] = t.refused;
   j["disagreements"] = t.disagreements;
   j["no_driver_verdict"] = t.no_verdict;
+  j["kernel_windows_not_maps"] = log.kernel_windows_not_maps;
   j["groups"] = groups;
   j["unreadable"] = {{"count", log.unreadable_count}, {"lines", unreadable}};
   return j;
