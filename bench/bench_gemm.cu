@@ -17,6 +17,11 @@
 //   TMAKIT_GEMM_SPLIT_LEAD=n sets GemmArgs::split_lead (K blocks the first slice gives to the last).
 //   TMAKIT_GEMM_EARLY_START=0 sets GemmArgs::early_start = false (plain launches, no programmatic
 //   dependent launch).
+//   TMAKIT_GEMM_FP8=e4m3|e5m2 runs the FP8 GEMM instead (A e4m3, B of the type given, per-tensor
+//   scales of 1, D bf16; the shapes with A row-major and B column-major) against cuBLASLt's FP8 GEMM
+//   in its default accumulation and, as a third contender (column cublas_fast_tflops), with
+//   CUBLASLT_MATMUL_DESC_FAST_ACCUM. TMAKIT_GEMM_FAST_ACCUM=1 sets GemmArgs::fast_accumulation (else
+//   tmakit promotes every K block, as cuBLASLt's default does).
 //   TMAKIT_BENCH_REFERENCE=lib.so times a third GEMM beside the two, for the shapes it takes (A
 //   row-major, B column-major): a shared library exporting
 //     extern "C" const char* reference_gemm_name();
@@ -62,7 +67,8 @@ struct Shape {
 };
 
 struct Buffers {
-  __nv_bfloat16 *a = nullptr, *b = nullptr, *d = nullptr;
+  void *a = nullptr, *b = nullptr;  // bf16, or FP8 (TMAKIT_GEMM_FP8)
+  __nv_bfloat16* d = nullptr;
 };
 
 // The optional third GEMM (TMAKIT_BENCH_REFERENCE), loaded at run time.
@@ -114,6 +120,17 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs, L2 %d MiB, driver API %d, cuBLASLt %zu\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, driver, cublasLtGetVersion());
   tmakit_bench::Nvml nvml;
+  const char* fp8_env = std::getenv("TMAKIT_GEMM_FP8");
+  const bool fp8 = fp8_env && *fp8_env;
+  const bool b_e5m2 = fp8 && std::strcmp(fp8_env, "e5m2") == 0;
+  if (fp8) std::printf("FP8: A e4m3, B %s, per-tensor scales 1, D bf16\n", b_e5m2 ? "e5m2" : "e4m3");
+  const std::size_t in_bytes = fp8 ? 1 : 2;
+  float* unit_scales = nullptr;  // FP8: scale_a = scale_b = 1
+  if (fp8) {
+    const float ones[2] = {1.0f, 1.0f};
+    CK(cudaMalloc(&unit_scales, sizeof ones));
+    CK(cudaMemcpy(unit_scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+  }
   Reference reference;
   if (const char* path = std::getenv("TMAKIT_BENCH_REFERENCE"); path && *path) {
     if (!reference.load(path)) return 1;
@@ -142,28 +159,42 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff,reference_tflops\n";
+  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff,reference_tflops,cublas_fast_tflops\n";
   std::printf("%-20s %10s %10s %7s %11s %9s %9s\n", "shape", "cuBLASLt", "tmakit", "ratio", "SM MHz", "W", "diff");
 
   for (const Shape& s : shapes) {
     if (!filter.empty() && s.name.find(filter) == std::string::npos) continue;
+    if (fp8 && (s.a != Order::row_major || s.b != Order::col_major)) continue;  // FP8 operands are K-major
     const std::size_t na = s.m * s.k, nb = s.k * s.n, nd = s.m * s.n;
-    const std::size_t set_bytes = 2 * (na + nb + nd);
+    const std::size_t set_bytes = in_bytes * (na + nb) + 2 * nd;
     const int sets = static_cast<int>(std::min<std::size_t>(8, std::max<std::size_t>(1, (512u << 20) / set_bytes + 1)));
     std::vector<Buffers> buf(sets);
     for (int i = 0; i < sets; ++i) {
-      CK(cudaMalloc(&buf[i].a, 2 * na));
-      CK(cudaMalloc(&buf[i].b, 2 * nb));
+      CK(cudaMalloc(&buf[i].a, in_bytes * na));
+      CK(cudaMalloc(&buf[i].b, in_bytes * nb));
       CK(cudaMalloc(&buf[i].d, 2 * nd));
-      fill_bf16<<<1024, 256>>>(buf[i].a, na, 11 + i);
-      fill_bf16<<<1024, 256>>>(buf[i].b, nb, 101 + i);
+      if (!fp8) {
+        fill_bf16<<<1024, 256>>>(static_cast<__nv_bfloat16*>(buf[i].a), na, 11 + i);
+        fill_bf16<<<1024, 256>>>(static_cast<__nv_bfloat16*>(buf[i].b), nb, 101 + i);
+      } else {
+        tmakit_bench::fill_fp8<false><<<1024, 256>>>(static_cast<std::uint8_t*>(buf[i].a), na, 11 + i);
+        if (b_e5m2) tmakit_bench::fill_fp8<true><<<1024, 256>>>(static_cast<std::uint8_t*>(buf[i].b), nb, 101 + i);
+        else tmakit_bench::fill_fp8<false><<<1024, 256>>>(static_cast<std::uint8_t*>(buf[i].b), nb, 101 + i);
+      }
     }
     __nv_bfloat16* dref = nullptr;
     CK(cudaMalloc(&dref, 2 * nd));
     CK(cudaDeviceSynchronize());
 
-    tmakit_bench::LtGemm lt;
-    lt.setup(s.m, s.n, s.k, s.a, s.b);
+    tmakit_bench::LtGemm lt, lt_fast;  // lt_fast: FP8 only, with fast accumulation
+    if (fp8) {
+      const cudaDataType_t b8 = b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
+      lt.setup_fp8(s.m, s.n, s.k, CUDA_R_8F_E4M3, b8, unit_scales, unit_scales + 1, false);
+      lt_fast.setup_fp8(s.m, s.n, s.k, CUDA_R_8F_E4M3, b8, unit_scales, unit_scales + 1, true);
+      lt_fast.pick(buf[0].a, buf[0].b, buf[0].d, st);
+    } else {
+      lt.setup(s.m, s.n, s.k, s.a, s.b);
+    }
     lt.pick(buf[0].a, buf[0].b, buf[0].d, st);
 
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
@@ -188,6 +219,14 @@ int main(int argc, char** argv) {
       g.a = Matrix{x.a, s.a, s.a == Order::row_major ? s.k : s.m, 0};
       g.b = Matrix{x.b, s.b, s.b == Order::row_major ? s.n : s.k, 0};
       g.d = Matrix{x.d, Order::row_major, s.n, 0};
+      if (fp8) {
+        g.a_type = tmakit::gemm_sm90::Input::e4m3;
+        g.b_type = b_e5m2 ? tmakit::gemm_sm90::Input::e5m2 : tmakit::gemm_sm90::Input::e4m3;
+        g.scale_a = unit_scales;
+        g.scale_b = unit_scales + 1;
+        const char* fast = std::getenv("TMAKIT_GEMM_FAST_ACCUM");
+        g.fast_accumulation = fast && std::atoi(fast) == 1;
+      }
       return g;
     };
     // One prepared GEMM per buffer set (planned and encoded outside the timed loop, as cuBLASLt's
@@ -219,7 +258,7 @@ int main(int argc, char** argv) {
     // compared with cuBLASLt's (it writes D column-major).
     std::vector<void*> ref_prepared;
     double ref_rel = -1;
-    if (reference.run && s.a == Order::row_major && s.b == Order::col_major) {
+    if (reference.run && !fp8 && s.a == Order::row_major && s.b == Order::col_major) {
       for (const Buffers& x : buf) {
         void* h = reference.prepare(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.k), x.a, x.b, x.d);
         if (!h) break;
@@ -249,6 +288,7 @@ int main(int argc, char** argv) {
       runs.push_back([&](int i) {
         if (reference.run(ref_prepared[i % sets], st) != 0) std::exit(1);
       });
+    if (fp8) runs.push_back([&](int i) { lt_fast.run(buf[i % sets].a, buf[i % sets].b, buf[i % sets].d, st); });
     const int contenders = static_cast<int>(runs.size());
 
     // burst length: enough launches for >= 2 ms
@@ -282,22 +322,26 @@ int main(int argc, char** argv) {
     const unsigned mhz1 = nvml.sm_mhz(), w1 = nvml.watts();
     const double flop = 2.0 * s.m * s.n * s.k;
     const double tf_tm = flop / (median(times[0]) * 1e-3) / 1e12, tf_lt = flop / (median(times[1]) * 1e-3) / 1e12;
-    const double tf_ref = contenders > 2 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
+    const double tf_ref = contenders > 2 && !fp8 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
+    const double tf_fast = fp8 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
     const auto& cfg = prepared[0].status().config;
     char ref_text[96] = "", lead_text[32] = "";
     if (cfg.split_lead > 0) std::snprintf(lead_text, sizeof lead_text, " (lead %d)", cfg.split_lead);
-    if (contenders > 2)
+    if (fp8)
+      std::snprintf(ref_text, sizeof ref_text, "  cuBLASLt fast accumulation %.1f (tmakit / it %.3f)", tf_fast, tf_tm / tf_fast);
+    else if (contenders > 2)
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
                     tf_tm / tf_ref, ref_rel);
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
                 s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : cfg.pingpong ? " ping-pong" : "",
+                cfg.promoted ? " promoted" : "",
                 cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, cfg.early_start ? "" : ", plain launch", ref_text);
     std::fflush(stdout);
     char line[512];
-    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f\n", s.name.c_str(),
+    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f,%.1f\n", s.name.c_str(),
                   static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
                   s.a == Order::row_major ? "row" : "col", s.b == Order::row_major ? "row" : "col", tf_lt, tf_tm,
-                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, tf_ref);
+                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, tf_ref, tf_fast);
     csv += line;
     for (auto& x : buf) {
       cudaFree(x.a);

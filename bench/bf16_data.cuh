@@ -1,9 +1,10 @@
 // bf16 test data for the GEMM benchmarks (bench_gemm, bench_allgather_gemm): seeded inputs in
-// [-1, 1] (multiples of 2^-10) and the largest difference between two outputs, with the largest
+// [-1, 1] (multiples of 2^-10; FP8: rounded to e4m3 or e5m2) and the largest difference between two outputs, with the largest
 // magnitude of the reference (out[0] = max |a - b|, out[1] = max |b|; zero out before the call).
 #pragma once
 
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,15 @@ __device__ inline std::uint32_t hash32(std::uint64_t x) {
 __global__ void fill_bf16(__nv_bfloat16* p, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     p[i] = __float2bfloat16_rn(static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 2049) - 1024) / 1024.0f);
+}
+// FP8 inputs for the FP8 GEMM: the same values rounded to e4m3 (E5m2: e5m2), one byte each.
+template <bool E5m2>
+__global__ void fill_fp8(std::uint8_t* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const float v = static_cast<float>(static_cast<int>(hash32(seed * 0x9e3779b97f4a7c15ull + i) % 2049) - 1024) / 1024.0f;
+    if constexpr (E5m2) p[i] = __nv_fp8_e5m2(v).__x;
+    else p[i] = __nv_fp8_e4m3(v).__x;
+  }
 }
 __global__ void max_diff(const __nv_bfloat16* a, const __nv_bfloat16* b, std::size_t n, float* out) {
   float m = 0.0f, r = 0.0f;

@@ -1,6 +1,9 @@
 // cuBLASLt's bf16 GEMM as the benchmarks call it (bench_gemm, bench_allgather_gemm): D (m x n,
 // row-major) = A (m x k) * B (k x n), A and B row- or column-major, fp32 accumulation, the fastest
-// of up to 16 heuristic candidates (each timed on the caller's buffers).
+// of up to 16 heuristic candidates (each timed on the caller's buffers). With FP8 inputs (use_fp8):
+// A row-major and B column-major (cuBLASLt's FP8 "TN" layout), per-tensor scales as device
+// pointers, D bf16; fast_accum: CUBLASLT_MATMUL_DESC_FAST_ACCUM (off: cuBLASLt's default, the
+// accumulation torch._scaled_mm asks for unless use_fast_accum=True).
 #pragma once
 
 #include <cublasLt.h>
@@ -34,6 +37,7 @@ struct LtGemm {
   void* ws = nullptr;
   std::size_t ws_bytes = 64u << 20;
   float alpha = 1.0f, beta = 0.0f;
+  cudaDataType_t a_type = CUDA_R_16BF, b_type = CUDA_R_16BF;
 
   LtGemm() = default;
   LtGemm(const LtGemm&) = delete;
@@ -56,10 +60,23 @@ struct LtGemm {
     CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &opa, sizeof opa));
     // first operand B: stored col-major as (n x k) if row-major B, else (k x n)
     const std::int64_t ldb = b == Order::row_major ? n : k, lda = a == Order::row_major ? k : m;
-    CHECK_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, opb == CUBLAS_OP_N ? n : k, opb == CUBLAS_OP_N ? k : n, ldb));
-    CHECK_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, opa == CUBLAS_OP_N ? k : m, opa == CUBLAS_OP_N ? m : k, lda));
+    CHECK_LT(cublasLtMatrixLayoutCreate(&lb, b_type, opb == CUBLAS_OP_N ? n : k, opb == CUBLAS_OP_N ? k : n, ldb));
+    CHECK_LT(cublasLtMatrixLayoutCreate(&la, a_type, opa == CUBLAS_OP_N ? k : m, opa == CUBLAS_OP_N ? m : k, lda));
     CHECK_LT(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, m, n));
     CK(cudaMalloc(&ws, ws_bytes));
+  }
+  // FP8 inputs of the given types (CUDA_R_8F_E4M3 / CUDA_R_8F_E5M2), A row-major, B column-major,
+  // with per-tensor scales (device pointers); call instead of setup.
+  void setup_fp8(std::int64_t m, std::int64_t n, std::int64_t k, cudaDataType_t a8, cudaDataType_t b8,
+                 const float* scale_a, const float* scale_b, bool fast_accum) {
+    a_type = a8;
+    b_type = b8;
+    setup(m, n, k, Order::row_major, Order::col_major);
+    // cuBLASLt's A is this GEMM's B (column-major terms: D^T = B^T A^T)
+    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b, sizeof scale_b));
+    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a, sizeof scale_a));
+    const std::int8_t fast = fast_accum ? 1 : 0;
+    CHECK_LT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
   }
   // With the picked algorithm (or `with`).
   void run(const void* a, const void* b, void* d, cudaStream_t st, const cublasLtMatmulAlgo_t* with = nullptr) {

@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(gemm_sm90::kThreads, 1) allgather_gemm_kernel(
     if (threadIdx.x == 0) detail::pull_rows(f, dyn);
     return;
   }
-  gemm_sm90::gemm_cta<gemm_sm90::Form<DataType::bfloat16, false, BMn, 1, false, detail::GemmTile>>(f.gemm, dyn,
+  gemm_sm90::gemm_cta<gemm_sm90::Form<gemm_sm90::Inputs::bf16, DataType::bfloat16, false, BMn, 1, false, detail::GemmTile>>(f.gemm, dyn,
                                                                                                      detail::PulledRows{f});
 }
 

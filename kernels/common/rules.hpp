@@ -20,7 +20,7 @@ namespace tmakit::kernels {
 
 enum class KernelRule : std::uint32_t {
   cuda = 0,                      // kernel.cuda: a CUDA runtime call of the launcher failed
-  gemm_dtype,                    // gemm.dtype: an element type other than bf16 or f16
+  gemm_dtype,                    // gemm.dtype: an element type other than bf16 or f16 (C, D; A, B unless FP8)
   gemm_extent,                   // gemm.extent: m, n, k or batch below 1
   gemm_null,                     // gemm.null: an operand without a device pointer
   gemm_cluster_m,                // gemm.cluster_m: a cluster size other than 0, 1 or 2
@@ -50,11 +50,13 @@ enum class KernelRule : std::uint32_t {
   allgather_gemm_null,           // allgather_gemm.null: B or D without a device pointer
   allgather_gemm_withhold_rank,  // allgather_gemm.withhold_rank: a planted fault naming no peer rank
   allgather_gemm_internal,       // allgather_gemm.internal: the GEMM's and the gather's row blocks differ (defect)
+  gemm_fp8_inputs,               // gemm.fp8_inputs: one operand FP8 and the other not, or an input type out of range
+  gemm_fp8_order,                // gemm.fp8_order: an FP8 operand that is not K-major
 };
 
 // `part` names the argument the rule concerns, `text` what the arguments do wrong in one line, and
 // `fix` a remedy that needs no values (a launcher computes a sharper one where it has them).
-TMAKIT_HD constexpr RuleTable<KernelRule, 31> rule_table(KernelRule) {
+TMAKIT_HD constexpr RuleTable<KernelRule, 33> rule_table(KernelRule) {
   constexpr const char* kDefect =
       "none on the caller's side (the kernel's compiled shapes must cover every fixed-shape plan of its layouts): "
       "report it with the kernel's arguments";
@@ -63,7 +65,7 @@ TMAKIT_HD constexpr RuleTable<KernelRule, 31> rule_table(KernelRule) {
        "a CUDA runtime call of the launcher (device query, allocation, attribute, launch) failed", Severity::error,
        "the line names the call and its error (status.cuda holds the code): check that a GPU is present, its free "
        "memory, and earlier asynchronous errors"},
-      {KernelRule::gemm_dtype, "gemm.dtype", "GemmArgs::dtype", "an element type other than bf16 or f16",
+      {KernelRule::gemm_dtype, "gemm.dtype", "GemmArgs::dtype", "an element type other than bf16 or f16 (of C and D, and of A and B unless they are FP8; bf16 with FP8 inputs)",
        Severity::error, "give DataType::bfloat16 or DataType::float16"},
       {KernelRule::gemm_extent, "gemm.extent", "GemmArgs", "m, n, k or batch below 1", Severity::error,
        "give m, n, k and batch of at least 1"},
@@ -150,10 +152,16 @@ TMAKIT_HD constexpr RuleTable<KernelRule, 31> rule_table(KernelRule) {
       {KernelRule::allgather_gemm_internal, "allgather_gemm.internal", "kernel",
        "the GEMM's row tiles are not the row gather's row blocks (a defect of the launcher)", Severity::error,
        "none on the caller's side: report it with the arguments"},
+      {KernelRule::gemm_fp8_inputs, "gemm.fp8_inputs", "GemmArgs::a_type, GemmArgs::b_type",
+       "one operand FP8 and the other of dtype, an input type other than same, e4m3 or e5m2, or an FP8 pair that is not built (A e4m3 with B e4m3 or e5m2 are)", Severity::error,
+       "give a_type e4m3 and b_type e4m3 or e5m2, or leave both Input::same"},
+      {KernelRule::gemm_fp8_order, "gemm.fp8_order", "GemmArgs::a, GemmArgs::b",
+       "an FP8 operand that is not K-major (WGMMA reads one-byte operands K-major only)", Severity::error,
+       "give A row-major and B column-major (transpose an operand stored the other way before the GEMM)"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(KernelRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::allgather_gemm_internal) + 1,
+static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::gemm_fp8_order) + 1,
               "a row for every enum value");
 
 // One refusal in the library's one diagnostic shape, "error [<id>] <what>; fix: <fix>" (as the

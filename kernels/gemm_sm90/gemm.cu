@@ -11,8 +11,7 @@
 #include <string>
 
 #include "kernels/common/planned_tile.hpp"
-#include "kernels/gemm_sm90/heuristics.hpp"
-#include "kernels/gemm_sm90/kernel.cuh"
+#include "kernels/gemm_sm90/forms.cuh"
 #include "tmakit/device/launch.cuh"
 
 namespace tmakit::gemm_sm90 {
@@ -38,67 +37,20 @@ bool plan_operand(const char* name, const GlobalTensor& g, const SwizzledLayout&
                                      KernelRule::gemm_plan_shape, out, errors);
 }
 
-using KernelFn = void (*)(KernelParams);
+}  // namespace
 
-// One compiled kernel form and what the launcher needs to know of it: the shapes its copy programs
-// were compiled from (for the check of the plans it makes), B's shared layout, its shared memory.
-struct KernelForm {
-  KernelFn kernel = nullptr;
-  const TmaPlan* a_shape = nullptr;
-  const TmaPlan* b_shape = nullptr;
-  const TmaPlan* c_shape = nullptr;
-  const TmaPlan* d_shape = nullptr;
-  const SwizzledLayout* b_tile = nullptr;
-  std::size_t smem = 0;
-  int tile_n = 0, stages = 0, threads = 0;
-};
-
-template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile>
-KernelForm form_of() {
-  return {&gemm_kernel<T, AMn, BMn, ClusterM, SplitK, Tile>,
-          &kAShape<T, AMn>,
-          &kBShape<T, BMn, Tile::kTileN, ClusterM>,
-          &kCShape<T>,
-          &kDShape<T>,
-          &kBTile<BMn, Tile::kTileN>.tile,
-          kDynamicSmem<Tile>,
-          Tile::kTileN,
-          Tile::kStages,
-          Tile::kThreads};
-}
-// Each run-time choice becomes a template argument, one level at a time. Ping-pong tiles have no
-// split-K form (kernel.cuh).
-template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK>
-KernelForm form_by_tile(const FormChoice& c) {
-  if constexpr (!SplitK) {
-    if (c.pingpong) return form_of<T, AMn, BMn, ClusterM, SplitK, PingPongTile>();
-  }
-  if (c.swapped) return form_of<T, AMn, BMn, ClusterM, SplitK, SwappedTile>();
-  if (c.tile_n == 64) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile64>();
-  if (c.tile_n == 128) return form_of<T, AMn, BMn, ClusterM, SplitK, Tile128>();
-  return form_of<T, AMn, BMn, ClusterM, SplitK, WideTile>();
-}
-template <DataType T, bool AMn, bool BMn, int ClusterM>
-KernelForm form_by_split(bool split_k, const FormChoice& c) {
-  return split_k ? form_by_tile<T, AMn, BMn, ClusterM, true>(c) : form_by_tile<T, AMn, BMn, ClusterM, false>(c);
-}
-template <DataType T, bool AMn, bool BMn>
-KernelForm form_by_cluster(bool split_k, const FormChoice& c) {
-  return c.cluster_m == 2 ? form_by_split<T, AMn, BMn, 2>(split_k, c) : form_by_split<T, AMn, BMn, 1>(split_k, c);
-}
 template <DataType T>
 KernelForm form_by_layout(bool a_mn, bool b_mn, bool split_k, const FormChoice& c) {
-  if (!a_mn && !b_mn) return form_by_cluster<T, false, false>(split_k, c);
-  if (!a_mn && b_mn) return form_by_cluster<T, false, true>(split_k, c);
-  if (a_mn && !b_mn) return form_by_cluster<T, true, false>(split_k, c);
-  return form_by_cluster<T, true, true>(split_k, c);
+  constexpr Inputs kIn = T == DataType::bfloat16 ? Inputs::bf16 : Inputs::f16;
+  if (!a_mn && !b_mn) return form_by_cluster<kIn, T, false, false>(split_k, c);
+  if (!a_mn && b_mn) return form_by_cluster<kIn, T, false, true>(split_k, c);
+  if (a_mn && !b_mn) return form_by_cluster<kIn, T, true, false>(split_k, c);
+  return form_by_cluster<kIn, T, true, true>(split_k, c);
 }
-KernelForm pick_form(DataType t, bool a_mn, bool b_mn, bool split_k, const FormChoice& c) {
+KernelForm pick_form_16bit(DataType t, bool a_mn, bool b_mn, bool split_k, const FormChoice& c) {
   return t == DataType::bfloat16 ? form_by_layout<DataType::bfloat16>(a_mn, b_mn, split_k, c)
                                  : form_by_layout<DataType::float16>(a_mn, b_mn, split_k, c);
 }
-
-}  // namespace
 
 struct Gemm::Prepared {
   KernelParams params{};
@@ -159,11 +111,45 @@ bool prepare_split_k(const GemmArgs& g, bool swapped, Gemm::Prepared& prep, std:
   return true;
 }
 
-// The arguments' own rules that need no device (every reason at once): the extents and pointers,
-// then (where those hold) the choices of tile, cluster and split.
-void check_problem(const GemmArgs& g, std::vector<std::string>& errors) {
+// What A and B hold as the kernel multiplies them, from dtype, a_type and b_type (check_inputs has
+// refused every combination without a compiled form).
+Inputs inputs_of(const GemmArgs& g) {
+  if (g.a_type == Input::same) return g.dtype == DataType::bfloat16 ? Inputs::bf16 : Inputs::f16;
+  return g.b_type == Input::e5m2 ? Inputs::e4m3_e5m2 : Inputs::e4m3_e4m3;
+}
+
+// The element types: C and D's, and FP8 inputs (a pair that is built, K-major, bf16 out).
+void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
+  auto name = [](Input t) {
+    return t == Input::same ? std::string("same") : t == Input::e4m3 ? std::string("e4m3") : t == Input::e5m2 ? std::string("e5m2") : "Input(" + std::to_string(static_cast<int>(t)) + ")";
+  };
+  const bool a_fp8 = g.a_type != Input::same, b_fp8 = g.b_type != Input::same;
   if (g.dtype != DataType::bfloat16 && g.dtype != DataType::float16)
     errors.push_back(refusal(KernelRule::gemm_dtype, "the element type must be bf16 or f16"));
+  else if ((a_fp8 || b_fp8) && g.dtype != DataType::bfloat16)
+    errors.push_back(refusal(KernelRule::gemm_dtype, "with FP8 inputs, C and D must be bf16", "give dtype DataType::bfloat16"));
+  if (g.a_type > Input::e5m2 || g.b_type > Input::e5m2 || a_fp8 != b_fp8 || (a_fp8 && g.a_type != Input::e4m3)) {
+    errors.push_back(refusal(KernelRule::gemm_fp8_inputs, "A " + name(g.a_type) + " with B " + name(g.b_type) +
+                                                              " is not built (FP8: A e4m3 with B e4m3 or e5m2)"));
+    return;
+  }
+  if (a_fp8 && !g.fast_accumulation && (g.tile_n > kPromotedTileN || g.pingpong == 1))
+    errors.push_back(refusal(KernelRule::gemm_tile_n,
+                             "promoted FP8 tiles are at most " + std::to_string(kPromotedTileN) +
+                                 " columns wide and not ping-pong; tile_n " + std::to_string(g.tile_n) +
+                                 (g.pingpong == 1 ? ", pingpong 1" : "") + " asks for another",
+                             "give tile_n 0, 64 or 128 and pingpong 0, or fast_accumulation = true"));
+  if (a_fp8 && (g.a.order != Order::row_major || g.b.order != Order::col_major))
+    errors.push_back(refusal(KernelRule::gemm_fp8_order,
+                             std::string("FP8 operands must be K-major: A row-major (got ") +
+                                 (g.a.order == Order::row_major ? "row" : "column") + "-major), B column-major (got " +
+                                 (g.b.order == Order::col_major ? "column" : "row") + "-major)"));
+}
+
+// The arguments' own rules that need no device (every reason at once): the element types, the
+// extents and pointers, then (where those hold) the choices of tile, cluster and split.
+void check_problem(const GemmArgs& g, std::vector<std::string>& errors) {
+  check_inputs(g, errors);
   if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1)
     errors.push_back(refusal(KernelRule::gemm_extent, "m, n, k and batch must be at least 1 (got m=" + std::to_string(g.m) +
                                                           " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
@@ -228,30 +214,36 @@ Gemm::Gemm(const GemmArgs& g) {
   // The kernel form: tile shape, cluster size and split count, the automatic ones from
   // heuristics.hpp. Clusters of two need two M tiles to pair.
   const std::int64_t tiles_m = (g.m + kTileM - 1) / kTileM;
-  const std::int64_t k_blocks = (g.k + kTileK - 1) / kTileK;
+  const Inputs in = inputs_of(g);
+  const std::int64_t tile_k = kTileKBytes / input_bytes(in);
+  const std::int64_t k_blocks = (g.k + tile_k - 1) / tile_k;
   int device = 0, sms = 0;
   if ((st.cuda = cudaGetDevice(&device)) != cudaSuccess ||
       (st.cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
     errors.push_back(cuda_refusal("the device's multiprocessor count", st.cuda));
     return;
   }
+  const bool promote = is_fp8(in) && !g.fast_accumulation;
   const FormChoice choice =
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits, g.swapped,
-                  g.pingpong);
+                  g.pingpong, promote ? kPromotedTileN : 256);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;
-  KernelForm form = pick_form(g.dtype, a_mn, b_mn, false, choice);
+  auto pick_form = [&](bool split_k) {
+    return is_fp8(in) ? pick_form_fp8(in, promote, split_k, choice) : pick_form_16bit(g.dtype, a_mn, b_mn, split_k, choice);
+  };
+  KernelForm form = pick_form(false);
 
   Planned a, b, c, d;
   const std::vector<std::string> a_names = {"M", "K", "batch"}, b_names = {"N", "K", "batch"},
                                  d_names = {"M", "N", "batch"};
-  const GlobalTensor ga = global_tensor(g.dtype, g.a, g.m, g.k, g.batch, a_mn);
-  const GlobalTensor gb = global_tensor(g.dtype, g.b, g.n, g.k, g.batch, b_mn);
+  const GlobalTensor ga = global_tensor(tma_type(in), g.a, g.m, g.k, g.batch, a_mn);
+  const GlobalTensor gb = global_tensor(tma_type(in), g.b, g.n, g.k, g.batch, b_mn);
   const GlobalTensor gd = global_tensor(g.dtype, g.d, g.m, g.n, g.batch, false);
-  bool ok = plan_operand("A", ga, (a_mn ? kATile<true> : kATile<false>).tile, kTileM, kTileK, a_names, operand_options(1),
+  bool ok = plan_operand("A", ga, *form.a_tile, kTileM, form.tile_k, a_names, operand_options(1),
                          *form.a_shape, a, errors);
-  ok &= plan_operand("B", gb, *form.b_tile, form.tile_n, kTileK, b_names, operand_options(prep->cluster_m), *form.b_shape,
+  ok &= plan_operand("B", gb, *form.b_tile, form.tile_n, form.tile_k, b_names, operand_options(prep->cluster_m), *form.b_shape,
                      b, errors);
   ok &= plan_operand("D", gd, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::store), *form.d_shape, d,
                      errors);
@@ -274,6 +266,8 @@ Gemm::Gemm(const GemmArgs& g) {
   p.k_blocks = static_cast<std::int32_t>(k_blocks);
   p.alpha = g.alpha;
   p.beta = g.beta;
+  p.scale_a = g.scale_a;
+  p.scale_b = g.scale_b;
   p.read_c = read_c ? 1 : 0;
 
   const std::int64_t tiles = std::int64_t{p.tiles_m} * p.tiles_n * p.batch;
@@ -307,7 +301,7 @@ Gemm::Gemm(const GemmArgs& g) {
                             : 0;
   if (splits > 1) {
     if (!prepare_split_k(g, swapped, *prep, errors, st)) return;
-    form = pick_form(g.dtype, a_mn, b_mn, true, choice);  // same threads and shared memory
+    form = pick_form(true);  // same threads and shared memory
     if ((st.cuda = device::set_cluster_attributes(form.kernel, shape, form.smem)) != cudaSuccess) {
       errors.push_back(cuda_refusal("the split-K kernel's attributes", st.cuda));
       return;
@@ -322,6 +316,7 @@ Gemm::Gemm(const GemmArgs& g) {
   st.config.swapped = swapped;
   st.config.pingpong = choice.pingpong;
   st.config.early_start = g.early_start;
+  st.config.promoted = promote;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
   st.config.split_lead = p.split_lead;

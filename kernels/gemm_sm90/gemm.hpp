@@ -1,6 +1,7 @@
 // A Hopper (sm_90a) GEMM built only from tmakit:  D = alpha * A * B + beta * C,
-// A: m x k, B: k x n, C and D: m x n, each of `batch` matrices; bf16 or f16 inputs and outputs,
-// fp32 accumulation. Every operand may be row- or column-major with any leading dimension whose
+// A: m x k, B: k x n, C and D: m x n, each of `batch` matrices; bf16 or f16 inputs and outputs, or
+// FP8 inputs (e4m3 / e5m2, K-major, with per-tensor scales: a_type, b_type, scale_a, scale_b) and
+// bf16 or f16 outputs; fp32 accumulation. Every operand may be row- or column-major with any leading dimension whose
 // byte stride is a multiple of 16 (TMA's rule; the launcher refuses others with the planner's rule
 // id and fix). M, N and K need not be multiples of the tile: TMA fills the loads past the end with
 // zeros and clips the stores.
@@ -41,8 +42,27 @@ struct Matrix {
   std::int64_t batch_stride = 0;
 };
 
+// The element type of an operand A or B: `same` (GemmArgs::dtype's) or FP8, one byte per element:
+// e4m3 (4 exponent bits, 3 mantissa bits) or e5m2 (5 and 2), as __nv_fp8_e4m3 / __nv_fp8_e5m2 and
+// torch.float8_e4m3fn / float8_e5m2 store them.
+enum class Input : std::uint8_t { same, e4m3, e5m2 };
+
 struct GemmArgs {
-  DataType dtype = DataType::bfloat16;  // of A, B, C and D: bfloat16 or float16
+  DataType dtype = DataType::bfloat16;  // of C and D, and of A and B unless they are FP8: bfloat16 or float16
+  // FP8 inputs: both operands FP8 (any pair of e4m3 and e5m2) or neither. WGMMA reads FP8 operands
+  // K-major only: A row-major and B column-major (the layout torch._scaled_mm and cuBLASLt's FP8
+  // GEMM take); other orders are refused (gemm.fp8_order).
+  Input a_type = Input::same, b_type = Input::same;
+  // Per-tensor scales (device pointers to one float each, as torch._scaled_mm and cuBLASLt take
+  // them; nullptr: 1): D = alpha * scale_a * scale_b * A * B + beta * C. Read by the kernel.
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
+  // FP8: false (default) adds each K block's products (128 of K) into fp32 registers once its
+  // WGMMAs have completed, as cuBLASLt's default and torch._scaled_mm's use_fast_accum=False do: the
+  // tensor cores keep fewer bits than fp32 when they add FP8 products, which a long K accumulates.
+  // Promoted tiles are at most 128 columns wide (kernel.cuh). true: one accumulation in the tensor
+  // cores over all of K (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM), with every tile shape.
+  bool fast_accumulation = false;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   Matrix a, b;
   Matrix c;  // read only when beta != 0
@@ -55,7 +75,7 @@ struct GemmArgs {
   // summed in an fp32 workspace inside the kernel (the tile's last slice adds the others' sums and
   // writes D: device/split_turns.cuh). 0: the
   // launcher decides (split where the tiles alone would leave most SMs idle: skinny problems); 1:
-  // never; n > 1: n slices (at most one per K block of 64).
+  // never; n > 1: n slices (at most one per K block: 64 16-bit or 128 FP8 elements).
   int splits = 0;
   // Split K: K blocks the tile's first slice gives to its last, so that the slice that takes the
   // first turn (device/split_turns.cuh) has stored its sums into the workspace while the others still
@@ -90,6 +110,7 @@ struct GemmConfig {
   bool swapped = false;    // 128 x 64 tiles with one consumer warpgroup (GemmArgs::swapped)
   bool pingpong = false;   // consumer warpgroups on tiles of their own, in turn (GemmArgs::pingpong)
   bool early_start = true; // launched with early start (GemmArgs::early_start)
+  bool promoted = false;   // FP8: each K block's products promoted into fp32 (GemmArgs::fast_accumulation false)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches
   std::size_t smem_bytes = 0;

@@ -65,8 +65,18 @@ struct KernelParams {
   std::int32_t splits = 1, split_blocks = 0, split_lead = 0;
   device::SplitCounters* split_counters = nullptr;
   float alpha = 1.0f, beta = 0.0f;
+  // Per-tensor scales of FP8 inputs (device pointers, one float each; nullptr: 1): D = alpha *
+  // scale_a * scale_b * A B + beta C.
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
   std::int32_t read_c = 0;
 };
+
+// What the accumulators are multiplied by on their way to D: alpha and the inputs' scales, read from
+// global memory where the caller gives them (once per tile: a load L1 serves after the first).
+__device__ __forceinline__ float output_scale(const KernelParams& p) {
+  return p.alpha * (p.scale_a ? *p.scale_a : 1.0f) * (p.scale_b ? *p.scale_b : 1.0f);
+}
 // Split K's counters count M tiles in multiples of this (the largest cluster along M), so that every
 // CTA of a cluster, one past M included, has counters of its own.
 inline constexpr std::int32_t kSplitRowsPadding = 2;
@@ -136,14 +146,18 @@ __device__ __forceinline__ std::int32_t cluster_rank() {
   else return static_cast<std::int32_t>(device::cluster_rank());
 }
 
-// One kernel form: element type, operand majors, cluster size, split K, tile shape.
-template <DataType T_, bool AMn_, bool BMn_, int ClusterM_, bool SplitK_, class Tile_>
+// One kernel form: input and output element types, operand majors, cluster size, split K, tile
+// shape, and whether the K blocks' products are promoted (Promote: FP8 only, mainloop below).
+template <Inputs In_, DataType Out_, bool AMn_, bool BMn_, int ClusterM_, bool SplitK_, class Tile_, bool Promote_ = false>
 struct Form {
-  static constexpr DataType T = T_;
+  static constexpr Inputs In = In_;
+  static constexpr bool Promote = Promote_;
+  static constexpr DataType Out = Out_;
+  static constexpr int kInBytes = input_bytes(In);
   static constexpr bool AMn = AMn_, BMn = BMn_, SplitK = SplitK_;
   static constexpr int ClusterM = ClusterM_;
   using Tile = Tile_;
-  using P = Programs<T, AMn, BMn, Tile::kTileN, ClusterM>;
+  using P = Programs<In, Out, AMn, BMn, Tile::kTileN, ClusterM>;
   using Storage = SharedStorage<Tile>;
   using State = device::RingState<Tile::kStages>;
   using Release = device::RingRelease<Tile::kStages, ClusterM>;
@@ -152,6 +166,10 @@ struct Form {
   static constexpr int kAcc = Tile::kAccumulators;
   static constexpr int kConsumers = Tile::kConsumers;
   static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
+  static_assert(!is_fp8(In) || (!AMn && !BMn), "WGMMA reads FP8 operands K-major only");
+  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && 2 * Tile::kAccumulators <= 128),
+                "promoted FP8 tiles hold a second set of accumulators: 128 x 128 at most, not ping-pong");
+  static_assert(Out == DataType::bfloat16 || Out == DataType::float16, "C and D are bf16 or f16");
   static_assert(!(SplitK && Tile::kPingPong), "split K meets its slices per (tile, warpgroup): not in ping-pong tiles");
 };
 
@@ -214,29 +232,31 @@ inline constexpr std::uint32_t kTurnBarrier = 3;
 // it in uniform registers, where WGMMA reads its descriptors.
 template <class F>
 struct StageDescriptors {
-  static_assert(kAFields<F::AMn>.ok && kBFields<F::BMn, F::kTileN>.ok, "the operand tiles must be canonical WGMMA layouts");
-  static_assert(kAStart<F::AMn, 0, 0> == 0 && kBStart<F::BMn, F::kTileN, 0> == 0, "k16 step 0 starts the tile");
+  static constexpr int kIn = F::kInBytes;
+  static_assert(kAFields<F::AMn, kIn>.ok && kBFields<F::BMn, F::kTileN, kIn>.ok,
+                "the operand tiles must be canonical WGMMA layouts");
+  static_assert(kAStart<F::AMn, kIn, 0, 0> == 0 && kBStart<F::BMn, F::kTileN, kIn, 0> == 0, "K step 0 starts the tile");
   std::uint64_t a0, b0;
 
   __device__ __forceinline__ StageDescriptors(typename F::Storage& s, int wg) {
-    constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn>;
-    constexpr WgmmaDescriptorFields kBF = kBFields<F::BMn, F::kTileN>;
+    constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn, kIn>;
+    constexpr WgmmaDescriptorFields kBF = kBFields<F::BMn, F::kTileN, kIn>;
     const int uniform_wg = __shfl_sync(0xffffffffu, wg, 0);  // lane 0's: the compiler sees one value per warp
-    a0 = wgmma_descriptor(device::shared_address(s.a[0]) + (uniform_wg == 0 ? kAStart<F::AMn, 0, 0> : kAStart<F::AMn, 1, 0>), kAF);
+    a0 = wgmma_descriptor(device::shared_address(s.a[0]) + (uniform_wg == 0 ? kAStart<F::AMn, kIn, 0, 0> : kAStart<F::AMn, kIn, 1, 0>), kAF);
     b0 = wgmma_descriptor(device::shared_address(s.b[0]), kBF);
   }
   template <int Kk>
   __device__ __forceinline__ std::uint64_t a(std::uint32_t stage) const {
-    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, 0, Kk>);
+    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, kIn, 0, Kk>);
   }
   // A ping-pong consumer's (built with wg 0): the 64-row half `Half` of the whole tile's A.
   template <int Half, int Kk>
   __device__ __forceinline__ std::uint64_t a_half(std::uint32_t stage) const {
-    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, Half, Kk>);
+    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, kIn, Half, Kk>);
   }
   template <int Kk>
   __device__ __forceinline__ std::uint64_t b(std::uint32_t stage) const {
-    return wgmma_descriptor_advance(b0, stage * kBBytes<F::kTileN> + kBStart<F::BMn, F::kTileN, Kk>);
+    return wgmma_descriptor_advance(b0, stage * kBBytes<F::kTileN> + kBStart<F::BMn, F::kTileN, kIn, Kk>);
   }
 };
 
@@ -247,8 +267,25 @@ __device__ __forceinline__ float (&accumulator_half(float (&acc)[R]))[R / 2] {
   return *reinterpret_cast<float(*)[R / 2]>(&acc[Half * (R / 2)]);
 }
 
-// One K block: four m64nNk16 WGMMAs on a stage, accumulating unless `first`; in a swapped tile four
-// m64n128k16 with the operands' roles exchanged (B's 64 x 64 tile as A, A's 128 x 64 tile as B); in
+// One WGMMA instruction of the form's input types: m64nNk16 of 16-bit inputs (TransA / TransB: the
+// operands' majors) or m64nNk32 of FP8 ones (K-major both; `Swapped`: B's tile is the instruction's
+// A operand and A's its B, so the two FP8 types change places too).
+template <Inputs In, int N, int TransA, int TransB, bool Swapped = false>
+__device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
+  using device::wgmma::Fp8;
+  if constexpr (In == Inputs::bf16) {
+    device::wgmma::mma<DataType::bfloat16, N, TransA, TransB>(d, desc_a, desc_b, accumulate);
+  } else if constexpr (In == Inputs::f16) {
+    device::wgmma::mma<DataType::float16, N, TransA, TransB>(d, desc_a, desc_b, accumulate);
+  } else {
+    constexpr Fp8 kA = In == Inputs::e5m2_e4m3 || In == Inputs::e5m2_e5m2 ? Fp8::e5m2 : Fp8::e4m3;
+    constexpr Fp8 kB = In == Inputs::e4m3_e5m2 || In == Inputs::e5m2_e5m2 ? Fp8::e5m2 : Fp8::e4m3;
+    device::wgmma::mma_fp8<Swapped ? kB : kA, Swapped ? kA : kB, N>(d, desc_a, desc_b, accumulate);
+  }
+}
+
+// One K block: four m64nNk16 (FP8: m64nNk32) WGMMAs on a stage, accumulating unless `first`; in a
+// swapped tile four m64n128k16 (k32) with the operands' roles exchanged (B's 64 x 64 tile as A, A's 128 x 64 tile as B); in
 // a ping-pong tile eight, the two halves' in turn (each k16 step's B read by both).
 template <class F>
 __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const StageDescriptors<F>& desc,
@@ -257,20 +294,20 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
   device::wgmma::fence_operands(acc);
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
     if constexpr (F::Tile::kPingPong)
-      ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
+      ((mma<F::In, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
             accumulator_half<0>(acc), desc.template a_half<0, Kk>(stage), desc.template b<Kk>(stage), !first || Kk > 0),
-        device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
+        mma<F::In, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(
             accumulator_half<1>(acc), desc.template a_half<1, Kk>(stage), desc.template b<Kk>(stage), !first || Kk > 0)),
        ...);
     else if constexpr (F::Tile::kSwapped)
-      ((device::wgmma::mma<F::T, kTileM, F::BMn ? 1 : 0, F::AMn ? 1 : 0>(acc, desc.template b<Kk>(stage),
+      ((mma<F::In, kTileM, F::BMn ? 1 : 0, F::AMn ? 1 : 0, true>(acc, desc.template b<Kk>(stage),
                                                                           desc.template a<Kk>(stage), !first || Kk > 0)),
        ...);
     else
-      ((device::wgmma::mma<F::T, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(acc, desc.template a<Kk>(stage),
+      ((mma<F::In, F::kTileN, F::AMn ? 1 : 0, F::BMn ? 1 : 0>(acc, desc.template a<Kk>(stage),
                                                                             desc.template b<Kk>(stage), !first || Kk > 0)),
        ...);
-  }(std::make_integer_sequence<int, kTileK / 16>{});
+  }(std::make_integer_sequence<int, kKSteps>{});
   device::wgmma::commit_group();
   device::wgmma::fence_operands(acc);
 }
@@ -279,10 +316,36 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
 // are issued, and a stage goes back to its producers once the WGMMAs reading it have completed
 // (wait_group<1>: the previous block's). `all_full()` runs once every stage of the unit has been
 // waited for (before the last WGMMAs complete).
+//
+// A promoted FP8 form (F::Promote) multiplies each K block into registers of its own and adds them to
+// the fp32 accumulators once its WGMMAs have completed: the tensor cores add FP8 products with fewer
+// bits than fp32 (about 14, DeepSeek-V3's report), so that a long K loses precision in one
+// accumulator; promoted, each holds only 128 bytes of K. The warpgroup waits for its own WGMMAs at
+// every block (wait_group<0>); the other consumer's keep the tensor cores busy meanwhile.
 template <class F, class AllFull>
 __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Storage& s, const WorkUnit& w,
                                          const StageDescriptors<F>& desc, typename F::State& st,
                                          const typename F::Release& rel, AllFull&& all_full) {
+  if constexpr (F::Promote) {
+    float block[F::kAcc];
+    for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
+      s.ring.wait_full(st);
+      multiply_stage<F>(block, desc, st.index, true);
+      device::wgmma::wait_group<0>();
+      device::wgmma::fence_operands(block);
+      rel.release(s.ring, st);
+      if (kb == w.kb_begin) {
+#pragma unroll
+        for (int i = 0; i < F::kAcc; ++i) acc[i] = block[i];
+      } else {
+#pragma unroll
+        for (int i = 0; i < F::kAcc; ++i) acc[i] += block[i];
+      }
+      ++st;
+    }
+    all_full();
+    return;
+  }
   typename F::State prev = st;
   for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
     s.ring.wait_full(st);
@@ -310,6 +373,7 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
   using P = typename F::P;
   const int t = threadIdx.x % 128;
   const std::uint32_t barrier_id = 1 + wg;  // named barrier of this warpgroup's 128 threads
+  const float alpha = output_scale(p);
 #pragma unroll
   for (int c = 0; c < F::Tile::kChunks; ++c) {
     unsigned char* chunk = s.d[wg][(buf + c) % 2];
@@ -331,9 +395,9 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
       [&]<int... V>(std::integer_sequence<int, V...>) {
         auto fold = [&]<int W>(std::uint32_t pair) {
           const int slot = c * (kChunkN / 2) + 2 * W;
-          bits[2 * W] = device::to_bits<F::T>(p.alpha * acc[slot] + p.beta * device::from_bits<F::T>(static_cast<std::uint16_t>(pair)));
-          bits[2 * W + 1] = device::to_bits<F::T>(p.alpha * acc[slot + 1] +
-                                                  p.beta * device::from_bits<F::T>(static_cast<std::uint16_t>(pair >> 16)));
+          bits[2 * W] = device::to_bits<F::Out>(alpha * acc[slot] + p.beta * device::from_bits<F::Out>(static_cast<std::uint16_t>(pair)));
+          bits[2 * W + 1] = device::to_bits<F::Out>(alpha * acc[slot + 1] +
+                                                  p.beta * device::from_bits<F::Out>(static_cast<std::uint16_t>(pair >> 16)));
         };
         if constexpr (F::Tile::kSwapped)
           (fold.template operator()<V>(device::load_element_pair<kChunkSrc, kChunkDstT, 2 * V>(chunk, t)), ...);
@@ -343,7 +407,7 @@ __device__ __forceinline__ void epilogue_store(const float (&acc)[F::kAcc], cons
       device::named_barrier_sync(barrier_id, 128);  // every C value read before D overwrites it
     } else {
 #pragma unroll
-      for (int v = 0; v < kChunkN / 2; ++v) bits[v] = device::to_bits<F::T>(p.alpha * acc[c * (kChunkN / 2) + v]);
+      for (int v = 0; v < kChunkN / 2; ++v) bits[v] = device::to_bits<F::Out>(alpha * acc[c * (kChunkN / 2) + v]);
     }
     if constexpr (F::Tile::kSwapped) device::store_planned<kChunkStoreT, kChunkSrc, kChunkDstT>(chunk, t, bits);
     else device::store_planned<kChunkStore, kChunkSrc, kChunkDst>(chunk, t, bits);
@@ -550,10 +614,10 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
   device::cluster_sync();
 }
 
-template <DataType T, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile>
+template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile, bool Promote>
 __global__ void __launch_bounds__(Tile::kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
   extern __shared__ unsigned char dyn[];
-  gemm_cta<Form<T, AMn, BMn, ClusterM, SplitK, Tile>>(p, dyn, WholeGrid{});
+  gemm_cta<Form<In, Out, AMn, BMn, ClusterM, SplitK, Tile, Promote>>(p, dyn, WholeGrid{});
 }
 
 }  // namespace tmakit::gemm_sm90

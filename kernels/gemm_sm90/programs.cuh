@@ -62,11 +62,12 @@ constexpr TmaPlan compiled_shape(DataType t, bool rows_contiguous, const Swizzle
   const PlanResult r = plan_tile(g, smem, tile_extents(rows, cols), o);
   return r.ok() ? plan_shape(r.plan) : TmaPlan{};
 }
-template <DataType T, bool MnMajor>
-inline constexpr TmaPlan kAShape = compiled_shape(T, MnMajor, kATile<MnMajor>.tile, kTileM, kTileK, operand_options(1));
-template <DataType T, bool MnMajor, int TileN, int ClusterM>
-inline constexpr TmaPlan kBShape =
-    compiled_shape(T, MnMajor, kBTile<MnMajor, TileN>.tile, TileN, kTileK, operand_options(ClusterM));
+template <Inputs In, bool MnMajor>
+inline constexpr TmaPlan kAShape = compiled_shape(tma_type(In), MnMajor, kATile<MnMajor, input_bytes(In)>.tile, kTileM,
+                                                  kTileK<input_bytes(In)>, operand_options(1));
+template <Inputs In, bool MnMajor, int TileN, int ClusterM>
+inline constexpr TmaPlan kBShape = compiled_shape(tma_type(In), MnMajor, kBTile<MnMajor, TileN, input_bytes(In)>.tile, TileN,
+                                                  kTileK<input_bytes(In)>, operand_options(ClusterM));
 template <DataType T>
 inline constexpr TmaPlan kCShape = compiled_shape(T, false, kChunkLayout, 64, kChunkN, chunk_options(PlanDirection::load));
 template <DataType T>
@@ -77,13 +78,13 @@ template <PlanDirection Direction>
 inline constexpr TmaPlan kWShape =
     compiled_shape(DataType::float32, false, kChunkLayoutF32, 64, kChunkNF32, chunk_options(Direction));
 
-// The copy programs of one kernel form.
-template <DataType T, bool AMn, bool BMn, int TileN, int ClusterM>
+// The copy programs of one kernel form: A and B of the input types, C and D of the output type.
+template <Inputs In, DataType Out, bool AMn, bool BMn, int TileN, int ClusterM>
 struct Programs {
-  using A = device::CopyProgram<kAShape<T, AMn>>;
-  using B = device::CopyProgram<kBShape<T, BMn, TileN, ClusterM>>;
-  using C = device::CopyProgram<kCShape<T>>;
-  using D = device::CopyProgram<kDShape<T>>;
+  using A = device::CopyProgram<kAShape<In, AMn>>;
+  using B = device::CopyProgram<kBShape<In, BMn, TileN, ClusterM>>;
+  using C = device::CopyProgram<kCShape<Out>>;
+  using D = device::CopyProgram<kDShape<Out>>;
   using WStore = device::CopyProgram<kWShape<PlanDirection::store>>;
   using WAdd = device::CopyProgram<kWShape<PlanDirection::reduce>>;
   using WLoad = device::CopyProgram<kWShape<PlanDirection::load>>;

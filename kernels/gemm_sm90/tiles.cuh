@@ -14,15 +14,34 @@
 
 namespace tmakit::gemm_sm90 {
 
-// Every tile is 128 rows by TileN columns, in K blocks of 64. Two consumer warpgroups of 64 rows each
-// (m64nNk16 with N = TileN), or, in a swapped tile, one warpgroup over the whole 128 x 64 tile with
-// WGMMA's M along the tile's 64 columns and its N along the 128 rows (m64n128k16 with B's tile as
-// WGMMA's A operand and A's as its B): twice the work per instruction and each operand read once,
-// where two warpgroups of m64n64 read B's tile twice.
-inline constexpr int kTileM = 128, kTileK = 64;
+// What A and B hold, as the kernel multiplies them: 16-bit values of one type (bf16 or f16: WGMMA
+// m64nNk16, either operand K- or MN-major) or FP8 values, e4m3 or e5m2 for each operand (m64nNk32,
+// both K-major: WGMMA reads one-byte operands only so). Either way one instruction covers 32 bytes
+// of K, and a K block is 128 bytes of K: 64 16-bit or 128 FP8 elements, so that the operand tiles
+// of a stage have the same bytes, shared layouts and WGMMA descriptors whatever the type.
+enum class Inputs : std::uint8_t { bf16, f16, e4m3_e4m3, e4m3_e5m2, e5m2_e4m3, e5m2_e5m2 };
+TMAKIT_HD constexpr int input_bytes(Inputs in) { return in == Inputs::bf16 || in == Inputs::f16 ? 2 : 1; }
+TMAKIT_HD constexpr bool is_fp8(Inputs in) { return input_bytes(in) == 1; }
+// The element type of A and B's tensor maps: TMA moves FP8 as UINT8 (CUtensorMapDataType has no
+// FP8 type; a copy moves bytes).
+TMAKIT_HD constexpr DataType tma_type(Inputs in) {
+  return in == Inputs::bf16 ? DataType::bfloat16 : in == Inputs::f16 ? DataType::float16 : DataType::uint8;
+}
+
+// Every tile is 128 rows by TileN columns, in K blocks of 128 bytes. Two consumer warpgroups of 64
+// rows each (m64nNk16 with N = TileN), or, in a swapped tile, one warpgroup over the whole 128 x 64
+// tile with WGMMA's M along the tile's 64 columns and its N along the 128 rows (m64n128k16 with B's
+// tile as WGMMA's A operand and A's as its B): twice the work per instruction and each operand read
+// once, where two warpgroups of m64n64 read B's tile twice.
+inline constexpr int kTileM = 128;
+inline constexpr int kTileKBytes = 128;                  // a K block: one 128-byte swizzle row per operand row
+inline constexpr int kKStepBytes = 32;                   // K of one WGMMA instruction (k16 16-bit, k32 FP8)
+inline constexpr int kKSteps = kTileKBytes / kKStepBytes;
+template <int InBytes>
+inline constexpr int kTileK = kTileKBytes / InBytes;     // a K block in elements: 64 (16-bit) or 128 (FP8)
 inline constexpr int kConsumers = 2;  // warpgroups of an unswapped tile, kTileM / 64 rows each
 inline constexpr int kThreads = 128 * (1 + kConsumers);
-inline constexpr int kElemBytes = 2;
+inline constexpr int kOutBytes = 2;   // C and D: bf16 or f16
 inline constexpr int kChunkN = 64;     // the epilogue writes D (and reads C) in 64 x 64 chunks
 inline constexpr int kChunkNF32 = 32;  // and adds split-K partial sums in 64 x 32 fp32 chunks
 // Registers per thread after setmaxnreg: the producer warpgroup gives what the consumers'
@@ -77,15 +96,17 @@ using Tile64 = TileShape<64, 8>;                           // the skinniest: mor
 using SwappedTile = TileShape<64, 8, Split::swapped>;      // the same tiles, one consumer warpgroup
 using PingPongTile = TileShape<192, 4, Split::pingpong>;  // the large problems, epilogues overlapped
 
-// A as 128 x 64 (M x K), B as TileN x 64 (N x K): K-major when the operand's K is contiguous in
-// global memory, MN-major otherwise (WGMMA reads either; imm-trans says which).
-constexpr StoreDestination operand_tile(bool mn_major, int mn) {
-  return gmma_operand(mn_major ? OperandMajor::mn : OperandMajor::k, Swizzle::b128, kElemBytes, mn, kTileK).value;
+// A as 128 x K block (M x K), B as TileN x K block (N x K), of InBytes-byte elements: K-major when
+// the operand's K is contiguous in global memory, MN-major otherwise (WGMMA reads either of 16-bit
+// operands, imm-trans says which; FP8 operands are K-major).
+constexpr StoreDestination operand_tile(bool mn_major, int mn, int in_bytes) {
+  return gmma_operand(mn_major ? OperandMajor::mn : OperandMajor::k, Swizzle::b128, in_bytes, mn, kTileKBytes / in_bytes)
+      .value;
 }
-template <bool MnMajor>
-inline constexpr StoreDestination kATile = operand_tile(MnMajor, kTileM);
-template <bool MnMajor, int TileN>
-inline constexpr StoreDestination kBTile = operand_tile(MnMajor, TileN);
+template <bool MnMajor, int InBytes>
+inline constexpr StoreDestination kATile = operand_tile(MnMajor, kTileM, InBytes);
+template <bool MnMajor, int TileN, int InBytes>
+inline constexpr StoreDestination kBTile = operand_tile(MnMajor, TileN, InBytes);
 
 // An epilogue chunk: 64 rows x `cols` columns, row-major, 128B swizzle (rows of 128 bytes: 64 bf16
 // or f16 values, 32 fp32 ones); transposed: the same chunk addressed as (column, row).
@@ -99,7 +120,7 @@ constexpr SwizzledLayout chunk_layout(int cols, bool transposed = false) {
 // The D (and C) chunk: 64 x 64, the accumulator's columns [64c, 64c + 64) (any m64nN: slot v holds
 // column 8 (v / 4) + ..., so a chunk is 32 consecutive slots).
 inline constexpr SwizzledLayout kChunkLayout = chunk_layout(kChunkN);
-inline constexpr StoreDestination kChunkDst = smem_destination(kChunkLayout, kElemBytes, 64, kChunkN);
+inline constexpr StoreDestination kChunkDst = smem_destination(kChunkLayout, kOutBytes, 64, kChunkN);
 inline constexpr StoreSource kChunkSrc = wgmma_accumulator(kChunkN);
 inline constexpr SmemStorePlan kChunkStore = plan_smem_store(kChunkSrc, kChunkDst);
 static_assert(kChunkStore.ok, "the accumulator chunk must have a store plan (tmakit smem-store explains a refusal)");
@@ -107,7 +128,7 @@ static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDst>::kLin
               "the chunk's addresses are XOR-linear: no layout is evaluated on the GPU");
 // A swapped tile's accumulator rows are D's columns: the same row-major D chunk, seen from the
 // accumulator as (column, row); the store plan takes stmatrix's transposing form.
-inline constexpr StoreDestination kChunkDstT = smem_destination(chunk_layout(kChunkN, true), kElemBytes, 64, kChunkN);
+inline constexpr StoreDestination kChunkDstT = smem_destination(chunk_layout(kChunkN, true), kOutBytes, 64, kChunkN);
 inline constexpr SmemStorePlan kChunkStoreT = plan_smem_store(kChunkSrc, kChunkDstT);
 static_assert(kChunkStoreT.ok, "the swapped accumulator chunk must have a store plan");
 static_assert(device::smem_store_impl::XorAddressMap<kChunkSrc, kChunkDstT>::kLinear,
@@ -128,20 +149,25 @@ static_assert(device::smem_store_impl::XorAddressMap<kChunkSrcF32, kChunkDstF32>
 
 // Where a warpgroup's wgmma operands start inside a stage, before the swizzle (scalar constants:
 // device code never evaluates a layout at run time): the first row of warpgroup w's 64-row share of
-// A, and the first column of k16 step kk of A and of B.
-template <bool AMn, int Wg, int Kk>
-inline constexpr std::uint32_t kAStart = wgmma_start_offset(kATile<AMn>, 64 * Wg, 16 * Kk);
-template <bool BMn, int TileN, int Kk>
-inline constexpr std::uint32_t kBStart = wgmma_start_offset(kBTile<BMn, TileN>, 0, 16 * Kk);
-template <bool MnMajor>
-inline constexpr WgmmaDescriptorFields kAFields = wgmma_descriptor_fields(kATile<MnMajor>);
-template <bool MnMajor, int TileN>
-inline constexpr WgmmaDescriptorFields kBFields = wgmma_descriptor_fields(kBTile<MnMajor, TileN>);
+// A, and the first column of K step kk (kKStepBytes of K) of A and of B.
+template <bool AMn, int InBytes, int Wg, int Kk>
+inline constexpr std::uint32_t kAStart = wgmma_start_offset(kATile<AMn, InBytes>, 64 * Wg, Kk * kKStepBytes / InBytes);
+template <bool BMn, int TileN, int InBytes, int Kk>
+inline constexpr std::uint32_t kBStart = wgmma_start_offset(kBTile<BMn, TileN, InBytes>, 0, Kk * kKStepBytes / InBytes);
+template <bool MnMajor, int InBytes>
+inline constexpr WgmmaDescriptorFields kAFields = wgmma_descriptor_fields(kATile<MnMajor, InBytes>);
+template <bool MnMajor, int TileN, int InBytes>
+inline constexpr WgmmaDescriptorFields kBFields = wgmma_descriptor_fields(kBTile<MnMajor, TileN, InBytes>);
 
-inline constexpr std::uint32_t kABytes = kTileM * kTileK * kElemBytes;
+inline constexpr std::uint32_t kABytes = kTileM * kTileKBytes;
 template <int TileN>
-inline constexpr std::uint32_t kBBytes = TileN * kTileK * kElemBytes;
-inline constexpr std::uint32_t kChunkBytes = 64 * kChunkN * kElemBytes;
+inline constexpr std::uint32_t kBBytes = TileN * kTileKBytes;
+inline constexpr std::uint32_t kChunkBytes = 64 * kChunkN * kOutBytes;
+// A K-major FP8 tile is, byte for byte, the K-major 16-bit tile of the same rows: the same layout
+// in bytes and the same descriptor fields (the kernel's FP8 forms change only the instruction).
+static_assert(kAFields<false, 1>.ok && kAFields<false, 1>.lbo_bytes == kAFields<false, 2>.lbo_bytes &&
+                  kAFields<false, 1>.sbo_bytes == kAFields<false, 2>.sbo_bytes && kAStart<false, 1, 1, 3> == kAStart<false, 2, 1, 3>,
+              "FP8 and 16-bit K-major operand tiles share their bytes");
 
 template <class Tile>
 struct alignas(1024) SharedStorage {

@@ -3,18 +3,23 @@
 // alpha/beta, bf16 and f16. The reference is cuBLAS with fp32 output; an element passes when
 //   |D - ref| <= rel * |ref| + K * 2^-22 * S,   S = sum_k |A(m,k)| |B(k,n)| (cuBLAS on |A|, |B|)
 // rel = 2^-7 for bf16 (D is rounded to 8 significant bits) and 2^-10 for f16; the second term bounds
-// the difference of two fp32 accumulation orders. Random inputs in [-1, 1].
+// the difference of two fp32 accumulation orders. Random inputs in [-1, 1]. FP8 inputs (e4m3 / e5m2,
+// per-tensor scales): the same reference on the FP8 values as floats, scaled; the tensor cores add
+// FP8 products with fewer bits than fp32 (DeepSeek-V3's report: about 14), so the second term is
+// 2^-10 S there (a wrong element, a wrong tile or a lost K block is off by about |ref| ~ sqrt(S)).
 //
 // GemmSmall.* are small enough to run under compute-sanitizer (scripts/gpu_suite.sh);
 // GemmLarge.* are not. Needs compute capability 9.0; skips otherwise.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +33,7 @@ namespace {
 using tmakit::DataType;
 using tmakit::gemm_sm90::GemmArgs;
 using tmakit::gemm_sm90::GemmStatus;
+using tmakit::gemm_sm90::Input;
 using tmakit::gemm_sm90::Matrix;
 using tmakit::gemm_sm90::Order;
 using tmakit_test::DeviceBuffer;
@@ -42,6 +48,26 @@ __global__ void fill(std::uint16_t* dst, float* as_float, float* abs_float, std:
     else dst[i] = __half_as_ushort(__float2half_rn(v));
     if (as_float) as_float[i] = v;
     if (abs_float) abs_float[i] = fabsf(v);
+  }
+}
+
+// The same for FP8 (E5m2: e5m2, else e4m3): one byte per element, its value as float.
+template <bool E5m2>
+__global__ void fill_fp8(std::uint8_t* dst, float* as_float, float* abs_float, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+    const float v = tmakit_test::unit_value(seed, i);
+    float f;
+    if constexpr (E5m2) {
+      const __nv_fp8_e5m2 x(v);
+      dst[i] = x.__x;
+      f = static_cast<float>(x);
+    } else {
+      const __nv_fp8_e4m3 x(v);
+      dst[i] = x.__x;
+      f = static_cast<float>(x);
+    }
+    if (as_float) as_float[i] = f;
+    if (abs_float) abs_float[i] = fabsf(f);
   }
 }
 
@@ -62,6 +88,8 @@ struct Case {
   int split_lead = -1;             // GemmArgs::split_lead
   int pingpong = 0;                // GemmArgs::pingpong (1: the launcher must run ping-pong tiles)
   int expect_split_lead = -1;      // >= 0: the lead the launcher must report
+  Input a_type = Input::same, b_type = Input::same;  // FP8 inputs (with per-tensor scales 0.5 and 4)
+  bool fast_accumulation = false;                    // GemmArgs::fast_accumulation
 };
 
 std::string describe(const Case& c) {
@@ -70,10 +98,13 @@ std::string describe(const Case& c) {
          std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
          std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16") + " splits " +
          std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m) + " tile_n " + std::to_string(c.tile_n) +
-         (c.swapped == 1 ? " swapped" : "") + (c.pingpong == 1 ? " ping-pong" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "");
+         (c.swapped == 1 ? " swapped" : "") + (c.pingpong == 1 ? " ping-pong" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "") +
+         (c.a_type == Input::same ? "" : c.b_type == Input::e5m2 ? " FP8 e4m3 x e5m2" : " FP8 e4m3 x e4m3") +
+         (c.a_type != Input::same && c.fast_accumulation ? " fast accumulation" : "");
 }
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
+std::int64_t round16(std::int64_t x) { return (x + 15) / 16 * 16; }  // FP8 rows: 16-byte strides
 
 // Column-major view for cuBLAS: D^T (n x m) = B^T (n x k) * A^T (k x m). A row-major r x c matrix is
 // its transpose in column-major with the same leading dimension.
@@ -93,14 +124,16 @@ void reference(cublasHandle_t h, const Case& c, const float* a, const float* b, 
 
 void run_case(const Case& c) {
   SCOPED_TRACE(describe(c));
-  const std::int64_t lda = round8((c.a == Order::row_major ? c.k : c.m) + c.pad);
-  const std::int64_t ldb = round8((c.b == Order::row_major ? c.n : c.k) + c.pad);
+  const bool fp8 = c.a_type != Input::same;
+  const std::size_t in_bytes = fp8 ? 1 : 2;
+  const std::int64_t lda = fp8 ? round16((c.a == Order::row_major ? c.k : c.m) + c.pad) : round8((c.a == Order::row_major ? c.k : c.m) + c.pad);
+  const std::int64_t ldb = fp8 ? round16((c.b == Order::row_major ? c.n : c.k) + c.pad) : round8((c.b == Order::row_major ? c.n : c.k) + c.pad);
   const std::int64_t ldd = round8(c.n + c.pad);
   const std::int64_t na = lda * (c.a == Order::row_major ? c.m : c.k), nb = ldb * (c.b == Order::row_major ? c.k : c.n);
   const std::int64_t nd = ldd * c.m;
   const std::size_t ea = na * c.batch, eb = nb * c.batch, ed = nd * c.batch;
 
-  DeviceBuffer a(ea * 2), b(eb * 2), cc(ed * 2), d(ed * 2);
+  DeviceBuffer a(ea * in_bytes), b(eb * in_bytes), cc(ed * 2), d(ed * 2), scales(2 * sizeof(float));
   DeviceBuffer af(ea * 4), bf(eb * 4), aabs(ea * 4), babs(eb * 4), cf(ed * 4), ref(ed * 4), bound(ed * 4);
   auto fill_as = [&](DeviceBuffer& x, DeviceBuffer* f, DeviceBuffer* ab, std::size_t n, std::uint64_t seed) {
     if (c.dtype == DataType::bfloat16)
@@ -110,8 +143,19 @@ void run_case(const Case& c) {
       fill<DataType::float16><<<1024, 256>>>(x.as<std::uint16_t>(), f ? f->as<float>() : nullptr,
                                               ab ? ab->as<float>() : nullptr, n, seed);
   };
-  fill_as(a, &af, &aabs, ea, 1);
-  fill_as(b, &bf, &babs, eb, 2);
+  auto fill_fp8_as = [&](DeviceBuffer& x, DeviceBuffer* f, DeviceBuffer* ab, std::size_t n, std::uint64_t seed, Input t) {
+    if (t == Input::e5m2) fill_fp8<true><<<1024, 256>>>(x.as<std::uint8_t>(), f->as<float>(), ab->as<float>(), n, seed);
+    else fill_fp8<false><<<1024, 256>>>(x.as<std::uint8_t>(), f->as<float>(), ab->as<float>(), n, seed);
+  };
+  const float scale[2] = {0.5f, 4.0f};  // powers of two: the reference's alpha carries them exactly
+  if (fp8) {
+    fill_fp8_as(a, &af, &aabs, ea, 1, c.a_type);
+    fill_fp8_as(b, &bf, &babs, eb, 2, c.b_type);
+    ASSERT_EQ(cudaMemcpy(scales.p, scale, sizeof scale, cudaMemcpyHostToDevice), cudaSuccess);
+  } else {
+    fill_as(a, &af, &aabs, ea, 1);
+    fill_as(b, &bf, &babs, eb, 2);
+  }
   fill_as(cc, &cf, nullptr, ed, 3);
   ASSERT_EQ(cudaMemset(d.p, 0xff, ed * 2), cudaSuccess);  // NaN everywhere: every element must be written
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -134,6 +178,13 @@ void run_case(const Case& c) {
   g.swapped = c.swapped;
   g.split_lead = c.split_lead;
   g.pingpong = c.pingpong;
+  g.a_type = c.a_type;
+  g.b_type = c.b_type;
+  g.fast_accumulation = c.fast_accumulation;
+  if (fp8) {
+    g.scale_a = scales.as<float>();
+    g.scale_b = scales.as<float>() + 1;
+  }
   GemmStatus s;
   if (c.launches > 1) {
     const tmakit::gemm_sm90::Gemm prepared(g);
@@ -156,6 +207,8 @@ void run_case(const Case& c) {
   if (s.ok && c.swapped == 0) EXPECT_EQ(s.config.swapped, s.config.tile_n == 64);  // a 64-column tile is swapped
   if (s.ok && c.expect_split_lead >= 0) EXPECT_EQ(s.config.split_lead, c.expect_split_lead);
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
+  if (s.ok) EXPECT_EQ(s.config.promoted, fp8 && !c.fast_accumulation);
+  if (s.ok && s.config.promoted) EXPECT_LE(s.config.tile_n, 128);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
   std::string why;
   for (const auto& e : s.errors) why += e + "\n";
@@ -165,7 +218,8 @@ void run_case(const Case& c) {
   cublasHandle_t h;
   ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);  // plain fp32: the reference must not be a TF32 one
-  reference(h, c, af.as<float>(), bf.as<float>(), cf.as<float>(), ref.as<float>(), lda, ldb, ldd, c.alpha, c.beta);
+  const float scaled_alpha = fp8 ? c.alpha * scale[0] * scale[1] : c.alpha;
+  reference(h, c, af.as<float>(), bf.as<float>(), cf.as<float>(), ref.as<float>(), lda, ldb, ldd, scaled_alpha, c.beta);
   reference(h, c, aabs.as<float>(), babs.as<float>(), nullptr, bound.as<float>(), lda, ldb, ldd, 1.0f, 0.0f);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cublasDestroy(h);
@@ -177,6 +231,7 @@ void run_case(const Case& c) {
   ASSERT_EQ(cudaMemcpy(sum.data(), bound.p, ed * 4, cudaMemcpyDeviceToHost), cudaSuccess);
   const double rel = c.dtype == DataType::bfloat16 ? std::ldexp(1.0, -7) : std::ldexp(1.0, -10);
   std::size_t bad = 0, checked = 0;
+  double worst = 0;  // FP8: the largest error in units of S (printed: the lab records it)
   std::string first;
   for (std::int64_t l = 0; l < c.batch; ++l)
     for (std::int64_t i = 0; i < c.m; ++i)
@@ -185,8 +240,10 @@ void run_case(const Case& c) {
         float v;
         if (c.dtype == DataType::bfloat16) v = __bfloat162float(__ushort_as_bfloat16(got[at]));
         else v = __half2float(__ushort_as_half(got[at]));
-        const double tol = rel * std::fabs(want[at]) + c.k * std::ldexp(1.0, -22) * (sum[at] * std::fabs(c.alpha)) +
+        const double acc_bound = fp8 ? std::ldexp(1.0, -10) : c.k * std::ldexp(1.0, -22);
+        const double tol = rel * std::fabs(want[at]) + acc_bound * (sum[at] * std::fabs(scaled_alpha)) +
                            (c.beta != 0.0f ? rel : 0.0);
+        if (fp8 && sum[at] > 0) worst = std::max(worst, std::fabs(double{v} - want[at]) / (sum[at] * std::fabs(double{scaled_alpha})));
         ++checked;
         if (!(std::fabs(v - want[at]) <= tol)) {
           if (!bad)
@@ -196,6 +253,7 @@ void run_case(const Case& c) {
         }
       }
   EXPECT_EQ(bad, 0u) << bad << " of " << checked << " elements outside the bound; " << first;
+  if (fp8) std::printf("FP8 %s: largest error %.3g S\n", describe(c).c_str(), worst);
 }
 
 TEST(GemmSmall, EveryLayoutOnFullTiles) {
@@ -672,6 +730,70 @@ TEST(GemmSmall, RefusesWhatTmaCannotAddress) {
   EXPECT_NE(sw.errors[0].find("gemm.swapped"), std::string::npos);
 }
 
+// FP8 inputs with per-tensor scales: both pairs built, promoted and fast accumulation, full and
+// partial tiles, every tile form the launcher takes (wide and ping-pong with fast accumulation, 128,
+// swapped 64, split K), clusters, batches, alpha and beta.
+TEST(GemmSmall, Fp8) {
+  TMAKIT_REQUIRE_GPU();
+  for (Input b : {Input::e4m3, Input::e5m2})
+    for (bool fast : {false, true}) {
+      auto fp8 = [&](Case c) {
+        c.a_type = Input::e4m3;
+        c.b_type = b;
+        c.fast_accumulation = fast;
+        return c;
+      };
+      run_case(fp8({256, 512, 512}));
+      run_case(fp8({200, 300, 144, 2, Order::row_major, Order::col_major, 0.5f, 1.0f}));
+      for (int tile_n : {64, 128, 192, 256}) {
+        if (!fast && tile_n > 128) continue;  // promoted tiles are at most 128 wide
+        Case c = fp8({384, 640, 1024});
+        c.tile_n = tile_n;
+        run_case(c);
+      }
+      Case c = fp8({128, 256, 4096});
+      c.splits = 4;
+      c.expect_splits = 4;
+      run_case(c);
+      c = fp8({256, 512, 2048});
+      c.cluster_m = 2;
+      run_case(c);
+    }
+}
+
+TEST(GemmArgs, Fp8Refusals) {
+  GemmArgs g;
+  g.m = g.n = g.k = 256;
+  const void* fake = reinterpret_cast<const void*>(std::uintptr_t{1} << 32);
+  g.a = Matrix{fake, Order::row_major, 256, 0};
+  g.b = Matrix{fake, Order::col_major, 256, 0};
+  g.d = Matrix{fake, Order::row_major, 256, 0};
+  g.a_type = Input::e4m3;
+  auto errors = [](const GemmArgs& x) { return tmakit::gemm_sm90::Gemm(x).status().errors; };
+  std::vector<std::string> e = errors(g);  // B of dtype, A FP8
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0], "error [gemm.fp8_inputs] A e4m3 with B same is not built (FP8: A e4m3 with B e4m3 or e5m2); fix: give "
+                  "a_type e4m3 and b_type e4m3 or e5m2, or leave both Input::same");
+  g.b_type = Input::e4m3;
+  GemmArgs bad = g;
+  bad.a.order = Order::col_major;
+  bad.b.order = Order::row_major;
+  bad.dtype = DataType::float16;
+  e = errors(bad);
+  ASSERT_EQ(e.size(), 2u);  // every reason at once
+  EXPECT_EQ(e[0], "error [gemm.dtype] with FP8 inputs, C and D must be bf16; fix: give dtype DataType::bfloat16");
+  EXPECT_EQ(e[1].rfind("error [gemm.fp8_order] FP8 operands must be K-major: A row-major (got column-major), B "
+                       "column-major (got row-major); fix: ", 0), 0u) << e[1];
+  bad = g;
+  bad.a_type = Input::e5m2;
+  EXPECT_EQ(errors(bad).at(0).rfind("error [gemm.fp8_inputs] A e5m2 with B e4m3 is not built", 0), 0u);
+  bad = g;
+  bad.tile_n = 256;
+  EXPECT_EQ(errors(bad).at(0), "error [gemm.tile_n] promoted FP8 tiles are at most 128 columns wide and not ping-pong; "
+                               "tile_n 256 asks for another; fix: give tile_n 0, 64 or 128 and pingpong 0, or "
+                               "fast_accumulation = true");
+}
+
 TEST(GemmLarge, IssueShapes) {
   TMAKIT_REQUIRE_GPU();
   run_case({1, 8192, 8192});
@@ -680,6 +802,11 @@ TEST(GemmLarge, IssueShapes) {
   run_case({8191, 8191, 64});
   run_case({8192, 8192, 8});
   run_case({2048, 2048, 4096, 1, Order::col_major, Order::row_major});
+  Case fp8{4096, 4096, 8192};  // FP8 over a long K, promoted and not
+  fp8.a_type = fp8.b_type = Input::e4m3;
+  run_case(fp8);
+  fp8.fast_accumulation = true;
+  run_case(fp8);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Warpgroup matrix multiply-accumulate (sm_90a): D(64 x N, fp32 registers) += A(64 x 16) * B(16 x N)
 // with both operands in shared memory (mma), each K-major or MN-major, described by 64-bit matrix
 // descriptors (smem_store/gmma_descriptor.hpp derives them from the operand's canonical layout), or
-// with A in registers and B in shared memory (mma_rs).
+// with A in registers and B in shared memory (mma_rs); with FP8 inputs, A(64 x 32) * B(32 x N), both
+// from shared memory and K-major (mma_fp8: the same 32 bytes of K per instruction).
 // All 128 threads of a warpgroup execute every call. The multiply forms are generated from one
 // table of shapes (wgmma_forms.cuh, tools/gen_wgmma_forms.py); the fence and the group operations
 // are below, each with its PTX.
@@ -67,6 +68,18 @@ __device__ __forceinline__ void mma(float (&d)[N / 2], std::uint64_t desc_a, std
   static_assert(has_mma(T), "wgmma here takes bf16 or f16 inputs");
   static_assert(wgmma_forms::has_ss(N), "no such m64nNk16 form in wgmma_forms.cuh: add N to tools/gen_wgmma_forms.py's table");
   wgmma_forms::Ss<N, T == DataType::bfloat16>::template mma<TransA, TransB>(d, desc_a, desc_b, accumulate);
+}
+
+// FP8 element types (one byte each): e4m3 (4 exponent bits, 3 mantissa bits, no infinities) and
+// e5m2 (5 and 2, IEEE-like), as PTX's .e4m3 and .e5m2 and CUDA's __nv_fp8_e4m3 / __nv_fp8_e5m2.
+enum class Fp8 : std::uint8_t { e4m3, e5m2 };
+
+// One m64nNk32 instruction with FP8 inputs, A of type TA and B of type TB (any pair), both K-major:
+// WGMMA reads one-byte operands only so (the PTX ISA's wgmma.mma_async has no imm-trans for them).
+template <Fp8 TA, Fp8 TB, int N>
+__device__ __forceinline__ void mma_fp8(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, bool accumulate) {
+  static_assert(wgmma_forms::has_ss(N), "no such m64nNk32 form in wgmma_forms.cuh: add N to tools/gen_wgmma_forms.py's table");
+  wgmma_forms::Ss8<N, TA == Fp8::e5m2, TB == Fp8::e5m2>::mma(d, desc_a, desc_b, accumulate);
 }
 
 // One m64nNk16 instruction with A from registers (the RS form): a holds this thread's share of the
