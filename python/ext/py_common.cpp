@@ -5,8 +5,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace tmakit::py {
+
+PyViolation violation_of(const Finding& f, std::string value) {
+  return {f.rule_id, f.where, std::move(value), f.message(), f.fix, f.what};
+}
 
 nb::dict violation_dict(const PyViolation& v) {
   nb::dict d;
@@ -15,6 +20,7 @@ nb::dict violation_dict(const PyViolation& v) {
   d["value"] = v.value;
   d["message"] = v.message;
   d["fix"] = v.fix;
+  d["what"] = v.what;
   return d;
 }
 
