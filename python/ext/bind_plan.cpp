@@ -338,7 +338,7 @@ PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const
     strides[static_cast<std::size_t>(i)] = pitch;
     if (!checked_mul(pitch, e, &pitch) || pitch > kMaxLayoutSize) {  // the box's own row-major layout
       const LayoutDiagnostic d = make_diagnostic(LayoutRule::size_range, i, e, strides[static_cast<std::size_t>(i)]);
-      refuse({{rule_id(d.rule), "box", "", message(d), fix(d)}});
+      refuse({{rule_id(d.rule), "box", "", message(d), fix(d), ""}});
     }
   }
   for (int i = 0; i < modes; ++i) {

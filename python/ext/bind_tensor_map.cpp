@@ -30,7 +30,7 @@ TensorMapParams params_of(const nb::dict& fields) {
   std::vector<jsonl::Error> errors;
   if (!jsonl::parse_params(line, p, errors)) {
     std::vector<PyViolation> v;
-    for (const jsonl::Error& e : errors) v.push_back({e.rule, e.field, e.value, e.message, ""});
+    for (const jsonl::Error& e : errors) v.push_back({e.rule, e.field, e.value, e.message, "", ""});
     refuse(v);
   }
   return p;
