@@ -6,11 +6,11 @@
 // --stored-at ADDR also checks the address the map is stored at for what reads it
 // (tensor_map/storage.hpp): exit 1 with [map.storage_align] when a TMA instruction could not read it
 // there, a note [map.storage_abi] where only CUDA 13's declared alignment is missed. JSON: "storage":
-// {"address", "ok", "errors": [...], "notes": [...]}, each {"rule", "message", "fix"}.
+// {"address", "ok", "errors": [...], "notes": [...]}, each {"rule", "message", "fix", "where", "what"}.
 // --smem-base ADDR checks the shared address a copy's tile starts at against the descriptor's
 // swizzle (tensor_map/smem_base.hpp): exit 1 with [smem.base_align128] off a 128-byte boundary,
 // [smem.base_align] off the swizzle's repeat. JSON: "smem_base": {"address", "needed", "ok",
-// "errors": [...]}, each {"rule", "message", "fix"}. Every error of both checks is in "errors".
+// "errors": [...]}, each {"rule", "message", "fix", "where", "what"}. Every error of both checks is in "errors".
 #include <ostream>
 
 #include "commands.hpp"
