@@ -196,8 +196,8 @@ TEST(CaptureNotes, EachNoteAndItsNumbers) {
   p = bf16_tile(32, Swizzle::b128);  // 64 B rows padded to 128
   p.l2 = L2Promotion::b128;
   ASSERT_EQ(rules(p), std::vector<std::string>{"note.swizzle_row_padded"});
-  EXPECT_NE(map_notes(p)[0].message.find("spans 16384 B for the 8192 B it delivers"), std::string::npos)
-      << map_notes(p)[0].message;
+  EXPECT_NE(map_notes(p)[0].message().find("spans 16384 B for the 8192 B it delivers"), std::string::npos)
+      << map_notes(p)[0].message();
   p.strides[0] = 8190;  // refused: no notes
   EXPECT_TRUE(rules(p).empty());
 }

@@ -140,7 +140,7 @@ TEST(ClusterStage, CtaPairsNeedAnSm100TargetAndAnEvenCluster) {
   const ClusterStage odd = plan_cluster_stage(3, nullptr, 0, &d, 1, StageOptions{CtaGroup::two, Arch::sm_100});
   ASSERT_EQ(odd.diagnostics.count, 1);
   EXPECT_EQ(odd.diagnostics.items[0].rule, ClusterRule::cta_group_pair);
-  EXPECT_EQ(explain(odd.diagnostics.items[0]).rfind("error [cta_group.pair]: cta_group::2 in a cluster of 3 CTAs: CTA 2 "
+  EXPECT_EQ(explain(odd.diagnostics.items[0]).rfind("error [cta_group.pair] cta_group::2 in a cluster of 3 CTAs: CTA 2 "
                                                     "has no peer", 0),
             0u);
   EXPECT_EQ(odd.cta[2].tma_barrier, 2u);  // no peer: its own

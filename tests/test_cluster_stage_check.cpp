@@ -70,7 +70,7 @@ TEST(ClusterStageCheck, AMaskPastTheClusterIsNamedOnceWithItsBits) {
   ASSERT_EQ(rules_of(fs), std::vector<ClusterRule>{ClusterRule::multicast_mask_outside_cluster});
   EXPECT_EQ(fs[0].cta, -1);
   EXPECT_EQ(fs[0].message(),
-            "error [multicast.mask_outside_cluster]: ctaMask 0b1111 (0xf: CTAs 0, 1, 2, 3) of every issuing CTA names "
+            "error [multicast.mask_outside_cluster] ctaMask 0b1111 (0xf: CTAs 0, 1, 2, 3) of every issuing CTA names "
             "CTAs 2, 3, past the last rank of the cluster's 2 CTAs (ranks 0..1): the copy is sent to the shared memory "
             "of CTAs that do not exist; fix: " + std::string(rule_fix(ClusterRule::multicast_mask_outside_cluster)));
   // per CTA: past the cluster and, within it, not the plan's

@@ -41,7 +41,7 @@ TEST(Explain, RowPitchMessageMatchesTheDocumentedForm) {
   p.strides[1] = 2064 * 100;
   const Diagnostic d = one(p);
   EXPECT_EQ(d.rule_id, "strides.align16");
-  EXPECT_EQ(d.field, "globalStrides[0]");
+  EXPECT_EQ(d.where, "globalStrides[0]");
   EXPECT_EQ(d.value, "2056");
   EXPECT_EQ(d.message(),
             "error [strides.align16] globalStrides[0] = 2056: must be a multiple of 16 bytes; fix: pad the row "
@@ -56,7 +56,7 @@ TEST(Explain, StrideFixOffersTheSmallerMultipleOnlyWhenTheRowFits) {
   p.strides[0] = 128;
   p.strides[1] = 12808;
   const Diagnostic e = one(p);
-  EXPECT_EQ(e.field, "globalStrides[1]");
+  EXPECT_EQ(e.where, "globalStrides[1]");
   EXPECT_TRUE(has(e.fix, "pad globalStrides[1] to 12816 bytes (or 12800)")) << e.fix;
   p.strides[1] = (std::uint64_t{1} << 40) - 8;  // rounding up would break strides.below_2_40
   const Diagnostic f = one(p);
@@ -68,7 +68,7 @@ TEST(Explain, SwizzleSpanNamesTheSwizzleOrTheLargestBox) {
   p.swizzle = Swizzle::b64;  // 64 bf16 = 128 bytes
   Diagnostic d = one(p);
   EXPECT_EQ(d.rule_id, "swizzle.inner_box_span");
-  EXPECT_EQ(d.field, "boxDim[0]");
+  EXPECT_EQ(d.where, "boxDim[0]");
   EXPECT_TRUE(has(d.fix, "use swizzle 128B or a box of at most 32 bf16 elements")) << d.fix;
   EXPECT_TRUE(has(d.rule, "128 bytes")) << d.rule;
   p.swizzle = Swizzle::b128;
@@ -81,7 +81,7 @@ TEST(Explain, SwizzleSpanNamesTheSwizzleOrTheLargestBox) {
   q.channels = 16;  // 64 bytes
   q.strides[0] = 256, q.strides[1] = 7680, q.strides[2] = 230400;
   d = one(q);
-  EXPECT_EQ(d.field, "channelsPerPixel");
+  EXPECT_EQ(d.where, "channelsPerPixel");
   EXPECT_TRUE(has(d.fix, "use swizzle 64B or a box of at most 8 f32 elements (channelsPerPixel <= 8)")) << d.fix;
 }
 
@@ -101,7 +101,7 @@ TEST(Explain, SmemFootprintGivesTheLargestLegalBox) {
   p.box[2] = 58;
   Diagnostic d = one(p);
   EXPECT_EQ(d.rule_id, "box.smem_footprint");
-  EXPECT_EQ(d.field, "boxDim");
+  EXPECT_EQ(d.where, "boxDim");
   EXPECT_TRUE(has(d.value, "{64, 32, 58}")) << d.value;
   EXPECT_TRUE(has(d.value, "237568 bytes")) << d.value;
   EXPECT_TRUE(has(d.rule, "233472 bytes")) << d.rule;
@@ -163,7 +163,7 @@ TEST(Explain, EmptyPixelBoxGivesBothCorners) {
   p.lower[0] = 31;
   Diagnostic d = one(p);
   EXPECT_EQ(d.rule_id, "im2col.box_nonempty");
-  EXPECT_EQ(d.field, "pixelBoxLowerCorner[0]");
+  EXPECT_EQ(d.where, "pixelBoxLowerCorner[0]");
   EXPECT_TRUE(has(d.rule, "globalDim[1]")) << d.rule;
   EXPECT_TRUE(has(d.fix, "raise pixelBoxUpperCorner[0] to at least 2 or lower pixelBoxLowerCorner[0] to at most 30"))
       << d.fix;
@@ -178,7 +178,7 @@ TEST(Explain, CornerRangeClamps) {
   TensorMapParams p = im2col_bf16();
   p.upper[1] = 300;
   const Diagnostic d = one(p);
-  EXPECT_EQ(d.field, "pixelBoxUpperCorner[1]");
+  EXPECT_EQ(d.where, "pixelBoxUpperCorner[1]");
   EXPECT_TRUE(has(d.rule, "[-128, 127] for a rank-4 im2col map")) << d.rule;
   EXPECT_TRUE(has(d.fix, "pixelBoxUpperCorner[1] = 127")) << d.fix;
 }
@@ -187,7 +187,7 @@ TEST(Explain, OversizedDimensionIsSplit) {
   TensorMapParams p = tiled_bf16();
   p.dims[2] = std::uint64_t{1} << 33;
   const Diagnostic d = one(p);
-  EXPECT_EQ(d.field, "globalDim[2]");
+  EXPECT_EQ(d.where, "globalDim[2]");
   EXPECT_TRUE(has(d.fix, "{4294967296, 2}")) << d.fix;
 }
 
@@ -206,7 +206,7 @@ TEST(Explain, ValuesNear2To64GiveFixesWithoutWrapping) {
   TensorMapParams p = tiled_bf16();
   p.dims[0] = kMax;
   const Diagnostic dims = with_rule(p, "dims.range");
-  EXPECT_EQ(dims.field, "globalDim[0]");
+  EXPECT_EQ(dims.where, "globalDim[0]");
   EXPECT_EQ(dims.value, "18446744073709551615");  // not -1
   EXPECT_TRUE(has(dims.fix, "use 4294967296 tensor maps of at most 4294967296 elements each along dimension 0")) << dims.fix;
 
@@ -342,11 +342,11 @@ TEST(Explain, EveryRuleHasWordsAndAFix) {
     for (int k = 0; k < v.count; ++k) {
       const Diagnostic& x = d[static_cast<std::size_t>(k)];
       ASSERT_EQ(x.rule_id, rule_id(v.items[k].rule));
-      ASSERT_FALSE(x.field.empty()) << x.rule_id;
+      ASSERT_FALSE(x.where.empty()) << x.rule_id;
       ASSERT_FALSE(x.value.empty()) << x.rule_id;
       ASSERT_FALSE(x.rule.empty()) << x.rule_id;
       ASSERT_FALSE(x.fix.empty()) << x.rule_id;
-      ASSERT_EQ(x.message().rfind("error [" + x.rule_id + "] " + x.field + " = ", 0), 0u) << x.message();
+      ASSERT_EQ(x.message().rfind("error [" + x.rule_id + "] " + x.where + " = ", 0), 0u) << x.message();
       seen.insert(x.rule_id);
     }
   }

@@ -202,7 +202,7 @@ TEST(Gather4Explain, EachFindingNamesItsInputNumbersAndFix) {
   std::vector<Diagnostic> d = explain_gather4(p, r, check_gather4(p, r));
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].rule_id, "gather4.armed_bytes");
-  EXPECT_EQ(d[0].field, "armed bytes");
+  EXPECT_EQ(d[0].where, "armed bytes");
   EXPECT_EQ(d[0].value, "128");
   EXPECT_NE(d[0].rule.find("delivers 512 B, 4 rows of 64 BFLOAT16 (128 B each)"), std::string::npos) << d[0].rule;
   EXPECT_NE(d[0].rule.find("128 B is the map's box, one row"), std::string::npos) << d[0].rule;

@@ -110,10 +110,10 @@ TEST(Im2colConv, TheReportedCornersAreRefusedAndTheFixWalksTheConvolution) {
   EXPECT_TRUE(some_column_parts(p, c));
   const std::vector<Im2colConvFinding> f = explain_im2col_conv(p, c, check_im2col_conv(p, c));
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_NE(f[0].message.find("gathers output pixel 14 (ow 0, oh 1, n 0) from the window at w 14, h 0, n 0 where the "
+  EXPECT_NE(f[0].message().find("gathers output pixel 14 (ow 0, oh 1, n 0) from the window at w 14, h 0, n 0 where the "
                               "convolution's is at w 0, h 1, n 0"),
             std::string::npos)
-      << f[0].message;
+      << f[0].message();
   EXPECT_NE(f[0].fix.find("pixelBoxUpperCorner[0] = padding - dilation * (kernel - 1) = -2"), std::string::npos) << f[0].fix;
   p.upper[0] = p.upper[1] = -2;  // the fix
   EXPECT_TRUE(check_im2col_conv(p, c).empty());
@@ -224,7 +224,7 @@ TEST(Im2colConv, ConvolutionsNoMapOfTheRankWalks) {
   EXPECT_EQ(v[0].rule, Im2colConvRule::range);  // W: the padding
   EXPECT_EQ(v[0].a, -20);
   const std::vector<Im2colConvFinding> f = explain_im2col_conv(p, c, v);
-  EXPECT_NE(f[0].message.find("a rank-5 map holds corners -16..15"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message().find("a rank-5 map holds corners -16..15"), std::string::npos) << f[0].message();
   EXPECT_NE(f[0].fix.find("loop over the output rows in the kernel"), std::string::npos) << f[0].fix;
   bool stride_range = false;
   for (const Im2colConvFinding& x : f)

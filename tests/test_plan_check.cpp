@@ -62,7 +62,7 @@ TEST(PlanCheck, AHalfBoxIsAHang) {
   EXPECT_TRUE(c.hangs);
   // boxBytes follows from boxDim[1]: reported once, as the box
   EXPECT_EQ(rules(c), (std::vector<std::string>{"check.box", "check.copy_bytes"}));
-  EXPECT_EQ(c.findings[0].field, "boxDim[1]");
+  EXPECT_EQ(c.findings[0].where, "boxDim[1]");
   EXPECT_EQ(c.findings[0].expected, "128");
   EXPECT_EQ(c.findings[0].actual, "64");
   EXPECT_EQ(c.findings[0].byte_offsets, std::vector<int>{56});
@@ -75,8 +75,8 @@ TEST(PlanCheck, AHalfBoxIsAHang) {
 TEST(PlanCheck, ASwizzleChangeIsNamedOnce) {
   const PlanCheck c = check_against_plan(descriptor(32, 128, Swizzle::b64), gemm_plan());
   EXPECT_EQ(rules(c), (std::vector<std::string>{"check.swizzle", "check.box", "check.copy_bytes"}));
-  EXPECT_EQ(c.findings[0].field, "swizzle");
-  EXPECT_EQ(c.findings.back().field, "transaction bytes");
+  EXPECT_EQ(c.findings[0].where, "swizzle");
+  EXPECT_EQ(c.findings.back().where, "transaction bytes");
 }
 
 // A stored smemAlignment the map's own swizzle does not imply (the swizzle is the plan's): named
@@ -86,7 +86,7 @@ TEST(PlanCheck, AStoredAlignmentItsSwizzleDoesNotImplyIsCheckDerived) {
   m.set_bits(72 * 8, 64, 512);  // smemAlignment: 1024 for 128B
   const PlanCheck c = check_against_plan(m, gemm_plan());
   ASSERT_EQ(rules(c), (std::vector<std::string>{"check.derived"}));
-  EXPECT_EQ(c.findings[0].field, "smemAlignment");
+  EXPECT_EQ(c.findings[0].where, "smemAlignment");
   EXPECT_NE(c.findings[0].message().find("plan 1024 B, descriptor 512 B: the descriptor's own fields imply 1024 B"),
             std::string::npos) << c.findings[0].message();
 }
@@ -144,7 +144,7 @@ TEST(PlanCheck, AnUngroupedPartitionIsTheHangExplained) {
       << limit;
   EXPECT_NE(limit.find("the next wait never completes (the hang)"), std::string::npos) << limit;
   EXPECT_NE(limit.find("1,048,576 B delivered, 16,384 B armed"), std::string::npos) << limit;
-  EXPECT_NE(c.findings[1].fix().find("group_modes"), std::string::npos);
+  EXPECT_NE(c.findings[1].fix.find("group_modes"), std::string::npos);
 }
 
 TEST(PlanCheck, OverAndUnderDeliveryAgainstTheArmedCount) {

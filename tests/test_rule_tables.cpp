@@ -223,7 +223,7 @@ TEST(RuleTables, ListsCountErrorsByTheTablesSeverity) {
   c.add(ClusterRule::fan_in, -1, 4096, 8192);
   EXPECT_FALSE(c.ok());
   EXPECT_EQ(c.errors(), 1);
-  EXPECT_EQ(explain(c.items[1]).rfind("error [expect.fan_in]: barrier expects 4096 B but the issues into it deliver "
+  EXPECT_EQ(explain(c.items[1]).rfind("error [expect.fan_in] barrier expects 4096 B but the issues into it deliver "
                                       "8192 B; fix: each receiver expects the SUM",
                                       0),
             0u)

@@ -64,13 +64,13 @@ TEST(SmemBase, WordsGiveTheAddressItsAlignmentTheNeedAndTheFix) {
   EXPECT_TRUE(has(f[0].effect, "row (r + 7) % 8 of the pattern")) << f[0].effect;
   EXPECT_TRUE(has(f[0].effect, "bits 7-9 XORed into bits 4-6")) << f[0].effect;
   EXPECT_TRUE(has(f[0].fix, "__align__(1024)") && has(f[0].fix, "byte_alignment=1024")) << f[0].fix;
-  EXPECT_EQ(f[0].message.rfind("error [smem.base_align] shared tile address: needed a multiple of 1024 B, got 0x7f80", 0), 0u)
-      << f[0].message;
+  EXPECT_EQ(f[0].message().rfind("error [smem.base_align] shared tile address: needed a multiple of 1024 B, got 0x7f80", 0), 0u)
+      << f[0].message();
 
   // Off 128 bytes: the fault first, and the pattern words say it is not on a row at all.
   const std::vector<SmemBaseFinding> g = explain_smem_base(check_smem_base(0x440, Swizzle::b64));
   ASSERT_EQ(g.size(), 2u);
-  EXPECT_TRUE(has(g[0].message, "misaligned address")) << g[0].message;
+  EXPECT_TRUE(has(g[0].message(), "misaligned address")) << g[0].message();
   EXPECT_TRUE(has(g[0].fix, "__align__(512)")) << g[0].fix;
   EXPECT_TRUE(has(g[1].effect, "does not even start on one of the pattern's 128-byte rows")) << g[1].effect;
   EXPECT_TRUE(has(g[1].effect, "bits 7-8 XORed into bits 4-5")) << g[1].effect;

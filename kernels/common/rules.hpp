@@ -15,6 +15,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/core/finding.hpp"
 
 namespace tmakit::kernels {
 
@@ -164,17 +165,13 @@ static_assert(rule_table_well_formed(rule_table(KernelRule{})), "one row per rul
 static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::gemm_fp8_order) + 1,
               "a row for every enum value");
 
-// One refusal in the library's one diagnostic shape, "error [<id>] <what>; fix: <fix>" (as the
-// planner's and the peer rules' lines): `what` says it with the caller's values (the rule's text
-// where empty), `fix` is one computed from them (the table's where empty). Any family whose table
-// keeps its fixes: the collectives refuse by the peer rules through it. Host only.
+// One refusal in the library's one diagnostic shape (tmakit/core/finding.hpp), "error [<id>] <what>;
+// fix: <fix>" (as the planner's and the peer rules' lines): `what` says it with the caller's values
+// (the rule's text where empty), `fix` is one computed from them (the table's where empty). Any
+// family whose table keeps its fixes: the collectives refuse by the peer rules through it. Host only.
 template <RuleEnum Rule>
 std::string refusal(Rule r, std::string_view what = {}, std::string_view fix = {}) {
-  std::string s = std::string("error [") + rule_id(r) + "] ";
-  s += what.empty() ? std::string_view(rule_text(r)) : what;
-  if (fix.empty()) fix = rule_fix(r);
-  if (!fix.empty()) s.append("; fix: ").append(fix);
-  return s;
+  return make_finding(r, "", std::string(what), std::string(fix)).message();
 }
 
 // The fix of peer.plan where the plan was accepted but the driver refused to encode its descriptor.

@@ -34,8 +34,9 @@ namespace {
 nb::list gather_diagnostics(const ClusterDiagnostics& ds, std::vector<PyViolation>& errors, const std::string& where = "") {
   nb::list notes;
   for (const ClusterViolation& v : ds) {
-    const PyViolation pv{rule_id(v.rule), v.cta >= 0 ? "CTA " + std::to_string(v.cta) : where, std::to_string(v.value),
-                         (where.empty() ? "" : where + ": ") + explain(v), rule_fix(v.rule)};
+    PyViolation pv = violation_of(to_finding(v), std::to_string(v.value));
+    if (v.cta < 0) pv.field = where;
+    if (!where.empty()) pv.message = where + ": " + pv.message;
     if (is_note(v.rule)) notes.append(pv.message);
     else errors.push_back(pv);
   }
@@ -43,9 +44,12 @@ nb::list gather_diagnostics(const ClusterDiagnostics& ds, std::vector<PyViolatio
 }
 // A check's findings, gathered as gather_diagnostics gathers a plan's errors.
 void gather_findings(const std::vector<StageFinding>& fs, std::vector<PyViolation>& errors, const std::string& where = "") {
-  for (const StageFinding& f : fs)
-    errors.push_back({rule_id(f.rule), f.cta >= 0 ? "CTA " + std::to_string(f.cta) : where, "",
-                      (where.empty() ? "" : where + ": ") + f.message(), f.fix()});
+  for (const StageFinding& f : fs) {
+    PyViolation pv = violation_of(f);
+    if (f.cta < 0) pv.field = where;
+    if (!where.empty()) pv.message = where + ": " + pv.message;
+    errors.push_back(std::move(pv));
+  }
 }
 // Errors refuse; notes (decisions) are returned with the plan.
 nb::list check_diagnostics(const ClusterDiagnostics& ds) {

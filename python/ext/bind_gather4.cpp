@@ -45,7 +45,7 @@ nb::object check_gather(nb::handle descriptor, const std::string& op, const std:
     std::vector<PyViolation> v;
     for (const auto& e : j["errors"])
       v.push_back({e["rule"].get<std::string>(), e["field"].get<std::string>(), e["value"].get<std::string>(),
-                   e["message"].get<std::string>(), e["fix"].get<std::string>()});
+                   e["message"].get<std::string>(), e["fix"].get<std::string>(), e["what"].get<std::string>()});
     refuse(v);
   }
   return to_python(j);

@@ -24,7 +24,7 @@ namespace tmakit::py {
 namespace {
 
 [[noreturn]] void refuse_layout(const LayoutDiagnostic& d) {
-  refuse({{rule_id(d.rule), d.mode >= 0 ? "mode " + std::to_string(d.mode) : "", "", message(d), fix(d)}});
+  refuse({{rule_id(d.rule), d.mode >= 0 ? "mode " + std::to_string(d.mode) : "", "", message(d), fix(d), ""}});
 }
 
 template <class T>

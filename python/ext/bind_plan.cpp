@@ -36,7 +36,7 @@ namespace {
 // Refused with every issue, in explain_plan()'s words (the CLI's).
 [[noreturn]] void refuse_issues(const PlanIssues& issues, const TileProblem& problem, const std::vector<std::string>& names = {}) {
   std::vector<PyViolation> v;
-  for (const PlanDiagnostic& d : explain_plan(issues, problem, names)) v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
+  for (const PlanDiagnostic& d : explain_plan(issues, problem, names)) v.push_back(violation_of(d));
   refuse(v);
 }
 
@@ -230,7 +230,7 @@ GlobalTensor tensor_of(nb::handle h) {
   const dlpack::FromDlpackResult r = dlpack::from_dlpack(t);
   if (!r.ok()) {
     std::vector<PyViolation> v;
-    for (const PlanDiagnostic& d : explain_plan(r.issues, TileProblem{})) v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
+    for (const PlanDiagnostic& d : explain_plan(r.issues, TileProblem{})) v.push_back(violation_of(d));
     refuse(v);
   }
   GlobalTensor g = r.tensor;
@@ -294,7 +294,7 @@ PlanObject run_plan(const GlobalTensor& g, const SwizzledLayout& s, const TileEx
   if (!p.result.ok()) {
     std::vector<PyViolation> v;
     for (const PlanDiagnostic& d : explain_plan(p.result.issues, p.result.problem, p.names))
-      v.push_back({d.rule_id, d.where, "", d.message(), d.fix});
+      v.push_back(violation_of(d));
     refuse(v);
   }
   const EncodeResult e = encode_host(p.result.plan.params);
@@ -338,7 +338,7 @@ PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const
     strides[static_cast<std::size_t>(i)] = pitch;
     if (!checked_mul(pitch, e, &pitch) || pitch > kMaxLayoutSize) {  // the box's own row-major layout
       const LayoutDiagnostic d = make_diagnostic(LayoutRule::size_range, i, e, strides[static_cast<std::size_t>(i)]);
-      refuse({{rule_id(d.rule), "box", "", message(d), fix(d)}});
+      refuse({{rule_id(d.rule), "box", "", message(d), fix(d), ""}});
     }
   }
   for (int i = 0; i < modes; ++i) {
@@ -361,32 +361,20 @@ nb::dict check(nb::handle descriptor, const PlanObject& p, std::uint64_t armed_b
   o.smem_base = smem_base;
   const PlanCheck c = check_against_plan(m, p.result.plan, o);
   nb::list findings;
-  for (const PlanCheckFinding& f : c.findings) {
-    nb::dict d;
-    d["rule"] = rule_id(f.rule);
-    d["severity"] = is_note(f.rule) ? "note" : "error";
-    d["field"] = f.field;
-    d["expected"] = f.expected;
-    d["actual"] = f.actual;
-    d["bytes"] = f.byte_offsets;
-    d["effect"] = f.effect;
-    d["fix"] = f.fix();
-    d["message"] = f.message();
+  // A finding with the numbers both kinds keep (tmakit.PlanFinding's keys).
+  const auto add = [&findings](const Finding& f, const std::string& expected, const std::string& actual,
+                               const std::vector<int>& bytes, const std::string& effect) {
+    nb::dict d = violation_dict(violation_of(f, actual));
+    d["severity"] = f.is_error() ? "error" : "note";
+    d["expected"] = expected;
+    d["actual"] = actual;
+    d["bytes"] = bytes;
+    d["effect"] = effect;
     findings.append(d);
-  }
-  for (const SmemBaseFinding& f : c.smem_base) {  // the tile's address: errors, after the descriptor's
-    nb::dict d;
-    d["rule"] = rule_id(f.rule);
-    d["severity"] = "error";
-    d["field"] = f.field;
-    d["expected"] = f.expected;
-    d["actual"] = f.actual;
-    d["bytes"] = nb::list();
-    d["effect"] = f.effect;
-    d["fix"] = f.fix;
-    d["message"] = f.message;
-    findings.append(d);
-  }
+  };
+  for (const PlanCheckFinding& f : c.findings) add(f, f.expected, f.actual, f.byte_offsets, f.effect);
+  // the tile's address: errors, after the descriptor's
+  for (const SmemBaseFinding& f : c.smem_base) add(f, f.expected, f.actual, {}, f.effect);
   nb::dict d;
   d["ok"] = c.ok();
   d["hangs"] = c.hangs;

@@ -27,12 +27,12 @@ void bind_smem_store(nb::module_& m) {
         if (!pd.ok) usage_error("dst: " + pd.error);
         if (!pd.elements_no_effect.empty())  // `tmakit smem-store --elements`'s usage.conflict
           refuse({{rule_id(UsageRule::conflict), "elements", "", "error [usage.conflict] elements=True changes nothing: " +
-                   pd.elements_no_effect, "leave elements out"}});
+                   pd.elements_no_effect, "leave elements out", "elements=True changes nothing: " + pd.elements_no_effect}});
         const StoreDestination& d = pd.value;
         SmemStoreOptions opts;
         opts.allow_stmatrix = stmatrix;
         const SmemStorePlan p = plan_smem_store(s, d, opts);
-        if (!p.ok) refuse({{rule_id(p.refusal.rule), "", "", refusal_message(p, s, d), refusal_fix(p, s, d)}});
+        if (!p.ok) refuse({{rule_id(p.refusal.rule), "", "", refusal_message(p, s, d), refusal_fix(p, s, d), ""}});
         nb::dict out = nb::borrow<nb::dict>(to_python(plan_json(p, s, d, src)));
         out["text"] = describe_plan(p, s, d, src);
         out["svg"] = plan_svg(p, s, d);

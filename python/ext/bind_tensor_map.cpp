@@ -30,7 +30,7 @@ TensorMapParams params_of(const nb::dict& fields) {
   std::vector<jsonl::Error> errors;
   if (!jsonl::parse_params(line, p, errors)) {
     std::vector<PyViolation> v;
-    for (const jsonl::Error& e : errors) v.push_back({e.rule, e.field, e.value, e.message, ""});
+    for (const jsonl::Error& e : errors) v.push_back({e.rule, e.field, e.value, e.message, "", ""});
     refuse(v);
   }
   return p;
@@ -38,7 +38,7 @@ TensorMapParams params_of(const nb::dict& fields) {
 
 std::vector<PyViolation> violations_of(const TensorMapParams& p, const Violations& found) {
   std::vector<PyViolation> v;
-  for (const Diagnostic& d : explain(p, found)) v.push_back({d.rule_id, d.field, d.value, d.message(), d.fix});
+  for (const Diagnostic& d : explain(p, found)) v.push_back(violation_of(d, d.value));
   return v;
 }
 
@@ -77,13 +77,9 @@ nb::object map_storage(std::uint64_t address) {
   const MapStorageCheck c = check_map_storage(address);
   nb::list errors, notes;
   for (const MapStorageFinding& f : explain_map_storage(c)) {
-    nb::dict d;
-    d["rule"] = rule_id(f.rule);
-    d["field"] = "address";
-    d["value"] = std::to_string(c.address);
-    d["message"] = f.message;
-    d["fix"] = f.fix;
-    (is_note(f.rule) ? notes : errors).append(d);
+    PyViolation v = violation_of(f, std::to_string(c.address));
+    v.field = "address";  // the argument's name
+    (f.is_error() ? errors : notes).append(violation_dict(v));
   }
   nb::dict out;
   out["address"] = c.address;
@@ -100,7 +96,7 @@ nb::object smem_base(std::uint64_t address, nb::handle descriptor) {
   const SmemBaseCheck c = check_smem_base(address, decode(m).params.swizzle);
   nb::list errors;
   for (const SmemBaseFinding& f : explain_smem_base(c))
-    errors.append(violation_dict({rule_id(f.rule), f.field, f.actual, f.message, f.fix}));
+    errors.append(violation_dict(violation_of(f, f.actual)));
   nb::dict out;
   out["address"] = c.address;
   out["needed"] = c.needed;
@@ -120,7 +116,7 @@ nb::list im2col_conv(nb::handle descriptor, const std::vector<std::int64_t>& ker
   if (const std::string e = im2col_conv_usage_error(p, conv); !e.empty()) usage_error(e);
   nb::list out;
   for (const Im2colConvFinding& f : explain_im2col_conv(p, conv, check_im2col_conv(p, conv)))
-    out.append(violation_dict({rule_id(f.rule), f.field, "", f.message, f.fix}));
+    out.append(violation_dict(violation_of(f)));
   return out;
 }
 

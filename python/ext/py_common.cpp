@@ -5,8 +5,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace tmakit::py {
+
+PyViolation violation_of(const Finding& f, std::string value) {
+  return {f.rule_id, f.where, std::move(value), f.message(), f.fix, f.what};
+}
 
 nb::dict violation_dict(const PyViolation& v) {
   nb::dict d;
@@ -15,6 +20,7 @@ nb::dict violation_dict(const PyViolation& v) {
   d["value"] = v.value;
   d["message"] = v.message;
   d["fix"] = v.fix;
+  d["what"] = v.what;
   return d;
 }
 
@@ -74,8 +80,8 @@ std::string py_type_name(nb::handle h) { return nb::cast<std::string>(nb::str(h.
 [[noreturn]] void refuse_beyond_64_bits(const nb::object& n, const std::string& what) {
   std::string digits = nb::cast<std::string>(nb::str(n));
   if (digits.size() > 64) digits = digits.substr(0, 64) + "...";
-  refuse({{"input.range", what, digits,
-           "error [input.range] " + what + " = " + digits + ": must be an integer in -2^63..2^64-1 (64 bits)", ""}});
+  const std::string words = what + " = " + digits + ": must be an integer in -2^63..2^64-1 (64 bits)";
+  refuse({{"input.range", what, digits, "error [input.range] " + words, "", words}});
 }
 
 nlohmann::json integer_from_python(nb::handle h, const std::string& what) {

@@ -11,18 +11,23 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/core/finding.hpp"
 #include "tmakit/tensor_map/bytes.hpp"
 
 namespace tmakit::py {
 
 namespace nb = nanobind;
 
-// One violation as tmakit.Violation takes it.
+// One violation as tmakit.Violation takes it: a finding's rule id, where (as `field`), message, fix
+// and what, with the offending value where its family keeps one.
 struct PyViolation {
-  std::string rule, field, value, message, fix;
+  std::string rule, field, value, message, fix, what;
 };
 
-// A violation as the dict tmakit.Violation(**d) takes.
+// A finding's common part (core/finding.hpp), the one way every call hands one to Python.
+PyViolation violation_of(const Finding& f, std::string value = {});
+// A violation as the dict tmakit.Violation(**d) takes: "rule", "field", "value", "message", "fix",
+// "what".
 nb::dict violation_dict(const PyViolation& v);
 // Raises tmakit.Refused(violations) (defined in tmakit/_errors.py).
 [[noreturn]] void refuse(const std::vector<PyViolation>& violations);

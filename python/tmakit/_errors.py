@@ -8,12 +8,15 @@ from typing import Any, Iterable, Mapping
 
 @dataclass(frozen=True)
 class Violation:
-    """One violated rule, with the ids and words the CLI prints.
+    """One violated rule, with the ids and words the CLI prints: the library's one diagnostic shape
+    (rule id, where, what, fix) and its line.
 
     rule: the stable id ("strides.align16", "plan.inner_contiguous", "layout.composition_stride", ...);
-    field: the parameter or place it concerns ("globalStrides[0]", "tile mode 0 (M)", ""); value: the
-    offending value as text ("" where the message holds the numbers); message: the CLI's line
-    ("error [strides.align16] globalStrides[0] = 2056: ...; fix: ..."); fix: the fix alone.
+    field (also `where`): the parameter or place it concerns ("globalStrides[0]", "tile mode 0 (M)", "");
+    value: the offending value as text ("" where the message holds the numbers); message: the CLI's
+    line ("error [strides.align16] globalStrides[0] = 2056: ...; fix: ..."); fix: the fix alone;
+    what: the line between the rule id and the fix ("globalStrides[0] = 2056: ..."; "" where the
+    refusal has no finding behind it).
     """
 
     rule: str
@@ -21,6 +24,12 @@ class Violation:
     value: str
     message: str
     fix: str
+    what: str = ""
+
+    @property
+    def where(self) -> str:
+        """The place the finding concerns: `field`."""
+        return self.field
 
     def __str__(self) -> str:
         return self.message

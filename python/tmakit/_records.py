@@ -215,19 +215,22 @@ class Plan(Record):
 
 class PlanFinding(Record):
     """One way a descriptor (or a kernel's byte count) differs from the plan: `rule` (check.box,
-    check.armed_bytes, ...), `severity`, `field`, `expected` (the plan's), `actual`, `bytes` (the
-    differing byte offsets), `effect` (what it does to the copy), `fix`, `message`."""
+    check.armed_bytes, ...), `severity`, `field` (where it differs), `expected` (the plan's), `actual`
+    (also `value`), `bytes` (the differing byte offsets), `effect` (what it does to the copy), `fix`,
+    `message`, `what` (the message between the rule id and the fix), as tmakit.Violation has them."""
 
     __slots__ = ()
     rule: str
     severity: str
     field: str
+    value: str
     expected: str
     actual: str
     bytes: list[int]
     effect: str
     fix: str
     message: str
+    what: str
 
     def __str__(self) -> str:
         return self.message

@@ -41,14 +41,13 @@ std::string what(const PeerIssue& i) {
 }
 }  // namespace
 
-std::string explain(const PeerIssue& i) {
-  std::string s = std::string(is_note(i.rule) ? "note [" : "error [") + rule_id(i.rule) + "] ";
-  if (i.peer >= 0) s += "peer " + num(i.peer) + ": ";
-  s += what(i);
-  const std::string fix = rule_fix(i.rule);
-  if (!fix.empty()) s += "; fix: " + fix;
-  return s;
+Finding to_finding(const PeerIssue& i) {
+  Finding f = make_finding(i.rule, i.peer >= 0 ? "peer " + num(i.peer) : std::string(), {});
+  f.what = what_at(f.where, what(i));
+  return f;
 }
+
+std::string explain(const PeerIssue& i) { return to_finding(i).message(); }
 
 std::vector<std::string> explain_all(const PeerIssues& issues) {
   std::vector<std::string> out;

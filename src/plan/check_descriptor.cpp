@@ -85,7 +85,7 @@ PlanCheckFinding copies_finding(const TmaPlan& plan, std::uint64_t copy_bytes, s
                                 std::uint64_t armed, std::uint64_t delivered) {
   PlanCheckFinding x;
   x.rule = PlanCheckRule::copies;
-  x.field = "copies per stage";
+  x.where = "copies per stage";
   x.expected = std::to_string(plan.instructions);
   x.actual = std::to_string(copies);
   x.effect = std::string(rule_text(x.rule)) + ": " + std::to_string(copies) + " copies x " + grouped(copy_bytes) +
@@ -98,31 +98,29 @@ PlanCheckFinding copies_finding(const TmaPlan& plan, std::uint64_t copy_bytes, s
 PlanCheckFinding tx_limit_finding(std::uint64_t armed, std::uint64_t delivered) {
   PlanCheckFinding x;
   x.rule = PlanCheckRule::tx_limit;
-  x.field = "transaction count";
+  x.where = "transaction count";
   x.expected = "at most " + grouped(kMbarrierTxCountMax) + " B per phase";
   x.actual = grouped(delivered) + " B delivered, " + grouped(armed) + " B armed";
   x.effect = std::string(rule_text(x.rule));
   return x;
 }
 
-}  // namespace
-
-std::string PlanCheckFinding::fix() const { return rule_fix(rule); }
-
-std::string PlanCheckFinding::message() const {
-  std::string s = is_note(rule) ? "note [" : "error [";
-  s += rule_id(rule);
-  s += "] " + field + ": plan " + expected + ", " +
-       (rule == PlanCheckRule::armed_bytes || rule == PlanCheckRule::copies || rule == PlanCheckRule::tx_limit
-            ? "kernel "
-            : "descriptor ") + actual + ": " + effect;
-  s += "; fix: " + fix();
-  return s;
+// The finding's shared words, from its rule and numbers (once they are all set).
+void put_words(PlanCheckFinding& x) {
+  const RuleInfo<PlanCheckRule> info = rule_info(x.rule);
+  const bool kernel = x.rule == PlanCheckRule::armed_bytes || x.rule == PlanCheckRule::copies ||
+                      x.rule == PlanCheckRule::tx_limit;
+  x.severity = info.severity;
+  x.rule_id = info.id;
+  x.what = x.where + ": plan " + x.expected + ", " + (kernel ? "kernel " : "descriptor ") + x.actual + ": " + x.effect;
+  x.fix = info.fix;
 }
+
+}  // namespace
 
 bool PlanCheck::ok() const {
   for (const PlanCheckFinding& f : findings)
-    if (!is_note(f.rule)) return false;
+    if (f.is_error()) return false;
   return smem_base.empty();  // every smem.* finding is an error
 }
 
@@ -146,7 +144,7 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
       if (!derived_disagrees(f.name, d)) continue;
       x.rule = PlanCheckRule::derived;
     }
-    x.field = f.name;
+    x.where = f.name;
     x.expected = f.a;
     x.actual = f.b;
     x.byte_offsets = f.byte_offsets;
@@ -168,7 +166,7 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
   if (c.copy_bytes != per_instruction) {
     PlanCheckFinding x;
     x.rule = PlanCheckRule::copy_bytes;
-    x.field = "transaction bytes";
+    x.where = "transaction bytes";
     x.expected = std::to_string(per_instruction) + " B per copy, " + std::to_string(plan.instructions) + " per stage";
     x.actual = std::to_string(c.copy_bytes) + " B per copy, " + std::to_string(copies) + " per stage";
     x.effect = std::string(rule_text(x.rule));
@@ -190,7 +188,7 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
     if (options.armed_bytes != delivered) {
       PlanCheckFinding x;
       x.rule = PlanCheckRule::armed_bytes;
-      x.field = "expect_tx";
+      x.where = "expect_tx";
       x.expected = std::to_string(delivered) + " B per stage";
       x.actual = std::to_string(options.armed_bytes) + " B per stage";
       x.effect = std::string(rule_text(x.rule)) + ": " + barrier_outcome(options.armed_bytes, delivered);
@@ -210,6 +208,7 @@ PlanCheck check_against_plan(const TensorMapBytes& descriptor, const TmaPlan& pl
     sb.needed = plan.smem_alignment;
     c.smem_base = explain_smem_base(sb);
   }
+  for (PlanCheckFinding& x : c.findings) put_words(x);
   return c;
 }
 

@@ -570,8 +570,6 @@ PlanDiagnostic diagnose_issue(const PlanIssue& i, const Ctx& c) {
 
 }  // namespace
 
-std::string PlanDiagnostic::message() const { return "error [" + rule_id + "] " + what + "; fix: " + fix; }
-
 std::vector<PlanDiagnostic> explain_plan(const PlanIssues& issues, const TileProblem& problem,
                                          const std::vector<std::string>& names) {
   std::vector<PlanDiagnostic> out;

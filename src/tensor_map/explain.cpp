@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tmakit/core/diagnostics.hpp"
@@ -522,13 +523,17 @@ Words describe_violation(const TensorMapParams& p, const Violation<Rule>& x) {
 
 }  // namespace
 
-std::string Diagnostic::message() const {
-  std::string m = "error [" + rule_id + "]";
-  if (!field.empty()) m += " " + field;
-  if (!value.empty()) m += " = " + value;
-  m += ": " + rule;
-  if (!fix.empty()) m += "; fix: " + fix;
-  return m;
+Diagnostic make_diagnostic(std::string rule_id, std::string field, std::string value, std::string rule, std::string fix) {
+  Diagnostic d;
+  d.rule_id = std::move(rule_id);
+  std::string head = field;
+  if (!value.empty()) head += (head.empty() ? "= " : " = ") + value;
+  d.what = what_at(head, rule);
+  d.where = std::move(field);
+  d.fix = std::move(fix);
+  d.value = std::move(value);
+  d.rule = std::move(rule);
+  return d;
 }
 
 std::vector<Diagnostic> explain(const TensorMapParams& p, const Violations& v) {
@@ -536,12 +541,12 @@ std::vector<Diagnostic> explain(const TensorMapParams& p, const Violations& v) {
   out.reserve(static_cast<std::size_t>(v.count) + 1);
   for (const Violation<Rule>& x : v) {
     Words w = describe_violation(p, x);
-    out.push_back(Diagnostic{rule_id(x.rule), std::move(w.field), std::move(w.value), std::move(w.rule), std::move(w.fix)});
+    out.push_back(make_diagnostic(rule_id(x.rule), std::move(w.field), std::move(w.value), std::move(w.rule), std::move(w.fix)));
   }
   if (v.truncated)
-    out.push_back(Diagnostic{"violations.truncated", "", "",
-                             "more than " + std::to_string(v.count) + " violations; the rest are not listed",
-                             "fix the ones above and validate again"});
+    out.push_back(make_diagnostic("violations.truncated", "", "",
+                                  "more than " + std::to_string(v.count) + " violations; the rest are not listed",
+                                  "fix the ones above and validate again"));
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "tmakit/host/json.hpp"
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
@@ -152,7 +153,7 @@ std::vector<Diagnostic> explain_gather4(const TensorMapParams& p, const Gather4R
   std::vector<Diagnostic> out;
   for (const Gather4Finding& f : c.findings) {
     auto [field, value] = finding_input(p, r, f);
-    out.push_back({rule_id(f.rule), field, value, finding_words(p, r, c, f), finding_fix(p, r, c, f)});
+    out.push_back(make_diagnostic(rule_id(f.rule), field, value, finding_words(p, r, c, f), finding_fix(p, r, c, f)));
   }
   TensorMapParams on_target = p;
   on_target.arch = target_arch(r.target);
@@ -182,7 +183,7 @@ nlohmann::ordered_json gather4_json(const TensorMapParams& p, const Gather4Reque
   nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   std::string text = c.ok() ? describe_gather4(p, r, c) : std::string();
   for (const Diagnostic& d : explain_gather4(p, r, c)) {
-    errors.push_back({{"rule", d.rule_id}, {"field", d.field}, {"value", d.value}, {"message", d.message()}, {"fix", d.fix}});
+    errors.push_back(finding_json(d, nlohmann::ordered_json{{"field", d.where}, {"value", d.value}}));
     text += d.message() + "\n";
   }
   const char* dst = dst_key(r.form);

@@ -87,8 +87,13 @@ std::string divergence_words(const TensorMapParams& p, const Im2colConv& c) {
 }
 
 Im2colConvFinding finding(Im2colConvRule rule, std::string field, std::string effect, std::string fix) {
-  Im2colConvFinding f{rule, std::move(field), std::move(effect), std::move(fix), ""};
-  f.message = std::string("error [") + rule_id(rule) + "] " + f.field + ": " + f.effect + "; fix: " + f.fix;
+  Im2colConvFinding f;
+  f.rule = rule;
+  f.rule_id = rule_id(rule);
+  f.where = std::move(field);
+  f.effect = std::move(effect);
+  f.fix = std::move(fix);
+  f.what = what_at(f.where, f.effect);
   return f;
 }
 
@@ -238,7 +243,7 @@ std::vector<Im2colConvFinding> explain_im2col_conv(const TensorMapParams& p, con
     if (!told) {
       told = true;
       f.effect += divergence_words(p, c);
-      f.message = std::string("error [") + rule_id(f.rule) + "] " + f.field + ": " + f.effect + "; fix: " + f.fix;
+      f.what = what_at(f.where, f.effect);
     }
     out.push_back(std::move(f));
   }

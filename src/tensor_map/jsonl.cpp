@@ -37,8 +37,8 @@ std::string value_text(const json& j) {
 
 // An input error: no fix, the rule in words is `what` (message() formats it like a violation's).
 void add(std::vector<Error>& errors, const char* rule, std::string field, std::string value, std::string what) {
-  const Diagnostic d{rule, std::move(field), std::move(value), std::move(what), ""};
-  errors.push_back(Error{d.rule_id, d.field, d.value, d.message()});
+  const Diagnostic d = make_diagnostic(rule, std::move(field), std::move(value), std::move(what), "");
+  errors.push_back(Error{d.rule_id, d.where, d.value, d.message()});
 }
 
 template <class T>
@@ -263,7 +263,7 @@ std::vector<Error> describe(const TensorMapParams& p, const Violations& v) {
   for (const Diagnostic& d : explain(p, v)) {
     Error e;
     e.rule = d.rule_id;
-    e.field = d.field;
+    e.field = d.where;
     e.value = d.value;
     e.message = d.message();
     out.push_back(std::move(e));

@@ -14,11 +14,11 @@ namespace {
 // "note [id] <what>: <the rule's text> (<detail>); fix: <fix>"
 MapNote note(MapNoteRule rule, const std::string& what, const std::string& fix = "", const std::string& detail = "") {
   const RuleInfo<MapNoteRule> r = rule_info(rule);
-  const std::string f = fix.empty() ? r.fix : fix;
-  return {rule,
-          std::string("note [") + r.id + "] " + what + ": " + r.text + (detail.empty() ? "" : " (" + detail + ")") +
-              (f.empty() ? "" : "; fix: " + f),
-          f};
+  MapNote n;
+  static_cast<Finding&>(n) =
+      make_finding(rule, r.part, what + ": " + r.text + (detail.empty() ? "" : " (" + detail + ")"), fix);
+  n.rule = rule;
+  return n;
 }
 
 // Bytes of one dim-0 row of the box (channels of one pixel for im2col maps).

@@ -62,12 +62,13 @@ std::string shifted_pattern_effect(const SmemBaseCheck& c) {
 SmemBaseFinding finding(const SmemBaseCheck& c, SmemBaseRule rule, std::uint32_t expected, std::string effect) {
   SmemBaseFinding f;
   f.rule = rule;
+  f.rule_id = rule_id(rule);
+  f.where = rule_info(rule).part;  // "shared tile address"
   f.expected = "a multiple of " + std::to_string(expected) + " B";
   f.actual = address_words(c.address);
   f.effect = std::move(effect);
   f.fix = concrete_fix(c.needed);
-  f.message = std::string("error [") + rule_id(rule) + "] " + f.field + ": needed " + f.expected + ", got " + f.actual +
-              ": " + f.effect + "; fix: " + f.fix;
+  f.what = f.where + ": needed " + f.expected + ", got " + f.actual + ": " + f.effect;
   return f;
 }
 

@@ -3,35 +3,32 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tmakit/tensor_map/names.hpp"
 
 namespace tmakit {
-namespace {
-
-
-}  // namespace
 
 std::vector<MapStorageFinding> explain_map_storage(const MapStorageCheck& c) {
   std::vector<MapStorageFinding> out;
   const std::string at = "the tensor map at " + hex_text(c.address);
+  const auto add = [&out](MapStorageRule rule, std::string what) {
+    MapStorageFinding f;
+    static_cast<Finding&>(f) = make_finding(rule, rule_info(rule).part, std::move(what));
+    f.rule = rule;
+    out.push_back(std::move(f));
+  };
   if (!c.ok()) {
-    const RuleInfo<MapStorageRule> r = rule_info(MapStorageRule::align64);
-    const std::string fix = r.fix;
-    out.push_back({r.rule,
-                   std::string("error [") + r.id + "] " + at + " starts " + std::to_string(c.past64) +
-                       " bytes past a 64-byte boundary: a TMA instruction that reads it from memory faults with "
-                       "'misaligned address' (CUDA 13's cuda.h declares CUtensorMap 128-byte aligned); fix: " + fix,
-                   fix});
+    add(MapStorageRule::align64, at + " starts " + std::to_string(c.past64) +
+                                     " bytes past a 64-byte boundary: a TMA instruction that reads it from memory "
+                                     "faults with 'misaligned address' (CUDA 13's cuda.h declares CUtensorMap "
+                                     "128-byte aligned)");
   } else if (c.abi_note()) {
-    const RuleInfo<MapStorageRule> r = rule_info(MapStorageRule::abi128);
-    out.push_back({r.rule,
-                   std::string("note [") + r.id + "] " + at +
-                       " is 64- but not 128-byte aligned: the hardware takes it, but CUDA 13 headers declare "
-                       "CUtensorMap alignas(128), and a launcher that checks &map % alignof(CUtensorMap) refuses it "
-                       "(Triton: 'CUtensorMap must be aligned to 128B, but got (&map) mod 128 = 64')",
-                   ""});
+    add(MapStorageRule::abi128, at + " is 64- but not 128-byte aligned: the hardware takes it, but CUDA 13 headers "
+                                     "declare CUtensorMap alignas(128), and a launcher that checks &map % "
+                                     "alignof(CUtensorMap) refuses it (Triton: 'CUtensorMap must be aligned to 128B, "
+                                     "but got (&map) mod 128 = 64')");
   }
   return out;
 }

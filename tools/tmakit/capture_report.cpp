@@ -143,7 +143,7 @@ void group_text(std::size_t index, const CaptureGroup& g, bool show_pids, std::o
   else
     os << "    " << driver_line(r, e) << '\n';
   verdict_lines(r, e, os);
-  for (const MapNote& n : e.notes) os << "    " << n.message << '\n';
+  for (const MapNote& n : e.notes) os << "    " << n.message() << '\n';
   if (!r.kernel_parameter && !e.storage.empty() && std::string(e.bytes_source) != "none")
     storage_line(g, e.storage.front(), os);
   bytes_lines(r, e, os);
@@ -151,7 +151,7 @@ void group_text(std::size_t index, const CaptureGroup& g, bool show_pids, std::o
 
 ojson messages_json(const std::vector<MapNote>& notes) {
   ojson a = ojson::array();
-  for (const MapNote& n : notes) a.push_back({{"rule", rule_id(n.rule)}, {"message", n.message}, {"fix", n.fix}});
+  for (const MapNote& n : notes) a.push_back(finding_json(n));
   return a;
 }
 
@@ -160,7 +160,7 @@ ojson group_json(const CaptureGroup& g) {
   const GroupExplanation e = explain_group(g);
   ojson storage_findings = ojson::array();
   for (const MapStorageFinding& f : e.storage)
-    storage_findings.push_back({{"rule", rule_id(f.rule)}, {"message", f.message}, {"fix", f.fix}});
+    storage_findings.push_back(finding_json(f));
   std::vector<std::string> addresses;
   for (std::uint64_t x : g.addresses) addresses.push_back(hex(x));
   const char* agreement = e.agreement == Agreement::agree                           ? "agree"

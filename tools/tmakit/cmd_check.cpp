@@ -80,13 +80,13 @@ int run_check(std::vector<std::string> args, std::istream&, std::ostream& out, s
   if (r.request.json) {
     nlohmann::ordered_json all = jsonl::errors_json(errors);
     for (const Im2colConvFinding& f : conv)
-      all.push_back({{"rule", rule_id(f.rule)}, {"field", f.field}, {"value", ""}, {"message", f.message}, {"fix", f.fix}});
+      all.push_back(finding_json(f, nlohmann::ordered_json{{"field", f.where}, {"value", ""}}));
     const nlohmann::ordered_json j{{"result", ok ? 0 : 1}, {"errors", all}};
     return Reporter{"tmakit check", true, out, err}.json_result(j, rc, ok);
   }
   if (ok) out << "ok\n";
   for (const auto& e : errors) out << e.message << '\n';
-  for (const Im2colConvFinding& f : conv) out << f.message << '\n';
+  for (const Im2colConvFinding& f : conv) out << f.message() << '\n';
   return rc;
 }
 

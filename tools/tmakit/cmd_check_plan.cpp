@@ -29,22 +29,21 @@ namespace tmakit::cli {
 
 namespace {
 
-nlohmann::ordered_json finding_json(const PlanCheckFinding& f) {
-  return {{"rule", rule_id(f.rule)}, {"field", f.field},     {"expected", f.expected}, {"actual", f.actual},
-          {"bytes", f.byte_offsets}, {"effect", f.effect},   {"message", f.message()}, {"fix", f.fix()}};
-}
-
-nlohmann::ordered_json finding_json(const SmemBaseFinding& f) {
-  return {{"rule", rule_id(f.rule)}, {"field", f.field},     {"expected", f.expected}, {"actual", f.actual},
-          {"bytes", nlohmann::ordered_json::array()}, {"effect", f.effect}, {"message", f.message}, {"fix", f.fix}};
+// A finding with the numbers both kinds keep: the field, the plan's value and the actual one, the
+// descriptor's differing bytes, the effect.
+nlohmann::ordered_json check_json(const Finding& f, const std::string& expected, const std::string& actual,
+                                  const std::vector<int>& bytes, const std::string& effect) {
+  return finding_json(f, nlohmann::ordered_json{{"field", f.where}, {"expected", expected}, {"actual", actual},
+                                                {"bytes", bytes}, {"effect", effect}});
 }
 
 int print_check(const PlanCheck& c, const Reporter& rep, bool json) {
   const int rc = c.ok() ? kExitOk : kExitRefused;
   if (json) {
     nlohmann::ordered_json errors = nlohmann::ordered_json::array(), notes = nlohmann::ordered_json::array();
-    for (const PlanCheckFinding& f : c.findings) (is_note(f.rule) ? notes : errors).push_back(finding_json(f));
-    for (const SmemBaseFinding& f : c.smem_base) errors.push_back(finding_json(f));
+    for (const PlanCheckFinding& f : c.findings)
+      (f.is_error() ? errors : notes).push_back(check_json(f, f.expected, f.actual, f.byte_offsets, f.effect));
+    for (const SmemBaseFinding& f : c.smem_base) errors.push_back(check_json(f, f.expected, f.actual, {}, f.effect));
     const nlohmann::ordered_json j{{"result", c.ok() ? 0 : 1},      {"copy_bytes", c.copy_bytes},
                                    {"stage_bytes", c.stage_bytes},  {"armed_bytes", c.armed_bytes},
                                    {"plan_expect_tx", c.plan_expect_tx}, {"hangs", c.hangs},
@@ -53,7 +52,7 @@ int print_check(const PlanCheck& c, const Reporter& rep, bool json) {
   }
   if (c.findings.empty() && c.smem_base.empty()) rep.out << "ok\n";
   for (const PlanCheckFinding& f : c.findings) rep.out << f.message() << '\n';
-  for (const SmemBaseFinding& f : c.smem_base) rep.out << f.message << '\n';
+  for (const SmemBaseFinding& f : c.smem_base) rep.out << f.message() << '\n';
   return rc;
 }
 

@@ -82,22 +82,27 @@ const std::string* find_key(const std::vector<SpecPart>& parts, std::string_view
   return nullptr;
 }
 
+// A stage finding's own JSON keys: "copy", which --multicast / --dsmem (null for the stage's sum);
+// "cta", null where no one CTA is to blame; "message", the line with the copy's name first.
+nlohmann::ordered_json stage_keys(const std::string& where, std::int32_t cta, const std::string& text) {
+  return {{"copy", where.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(where)},
+          {"cta", cta >= 0 ? nlohmann::ordered_json(cta) : nlohmann::ordered_json()},
+          {"message", text}};
+}
+
 // Every error of a copy's own plan or of the sum, as "error [rule] ...; fix: ..." (notes kept apart).
 void collect(const ClusterDiagnostics& ds, const std::string& where, std::vector<std::string>& errors,
              std::vector<std::string>& notes, nlohmann::ordered_json& json_errors) {
   for (const ClusterViolation& v : ds) {
-    const std::string text = (where.empty() ? "" : where + ": ") + explain(v);
+    const Finding f = to_finding(v);
+    const std::string text = (where.empty() ? "" : where + ": ") + f.message();
     if (is_note(v.rule)) {
       notes.push_back(text);
       continue;
     }
     errors.push_back(text);
     // "copy": which --multicast / --dsmem (null for the stage's sum); "cta": null where no one CTA is to blame
-    json_errors.push_back({{"rule", rule_id(v.rule)},
-                           {"copy", where.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(where)},
-                           {"cta", v.cta >= 0 ? nlohmann::ordered_json(v.cta) : nlohmann::ordered_json()},
-                           {"message", text},
-                           {"fix", rule_fix(v.rule)}});
+    json_errors.push_back(finding_json(f, stage_keys(where, v.cta, text)));
   }
 }
 
@@ -107,11 +112,7 @@ void collect_findings(const std::vector<StageFinding>& fs, const std::string& wh
   for (const StageFinding& f : fs) {
     const std::string text = (where.empty() ? "" : where + ": ") + f.message();
     errors.push_back(text);
-    json_errors.push_back({{"rule", rule_id(f.rule)},
-                           {"copy", where.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(where)},
-                           {"cta", f.cta >= 0 ? nlohmann::ordered_json(f.cta) : nlohmann::ordered_json()},
-                           {"message", text},
-                           {"fix", f.fix()}});
+    json_errors.push_back(finding_json(f, stage_keys(where, f.cta, text)));
   }
 }
 

@@ -6,11 +6,11 @@
 // --stored-at ADDR also checks the address the map is stored at for what reads it
 // (tensor_map/storage.hpp): exit 1 with [map.storage_align] when a TMA instruction could not read it
 // there, a note [map.storage_abi] where only CUDA 13's declared alignment is missed. JSON: "storage":
-// {"address", "ok", "errors": [...], "notes": [...]}, each {"rule", "message", "fix"}.
+// {"address", "ok", "errors": [...], "notes": [...]}, each {"rule", "message", "fix", "where", "what"}.
 // --smem-base ADDR checks the shared address a copy's tile starts at against the descriptor's
 // swizzle (tensor_map/smem_base.hpp): exit 1 with [smem.base_align128] off a 128-byte boundary,
 // [smem.base_align] off the swizzle's repeat. JSON: "smem_base": {"address", "needed", "ok",
-// "errors": [...]}, each {"rule", "message", "fix"}. Every error of both checks is in "errors".
+// "errors": [...]}, each {"rule", "message", "fix", "where", "what"}. Every error of both checks is in "errors".
 #include <ostream>
 
 #include "commands.hpp"
@@ -68,14 +68,14 @@ int run_decode(std::vector<std::string> args, std::istream& in, std::ostream& ou
     if (check_storage) {
       nlohmann::ordered_json errors = nlohmann::ordered_json::array(), notes = nlohmann::ordered_json::array();
       for (const MapStorageFinding& f : findings)
-        (is_note(f.rule) ? notes : errors).push_back({{"rule", rule_id(f.rule)}, {"message", f.message}, {"fix", f.fix}});
+        (f.is_error() ? errors : notes).push_back(finding_json(f));
       j["storage"] = {{"address", storage.address}, {"ok", storage.ok()}, {"errors", errors}, {"notes", notes}};
       for (const auto& e : errors) all_errors.push_back(e);
     }
     if (check_smem) {
       nlohmann::ordered_json errors = nlohmann::ordered_json::array();
       for (const SmemBaseFinding& f : smem_findings)
-        errors.push_back({{"rule", rule_id(f.rule)}, {"message", f.message}, {"fix", f.fix}});
+        errors.push_back(finding_json(f));
       j["smem_base"] = {{"address", smem.address}, {"needed", smem.needed}, {"ok", smem.ok()}, {"errors", errors}};
       for (const auto& e : errors) all_errors.push_back(e);
     }
@@ -83,8 +83,8 @@ int run_decode(std::vector<std::string> args, std::istream& in, std::ostream& ou
     return rep.json_result(j, rc, ok);
   }
   out << decode_text(m);
-  for (const MapStorageFinding& f : findings) out << f.message << '\n';
-  for (const SmemBaseFinding& f : smem_findings) out << f.message << '\n';
+  for (const MapStorageFinding& f : findings) out << f.message() << '\n';
+  for (const SmemBaseFinding& f : smem_findings) out << f.message() << '\n';
   return rc;
 }
 

@@ -1,6 +1,7 @@
 // report_plan_refusal (plan_refusal.hpp).
 #include "plan_refusal.hpp"
 
+#include "tmakit/host/json.hpp"
 #include "tmakit/plan/explain.hpp"
 
 namespace tmakit::cli {
@@ -10,7 +11,7 @@ int report_plan_refusal(const PlanResult& r, const std::vector<std::string>& til
   const auto ds = explain_plan(r.issues, r.problem, tile_names);
   if (json) {
     nlohmann::json e = nlohmann::json::array();
-    for (const auto& d : ds) e.push_back({{"rule", d.rule_id}, {"where", d.where}, {"message", d.message()}, {"fix", d.fix}});
+    for (const auto& d : ds) e.push_back(finding_json<nlohmann::json>(d));
     return rep.json_result(nlohmann::json{{"result", 1}, {"errors", e}}, kExitRefused, false);
   }
   for (const auto& d : ds) err << d.message() << '\n';

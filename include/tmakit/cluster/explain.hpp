@@ -1,4 +1,4 @@
-// Words for cluster diagnostics (host only): "error [expect.fan_in] CTA 1: ... fix: ...". The
+// Words for cluster diagnostics (host only): "error [expect.fan_in] CTA 1: ...; fix: ...". The
 // finding's words are its rule's text (tmakit/cluster/rules.hpp) with {value} and {expected}
 // replaced by the violation's numbers; the fix is the rule's fix.
 #pragma once
@@ -7,32 +7,34 @@
 #include <string_view>
 
 #include "tmakit/cluster/rules.hpp"
+#include "tmakit/core/finding.hpp"
 
 namespace tmakit {
 
-inline std::string explain(const ClusterViolation& v) {
+// The violation in the library's one shape (core/finding.hpp): where "CTA 1" ("" for a finding of
+// the whole cluster), what "<where>: <the rule's text with the numbers>", fix the rule's fix.
+inline Finding to_finding(const ClusterViolation& v) {
   const RuleInfo<ClusterRule> info = rule_info(v.rule);
-  std::string s = info.severity == Severity::note ? "note [" : "error [";
-  s += info.id;
-  s += "]";
-  if (v.cta >= 0) s += " CTA " + std::to_string(v.cta);
-  s += ": ";
+  std::string text;
   constexpr std::string_view kValue = "{value}", kExpected = "{expected}";
-  for (std::string_view text = info.text; !text.empty();) {
-    if (text.substr(0, kValue.size()) == kValue) {
-      s += std::to_string(v.value);
-      text.remove_prefix(kValue.size());
-    } else if (text.substr(0, kExpected.size()) == kExpected) {
-      s += std::to_string(v.expected);
-      text.remove_prefix(kExpected.size());
+  for (std::string_view t = info.text; !t.empty();) {
+    if (t.substr(0, kValue.size()) == kValue) {
+      text += std::to_string(v.value);
+      t.remove_prefix(kValue.size());
+    } else if (t.substr(0, kExpected.size()) == kExpected) {
+      text += std::to_string(v.expected);
+      t.remove_prefix(kExpected.size());
     } else {
-      s += text.front();
-      text.remove_prefix(1);
+      text += t.front();
+      t.remove_prefix(1);
     }
   }
-  s += "; fix: ";
-  s += info.fix;
-  return s;
+  Finding f = make_finding(v.rule, v.cta >= 0 ? "CTA " + std::to_string(v.cta) : std::string(), {});
+  f.what = what_at(f.where, text);
+  return f;
 }
+
+// One line: to_finding(v).message().
+inline std::string explain(const ClusterViolation& v) { return to_finding(v).message(); }
 
 }  // namespace tmakit

@@ -13,17 +13,20 @@
 
 #include "tmakit/cluster/multicast.hpp"
 #include "tmakit/cluster/stage.hpp"
+#include "tmakit/core/finding.hpp"
 
 namespace tmakit {
 
-// One finding: multicast.mask_outside_cluster, multicast.mask_mismatch or expect.armed_mismatch.
-struct StageFinding {
+// One finding: multicast.mask_outside_cluster, multicast.mask_mismatch or expect.armed_mismatch, in
+// the library's one shape (core/finding.hpp): where "CTA 0" ("" for cta -1), what "<where>:
+// <detail>", fix the rule's fix. message(): "error [multicast.mask_mismatch] CTA 0: <detail>; fix: ...".
+struct StageFinding : Finding {
   ClusterRule rule = ClusterRule::armed_mismatch;
   std::int32_t cta = -1;  // the CTA concerned; -1: every CTA the mask was given for
   std::string detail;     // the numbers in words: "ctaMask 0b0011 (0x3: CTAs 0, 1), the plan's ..."
-  // "error [multicast.mask_mismatch] CTA 0: <detail>; fix: <the rule's fix>" (no "CTA r" for cta -1)
-  std::string message() const;
-  std::string fix() const;
+
+  StageFinding() = default;
+  StageFinding(ClusterRule rule, std::int32_t cta, std::string detail);  // with the Finding's words
 };
 
 // A ctaMask a kernel passes for one operand's copy: on CTA `cta`, or on every CTA that issues the

@@ -6,10 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/core/finding.hpp"
 #include "tmakit/peer/rules.hpp"
 
 namespace tmakit {
 
+// The finding in the library's one shape (core/finding.hpp): where "peer 3" ("" where it concerns no
+// one peer), what "<where>: <the numbers in words>", fix the rule's fix.
+Finding to_finding(const PeerIssue& issue);
+// One line: to_finding(issue).message().
 std::string explain(const PeerIssue& issue);
 std::vector<std::string> explain_all(const PeerIssues& issues);
 

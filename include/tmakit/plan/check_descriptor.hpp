@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/core/finding.hpp"
 #include "tmakit/plan/tma_plan.hpp"
 #include "tmakit/tensor_map/bytes.hpp"
 #include "tmakit/tensor_map/smem_base.hpp"
@@ -155,16 +156,17 @@ TMAKIT_HD constexpr RuleTable<PlanCheckRule, 18> rule_table(PlanCheckRule) {
 static_assert(rule_table_well_formed(rule_table(PlanCheckRule{})), "one row per rule in enum order, with unique ids");
 static_assert(rule_count<PlanCheckRule> == static_cast<int>(PlanCheckRule::derived) + 1, "a row for every enum value");
 
-// One finding: the field (as diff() names it), the plan's value and the descriptor's in words, the
-// bytes it occupies, and the words of its rule with the numbers.
-struct PlanCheckFinding {
+// One finding in the library's one shape (core/finding.hpp), with its numbers kept apart:
+//   where  the field as diff() names it: "boxDim[1]", "swizzle", "transaction bytes", "expect_tx"
+//   what   "<where>: plan <expected>, descriptor <actual>: <effect>" ("kernel <actual>" for the
+//          kernel's numbers: check.armed_bytes, check.copies, check.tx_limit)
+//   fix    the rule's fix
+// message(): "error [check.box] boxDim[1]: plan 128, descriptor 64: <effect>; fix: <fix>".
+struct PlanCheckFinding : Finding {
   PlanCheckRule rule = PlanCheckRule::other_bits;
-  std::string field;                  // "boxDim[1]", "swizzle", "transaction bytes", "expect_tx"
   std::string expected, actual;       // the plan's value, the descriptor's (or the kernel's)
   std::vector<int> byte_offsets;      // differing bytes of the descriptor (empty for byte counts)
   std::string effect;                 // what it does to the copy (the rule's text, with the numbers for byte counts)
-  std::string message() const;        // "error [check.box] boxDim[1]: plan 128, descriptor 64: <effect>; fix: <fix>"
-  std::string fix() const;            // the rule's fix
 };
 
 struct PlanCheckOptions {

@@ -8,18 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/core/finding.hpp"
 #include "tmakit/plan/rules.hpp"
 #include "tmakit/plan/tile_problem.hpp"
 
 namespace tmakit {
 
-struct PlanDiagnostic {
-  std::string rule_id;  // stable: rule_id(PlanRule)
-  std::string where;    // "tile mode 0 (M)", "tile mode 1 (d), piece 1", or "" for the whole plan
-  std::string what;     // the violated rule with the numbers
-  std::string fix;      // a concrete fix
-  std::string message() const;  // "error [<rule_id>] <what>; fix: <fix>"
-};
+// A refusal in the library's one shape (core/finding.hpp): rule_id stable (rule_id(PlanRule)); where
+// "tile mode 0 (M)", "tile mode 1 (d), shared piece 1", or "" for the whole plan; what the violated
+// rule with the numbers, naming the mode itself; fix a concrete fix.
+using PlanDiagnostic = Finding;
 
 // names: one per global mode (may be empty or shorter; unnamed modes print as "tile mode i").
 // problem: the problem as planned (for the numbers of the fixes); may be default when the issues

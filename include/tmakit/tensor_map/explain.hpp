@@ -9,21 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "tmakit/core/finding.hpp"
 #include "tmakit/tensor_map/params.hpp"
 #include "tmakit/tensor_map/rules.hpp"
 
 namespace tmakit {
 
-struct Diagnostic {
-  std::string rule_id;  // stable id, e.g. "strides.align16" (rule_id(Rule))
-  std::string field;    // cuda.h parameter name with index: "globalStrides[0]", "tensorRank"
-  std::string value;    // the offending value as text: "2056", "0x7f0000000008", "BFLOAT16", "{64, 32, 58}"
-  std::string rule;     // the rule in words: "must be a multiple of 16 bytes"
-  std::string fix;      // a concrete fix computed from the values: "pad the row pitch to 2064 bytes"
-
-  // One line: "error [<rule_id>] <field> = <value>: <rule>; fix: <fix>".
-  std::string message() const;
+// One violation in the library's one shape (core/finding.hpp) with its two words kept apart:
+//   where  the cuda.h parameter name with index: "globalStrides[0]", "tensorRank"
+//   what   "<where> = <value>: <rule>"
+//   fix    a concrete fix computed from the values: "pad the row pitch to 2064 bytes"
+// message(): "error [<rule_id>] <where> = <value>: <rule>; fix: <fix>".
+struct Diagnostic : Finding {
+  std::string value;  // the offending value as text: "2056", "0x7f0000000008", "BFLOAT16", "{64, 32, 58}"
+  std::string rule;   // the rule in words: "must be a multiple of 16 bytes"
 };
+
+// A Diagnostic from its words: `what` is "<field> = <value>: <rule>" (no " = <value>" without a
+// value, no "<field>" without a field). An error.
+Diagnostic make_diagnostic(std::string rule_id, std::string field, std::string value, std::string rule, std::string fix);
 
 // One Diagnostic per violation, in the order validate() reported them. When the violation list was
 // truncated, a last Diagnostic with rule_id "violations.truncated" says so.

@@ -26,7 +26,8 @@ std::string describe_gather4(const TensorMapParams& p, const Gather4Request& r, 
 
 // {"op", "target", "dst" (cta / cluster / multicast; null for scatter4), "instruction", "row_bytes",
 //  "copy_bytes", "box_bytes", "copies", "expect_tx" (null for scatter4), "armed_bytes" (null when not
-//  given), "result" (0 / 1), "errors": [{"rule", "field", "value", "message", "fix"}], "text"}.
+//  given), "result" (0 / 1), "errors": [{"rule", "field", "value", "message", "fix", "where", "what"}],
+//  "text"}.
 nlohmann::ordered_json gather4_json(const TensorMapParams& p, const Gather4Request& r, const Gather4Check& c);
 
 // The op and destination by name: op "gather4" / "scatter4", dst "cta" / "cluster" / "multicast"

@@ -39,6 +39,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/core/finding.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit {
@@ -133,12 +134,12 @@ std::vector<Im2colConvIssue> check_im2col_conv(const TensorMapParams& p, const I
 
 // One finding in words (src/tensor_map/im2col_conv.cpp). The first walk finding also tells, from
 // the load model's walk (im2col_walk_step), the first output pixel whose window the map gets wrong.
-struct Im2colConvFinding {
+// In the library's one shape (core/finding.hpp): where "W: elementStrides[1]", "batch:
+// elementStrides[3]", ...; what "<where>: <effect>"; fix the value(s) to set, or the kernel loop.
+// message(): "error [im2col.conv_extent] W: pixelBoxUpperCorner[0]: ...; fix: ...".
+struct Im2colConvFinding : Finding {
   Im2colConvRule rule = Im2colConvRule::stride;
-  std::string field;    // "W: elementStrides[1]", "batch: elementStrides[3]", ...
-  std::string effect;   // what the walk does, with the numbers
-  std::string fix;      // the value(s) to set, or the kernel loop
-  std::string message;  // "error [im2col.conv_extent] W: ...; fix: ..."
+  std::string effect;  // what the walk does, with the numbers
 };
 std::vector<Im2colConvFinding> explain_im2col_conv(const TensorMapParams& p, const Im2colConv& c,
                                                    const std::vector<Im2colConvIssue>& issues);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/core/finding.hpp"
 #include "tmakit/tensor_map/params.hpp"
 
 namespace tmakit {
@@ -49,12 +50,11 @@ TMAKIT_HD constexpr RuleTable<MapNoteRule, 4> rule_table(MapNoteRule) {
 static_assert(rule_table_well_formed(rule_table(MapNoteRule{})), "one row per rule in enum order, with unique ids");
 static_assert(rule_count<MapNoteRule> == static_cast<int>(MapNoteRule::interleave) + 1, "a row for every enum value");
 
-// One note, in words with the map's numbers: "note [note.swizzle_none] swizzle = NONE with box rows
-// of 128 B: ...; fix: ...".
-struct MapNote {
-  MapNoteRule rule;
-  std::string message;
-  std::string fix;
+// One note in the library's one shape (core/finding.hpp), in words with the map's numbers: where
+// the parameter ("swizzle"), what "swizzle = NONE with box rows of 128 B: <the rule's text>";
+// message(): "note [note.swizzle_none] swizzle = NONE with box rows of 128 B: ...; fix: ...".
+struct MapNote : Finding {
+  MapNoteRule rule = MapNoteRule::l2_promotion_none;
 };
 
 // The notes on `p`, in enum order; none for parameters validate() refuses (its errors come first).

@@ -27,6 +27,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/core/finding.hpp"
 #include "tmakit/tensor_map/derived.hpp"
 
 namespace tmakit {
@@ -81,16 +82,17 @@ TMAKIT_HD constexpr SmemBaseCheck check_smem_base(std::uint64_t address, Swizzle
 }
 
 // One finding in words (src/tensor_map/smem_base.cpp), every one at once: align128 first (the
-// fault), then swizzle_repeat. `field`, `expected` and `actual` in the shape of a descriptor check's
-// finding (plan/check_descriptor.hpp) so that both lists print and serialize alike.
-struct SmemBaseFinding {
+// fault), then swizzle_repeat. In the library's one shape (core/finding.hpp), with the numbers of a
+// descriptor check's finding (plan/check_descriptor.hpp) so that both lists print and serialize
+// alike:
+//   where  "shared tile address"
+//   what   "shared tile address: needed <expected>, got <actual>: <effect>"
+//   fix    the rule's fix, with N the needed alignment
+struct SmemBaseFinding : Finding {
   SmemBaseRule rule = SmemBaseRule::align128;
-  std::string field = "shared tile address";
   std::string expected;  // "a multiple of 1024 B"
   std::string actual;    // "0x7f80 (128-byte aligned)"
   std::string effect;    // what the copy does with the tile there
-  std::string fix;       // the rule's fix, with N the needed alignment
-  std::string message;   // "error [smem.base_align] shared tile address: needed ..., got ...: <effect>; fix: <fix>"
 };
 std::vector<SmemBaseFinding> explain_smem_base(const SmemBaseCheck& c);
 

@@ -19,6 +19,7 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/core/finding.hpp"
 
 namespace tmakit {
 
@@ -53,12 +54,11 @@ TMAKIT_HD constexpr MapStorageCheck check_map_storage(std::uint64_t address) {
   return {address, static_cast<std::uint32_t>(address % 64), static_cast<std::uint32_t>(address % 128)};
 }
 
-// The check in words (src/tensor_map/storage.cpp), every finding at once: the rule and the CLI's
-// line, "error [map.storage_align] ...; fix: ..." or "note [map.storage_abi] ...".
-struct MapStorageFinding {
-  MapStorageRule rule;
-  std::string message;
-  std::string fix;  // "" for the note
+// The check in words (src/tensor_map/storage.cpp), every finding at once, in the library's one shape
+// (core/finding.hpp): where "tensor map address"; message() "error [map.storage_align] the tensor
+// map at 0x...; fix: ..." or "note [map.storage_abi] ..." (no fix).
+struct MapStorageFinding : Finding {
+  MapStorageRule rule = MapStorageRule::align64;
 };
 std::vector<MapStorageFinding> explain_map_storage(const MapStorageCheck& c);
 
