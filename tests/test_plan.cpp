@@ -657,7 +657,7 @@ TEST(PlanRefusal, TileExtentAndTooManyModes) {
   const PlanResult r = plan_tile(in.g, in.s, t);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.issues.contains(PlanRule::tile_extent));
-  EXPECT_EQ(r.issues.items[0].a, -3);
+  EXPECT_EQ(r.issues.items[0].value, -3);
   const Inputs many = parse("u8 (2,2,2,2,2,2,2,2,16):(16,32,64,128,256,512,1024,2048,1)", "16:1", "16");
   const PlanResult rm = plan_tile(many.g, many.s, many.t);
   ASSERT_FALSE(rm.ok());
@@ -1088,8 +1088,8 @@ TEST(PlanStoreRefusal, ReduceOpMustTakeTheElementType) {
   }
   // u32 takes every op: the message lists them
   PlanIssues one;
-  one.add(PlanRule::reduce_dtype, -1, -1, static_cast<std::int64_t>(ReduceOp::inc), static_cast<std::int64_t>(DataType::int32),
-          reduce_ops_allowed(DataType::int32));
+  one.add(PlanIssue{.rule = PlanRule::reduce_dtype, .value = static_cast<std::int64_t>(ReduceOp::inc),
+                    .limit = reduce_ops_allowed(DataType::int32), .setting = static_cast<std::int64_t>(DataType::int32)});
   const auto d = explain_plan(one, TileProblem{});
   EXPECT_NE(d[0].message().find("s32 takes .add, .min, .max, .and, .or, .xor"), std::string::npos) << d[0].message();
 }

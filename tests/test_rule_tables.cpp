@@ -139,11 +139,16 @@ TEST(RuleTables, ComputedFixesCoverEveryErrorRule) {
     EXPECT_EQ(message(d).rfind(std::string(rule_id(r)) + ": ", 0), 0u) << message(d);
   }
   PlanIssues issues;
-  for (int i = 0; i < rule_count<PlanRule>; ++i) issues.add(static_cast<PlanRule>(i), -1, -1, 1, 1, 1, 1);
+  // every number 1, whatever the rule reads
+  const auto ones = [](int i) {
+    return PlanIssue{.rule = static_cast<PlanRule>(i), .value = 1, .limit = 1, .bytes = 1, .bits = 1, .count = 1,
+                     .setting = 1, .index = 1, .dim = 1, .descriptor = {Rule{}, Field::none, 1, 1}};
+  };
+  for (int i = 0; i < rule_count<PlanRule>; ++i) issues.add(ones(i));
   ASSERT_TRUE(issues.truncated);  // more rules than one list holds: explain the rest separately
   for (int i = 0; i < rule_count<PlanRule>; ++i) {
     PlanIssues one;
-    one.add(static_cast<PlanRule>(i), -1, -1, 1, 1, 1, 1);
+    one.add(ones(i));
     const std::vector<PlanDiagnostic> d = explain_plan(one, TileProblem{});
     ASSERT_EQ(d.size(), 1u);
     EXPECT_EQ(d[0].rule_id, rule_id(static_cast<PlanRule>(i)));
@@ -193,6 +198,14 @@ TEST(RuleTables, KernelRefusals) {
             "error [collective.blocks] 9 blocks; fix: use at most 8");
 }
 
+// Positional add(rule, numbers...) for the families whose numbers keep one meaning; PlanIssue's
+// differ by rule and are added by name only.
+template <class List, class R>
+concept AddsByPosition = requires(List l, R r) { l.add(r, 1, 2); };
+static_assert(AddsByPosition<Violations, Rule>);
+static_assert(AddsByPosition<ClusterDiagnostics, ClusterRule>);
+static_assert(!AddsByPosition<PlanIssues, PlanRule>);
+
 // One list type for every family: ok() and errors() follow the table's severities.
 TEST(RuleTables, ListsCountErrorsByTheTablesSeverity) {
   static_assert(std::is_same_v<PlanIssues, ViolationList<PlanRule, 16, PlanIssue>>);
@@ -206,12 +219,13 @@ TEST(RuleTables, ListsCountErrorsByTheTablesSeverity) {
   EXPECT_EQ(v.items[0].value, 300);
 
   PlanIssues p;
-  p.add(PlanRule::box_split, 2, 1, 300, 256);
+  p.add(PlanIssue{.rule = PlanRule::box_split, .mode = 2, .part = 1, .value = 300, .limit = 256});
   EXPECT_FALSE(p.ok());
   EXPECT_EQ(p.items[0].mode, 2);
   EXPECT_EQ(p.items[0].part, 1);
-  EXPECT_EQ(p.items[0].b, 256);
-  EXPECT_EQ(p.items[0].c, 0);  // members left out keep their defaults
+  EXPECT_EQ(p.items[0].limit, 256);
+  EXPECT_EQ(p.items[0].bytes, 0);  // members left out keep their defaults
+  EXPECT_EQ(p.items[0].other_mode, -1);
 
   ClusterDiagnostics c;
   c.add(ClusterRule::dsmem_bulk_alignment, 0, 3);

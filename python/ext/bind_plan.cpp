@@ -74,7 +74,8 @@ struct PlanObject {
     for (std::uint32_t j = 0; j < p.params.rank; ++j) {
       if (wide[j] != in.coord[j]) {  // the 32-bit sum wrapped: refused, never a wrong coordinate
         PlanIssues is;
-        is.add(PlanRule::coord_range, -1, -1, wide[j], k, j);
+        is.add(PlanIssue{.rule = PlanRule::coord_range, .value = wide[j], .index = static_cast<std::int32_t>(k),
+                         .dim = static_cast<std::int32_t>(j)});
         refuse_issues(is, result.problem);
       }
       coord.append(in.coord[j]);
@@ -319,7 +320,7 @@ PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const
   const int modes = g.layout.flatten().num_leaves();
   if (modes > kMaxTileModes) {  // the tile's tables hold kMaxTileModes modes
     PlanIssues is;
-    is.add(PlanRule::gmem_rank, -1, -1, modes, kMaxTileModes);
+    is.add(PlanIssue{.rule = PlanRule::gmem_rank, .value = modes, .limit = kMaxTileModes});
     refuse_issues(is, TileProblem{});
   }
   if (static_cast<int>(box.size()) != modes)
@@ -333,7 +334,7 @@ PlanObject plan_box(nb::handle gmem, const std::vector<std::int64_t>& box, const
   for (int i = modes - 1; i >= 0; --i) {
     const std::int64_t e = box[static_cast<std::size_t>(i)];
     PlanIssues is;
-    if (e < 1) is.add(PlanRule::tile_extent, i, -1, e);
+    if (e < 1) is.add(PlanIssue{.rule = PlanRule::tile_extent, .mode = i, .value = e});
     if (!is.empty()) refuse_issues(is, TileProblem{});
     strides[static_cast<std::size_t>(i)] = pitch;
     if (!checked_mul(pitch, e, &pitch) || pitch > kMaxLayoutSize) {  // the box's own row-major layout

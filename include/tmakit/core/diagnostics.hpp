@@ -173,6 +173,12 @@ struct Violation {
   std::int64_t value;  // the offending value as given (unsigned values above 2^63 wrap)
 };
 
+namespace detail {
+// An item added only whole, by name (see ViolationList).
+template <class Item>
+concept AddedByName = requires { requires Item::kAddByName; };
+}  // namespace detail
+
 // Every finding of one check, for every rule family: a fixed-capacity list (no allocation: usable
 // in constexpr and device code). When more than Capacity findings occur, `truncated` is set and the
 // first Capacity are kept.
@@ -180,7 +186,9 @@ struct Violation {
 // Item is the stored finding, an aggregate whose first member is `rule`: Violation<Rule> by default
 // (tensor-map parameters); a family whose findings carry other numbers gives its own (PlanIssue,
 // ClusterViolation). add(rule, numbers...) builds an Item from the rule and its numbers in member
-// order (members left out keep their defaults).
+// order (members left out keep their defaults). An Item of many members, of which each rule fills a
+// few, declares `static constexpr bool kAddByName = true`: it is added only whole, its members named
+// (add(PlanIssue{.rule = ..., .value = ...})), never by position.
 //
 // Slots past `count` are default-initialized: an Item with default member initializers fills them
 // (lists held by constexpr variables, e.g. plans in static_asserts, must be fully initialized);
@@ -205,6 +213,7 @@ struct ViolationList {
     }
   }
   template <class... Numbers>
+    requires(!detail::AddedByName<Item>)
   TMAKIT_HD constexpr void add(Rule r, Numbers... n) {
     add(Item{r, AsMember<Numbers>{n}...});
   }

@@ -98,9 +98,10 @@ struct FromDlpackResult {
 inline FromDlpackResult from_dlpack(const DLTensor& t) {
   FromDlpackResult r;
   if (!tma_dtype_of(t.dtype, r.tensor.dtype))
-    r.issues.add(PlanRule::gmem_dtype, -1, -1, -1 - static_cast<std::int64_t>(t.dtype.code), t.dtype.bits, t.dtype.lanes);
+    r.issues.add(PlanIssue{.rule = PlanRule::gmem_dtype, .value = -1 - static_cast<std::int64_t>(t.dtype.code),
+                           .bits = t.dtype.bits, .count = t.dtype.lanes});
   if (t.ndim < 1 || t.ndim > kMaxTileModes || t.shape == nullptr) {
-    r.issues.add(PlanRule::gmem_rank, -1, -1, t.ndim, kMaxTileModes);
+    r.issues.add(PlanIssue{.rule = PlanRule::gmem_rank, .value = t.ndim, .limit = kMaxTileModes});
     return r;
   }
   IntTuple shape = IntTuple::tuple(), stride = IntTuple::tuple();

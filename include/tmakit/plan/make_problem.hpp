@@ -64,7 +64,7 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
   const Layout gf = g.layout.flatten();
   const int gm = gf.num_leaves();
   if (gm > kMaxTileModes || gf.overflow()) {
-    r.issues.add(PlanRule::gmem_rank, -1, -1, gm, kMaxTileModes);
+    r.issues.add(PlanIssue{.rule = PlanRule::gmem_rank, .value = gm, .limit = kMaxTileModes});
     return r;
   }
   pb.modes = gm;
@@ -73,14 +73,14 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
     pb.stride[m] = gf.stride_at(m);
   }
   if (t.modes != gm) {
-    r.issues.add(PlanRule::tile_rank, -1, -1, t.modes, gm);
+    r.issues.add(PlanIssue{.rule = PlanRule::tile_rank, .value = t.modes, .limit = gm});
     return r;
   }
   std::int32_t tiled[kMaxTileModes] = {};
   std::int32_t ntiled = 0;
   for (int m = 0; m < gm; ++m) {
     pb.tile[m] = t.extent[m] == 0 ? pb.extent[m] : t.extent[m];
-    if (pb.tile[m] < 1) r.issues.add(PlanRule::tile_extent, m, -1, pb.tile[m]);
+    if (pb.tile[m] < 1) r.issues.add(PlanIssue{.rule = PlanRule::tile_extent, .mode = m, .value = pb.tile[m]});
     if (pb.tile[m] > 1) tiled[ntiled++] = m;
   }
   if (!r.issues.empty()) return r;
@@ -92,21 +92,22 @@ TMAKIT_HD constexpr ProblemResult make_tile_problem(const GlobalTensor& g, const
   } else if (srank == ntiled) {
     for (int i = 0; i < ntiled; ++i) mode_of[i] = tiled[i];
   } else {
-    r.issues.add(PlanRule::smem_rank, -1, -1, srank, ntiled, gm);
+    r.issues.add(PlanIssue{.rule = PlanRule::smem_rank, .value = srank, .limit = ntiled, .count = gm});
     return r;
   }
   for (int i = 0; i < srank; ++i) {
     const Layout sm = s.shape.is_leaf() ? s : s.mode(i);
     const std::int32_t g_mode = mode_of[i];
     if (sm.size() != pb.tile[g_mode]) {
-      r.issues.add(PlanRule::smem_mode_size, g_mode, -1, sm.size(), pb.tile[g_mode], i);
+      r.issues.add(PlanIssue{.rule = PlanRule::smem_mode_size, .mode = g_mode, .value = sm.size(),
+                             .limit = pb.tile[g_mode], .index = i});
       continue;
     }
     std::int64_t offset = 1;
     const int nl = sm.num_leaves();
     for (int k = 0; k < nl; ++k) {
       if (pb.leaves >= kMaxTileLeaves) {
-        r.issues.add(PlanRule::leaf_capacity, -1, -1, pb.leaves + 1, kMaxTileLeaves);
+        r.issues.add(PlanIssue{.rule = PlanRule::leaf_capacity, .value = pb.leaves + 1, .limit = kMaxTileLeaves});
         return r;
       }
       pb.leaf[pb.leaves++] = TileLeaf{sm.shape_at(k), sm.stride_at(k), g_mode, offset, k};

@@ -99,7 +99,7 @@ struct DescriptorSink {
   TMAKIT_HD constexpr void add(Rule r, Field f, std::int32_t index, std::int64_t value) {
     if (r == Rule::address_align16 && base_reported) return;
     if (r == Rule::box_smem_footprint && issues->contains(PlanRule::smem_capacity)) return;
-    issues->add(PlanRule::descriptor_invalid, -1, index, static_cast<std::int64_t>(r), static_cast<std::int64_t>(f), value);
+    issues->add(PlanIssue{.rule = PlanRule::descriptor_invalid, .descriptor = {r, f, index, value}});
   }
 };
 
@@ -168,7 +168,8 @@ TMAKIT_HD constexpr void make_dims(const TileProblem& pb, const Work& w, std::ui
     if (np > 1 && is_cut(g)) {
       const std::int64_t q_last = w.leaf[idx[np - 1]].offset;
       if (pb.extent[g] % q_last != 0) {
-        is.add(PlanRule::factor_divides, g, w.leaf[idx[np - 1]].part, pb.extent[g], q_last);
+        is.add(PlanIssue{.rule = PlanRule::factor_divides, .mode = g, .part = w.leaf[idx[np - 1]].part,
+                         .value = pb.extent[g], .limit = q_last});
         continue;
       }
       for (std::int32_t k = 0; k < np; ++k) {
@@ -249,7 +250,7 @@ TMAKIT_HD constexpr void chain_pieces(const Work& w, Swizzle sw, std::int64_t sb
     }
     open = false;
     if (P.loops >= static_cast<std::uint32_t>(kMaxPlanLoops)) {
-      is.add(PlanRule::too_many_loops, L.mode, L.part, kMaxPlanLoops);
+      is.add(PlanIssue{.rule = PlanRule::too_many_loops, .mode = L.mode, .part = L.part, .limit = kMaxPlanLoops});
       return;
     }
     b.loop_leaf[P.loops] = i;
@@ -271,7 +272,7 @@ TMAKIT_HD constexpr void order_dims(const BoxChain& b, DimTable& t, TmaPlan& P, 
     if (!t.dim[d].in_box) t.order[t.rank++] = d;
   for (std::int32_t k = 0; k < t.rank; ++k) final_of[t.order[k]] = k;
   if (t.rank > static_cast<std::int32_t>(kMaxRank)) {
-    is.add(PlanRule::rank_exceeded, -1, -1, t.rank, b.n);
+    is.add(PlanIssue{.rule = PlanRule::rank_exceeded, .value = t.rank, .count = b.n});
     return;
   }
   for (std::uint32_t l = 0; l < P.loops; ++l) P.loop[l].dim = final_of[P.loop[l].dim];
@@ -318,9 +319,11 @@ TMAKIT_HD constexpr void fill_params(const TileProblem& pb, const DimTable& t, S
     // strides.below_2_40, which could not show a byte count past int64)
     // stride * offset * gbits bits a multiple of 16 bytes = 128 bits (D.stride may be capped)
     if (k > 0 && pb.stride[D.mode] % 128 * (D.offset % 128) % 128 * gbits % 128 != 0)
-      is.add(PlanRule::gmem_stride_align, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
+      is.add(PlanIssue{.rule = PlanRule::gmem_stride_align, .mode = D.mode, .value = pb.stride[D.mode],
+                       .bytes = stride_bytes, .count = D.offset});
     else if (k > 0 && (stride_bytes < 0 || static_cast<std::uint64_t>(stride_bytes) >= validate_detail::kStrideLimit))
-      is.add(PlanRule::gmem_stride_range, D.mode, -1, pb.stride[D.mode], D.offset, stride_bytes);
+      is.add(PlanIssue{.rule = PlanRule::gmem_stride_range, .mode = D.mode, .value = pb.stride[D.mode],
+                       .bytes = stride_bytes, .count = D.offset});
   }
 }
 
@@ -336,7 +339,8 @@ TMAKIT_HD constexpr void check_steps(const Work& w, Swizzle sw, std::int64_t sb,
     const TileLeaf& L = w.leaf[b.loop_leaf[l]];
     const std::int64_t step_bits = L.smem_stride * sb;  // smem_stride <= kMaxSmemStride: no overflow
     if (step_bits % (std::int64_t{P.smem_alignment} * 8) != 0)
-      is.add(PlanRule::smem_offset_align, L.mode, L.part, b.step[l], P.smem_alignment, step_bits);
+      is.add(PlanIssue{.rule = PlanRule::smem_offset_align, .mode = L.mode, .part = L.part, .value = b.step[l],
+                       .limit = P.smem_alignment, .bits = step_bits});
   }
   // No two instructions may write one byte: the loops, in increasing step (the order they were
   // made in), each step at least the bytes the box and the loops below it already cover.
@@ -346,7 +350,8 @@ TMAKIT_HD constexpr void check_steps(const Work& w, Swizzle sw, std::int64_t sb,
   for (std::uint32_t l = 0; l < P.loops; ++l) {
     if (b.step[l] < covered) {
       const TileLeaf& L = w.leaf[b.loop_leaf[l]];
-      is.add(PlanRule::smem_overlap, L.mode, L.part, L.smem_stride, -2, b.step[l], covered);
+      is.add(PlanIssue{.rule = PlanRule::smem_overlap, .mode = L.mode, .part = L.part, .value = L.smem_stride,
+                       .limit = covered, .bytes = b.step[l]});
     }
     covered += (std::int64_t{P.loop[l].extent} - 1) * b.step[l];
   }
@@ -376,7 +381,8 @@ TMAKIT_HD constexpr void finish_plan(const TileProblem& pb, Swizzle sw, std::int
   };
   // The many-copy form on request (PlanOptions::box_pieces).
   if (pb.box_pieces > 1 && !add_slice_loop(pb.box_pieces)) {
-    c.issues.add(PlanRule::box_pieces, -1, -1, b.n > 0 ? p.box[b.n - 1] : 0, pb.box_pieces);
+    c.issues.add(
+        PlanIssue{.rule = PlanRule::box_pieces, .value = b.n > 0 ? p.box[b.n - 1] : 0, .limit = pb.box_pieces});
     return;
   }
   // Multicast: each CTA of the group issues an equal share; where the instructions do not divide
@@ -385,7 +391,7 @@ TMAKIT_HD constexpr void finish_plan(const TileProblem& pb, Swizzle sw, std::int
   if (pb.multicast_dim >= 0) {
     n = pb.cluster[pb.multicast_dim];
     if (n > 1 && instr % n != 0 && !add_slice_loop(n)) {
-      c.issues.add(PlanRule::multicast_split, -1, -1, static_cast<std::int64_t>(instr), n);
+      c.issues.add(PlanIssue{.rule = PlanRule::multicast_split, .value = static_cast<std::int64_t>(instr), .limit = n});
       return;
     }
   }
@@ -413,10 +419,11 @@ TMAKIT_HD constexpr void finish_plan(const TileProblem& pb, Swizzle sw, std::int
   P.smem_bytes = last + box_span;
   c.instructions = instr;
   if (load && expect > kMaxTransactionBytes)
-    c.issues.add(PlanRule::expect_tx_limit, -1, -1, static_cast<std::int64_t>(expect), kMaxTransactionBytes);
+    c.issues.add(PlanIssue{.rule = PlanRule::expect_tx_limit, .value = static_cast<std::int64_t>(expect),
+                           .limit = kMaxTransactionBytes});
   if (P.smem_bytes > smem_limit_bytes(pb.arch))
-    c.issues.add(PlanRule::smem_capacity, -1, -1, static_cast<std::int64_t>(P.smem_bytes),
-                 static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
+    c.issues.add(PlanIssue{.rule = PlanRule::smem_capacity, .value = static_cast<std::int64_t>(P.smem_bytes),
+                           .limit = static_cast<std::int64_t>(smem_limit_bytes(pb.arch))});
   DescriptorSink sink{&c.issues, base_misaligned(pb)};
   check_params(p, sink);
 }
@@ -458,43 +465,47 @@ TMAKIT_HD constexpr void check_problem(const TileProblem& pb, PlanIssues& is, st
   const bool packed_arch_ok = !is_packed(pb.dtype) || pb.arch != Arch::sm_90;
   const bool dtype_ok = plannable_dtype(pb.dtype) && packed_arch_ok;
   if (!packed_arch_ok)
-    is.add(PlanRule::gmem_dtype_arch, -1, -1, static_cast<std::int64_t>(pb.dtype), static_cast<std::int64_t>(pb.arch));
+    is.add(PlanIssue{.rule = PlanRule::gmem_dtype_arch, .value = static_cast<std::int64_t>(pb.dtype),
+                     .setting = static_cast<std::int64_t>(pb.arch)});
   else if (!dtype_ok)
-    is.add(PlanRule::gmem_dtype, -1, -1, static_cast<std::int64_t>(pb.dtype));
+    is.add(PlanIssue{.rule = PlanRule::gmem_dtype, .value = static_cast<std::int64_t>(pb.dtype)});
   sb = dtype_ok ? smem_bits(pb.dtype) : 8;
   if (pb.modes < 1 || pb.modes > kMaxTileModes) {
-    is.add(PlanRule::gmem_rank, -1, -1, pb.modes, kMaxTileModes);
+    is.add(PlanIssue{.rule = PlanRule::gmem_rank, .value = pb.modes, .limit = kMaxTileModes});
     return;
   }
   if (pb.leaves < 0 || pb.leaves > kMaxTileLeaves) {
-    is.add(PlanRule::leaf_capacity, -1, -1, pb.leaves, kMaxTileLeaves);
+    is.add(PlanIssue{.rule = PlanRule::leaf_capacity, .value = pb.leaves, .limit = kMaxTileLeaves});
     return;
   }
   for (std::int32_t g = 0; g < pb.modes; ++g) {
-    if (pb.extent[g] < 1) is.add(PlanRule::gmem_extent, g, -1, pb.extent[g]);
-    if (pb.stride[g] < 0) is.add(PlanRule::gmem_negative_stride, g, -1, pb.stride[g]);
-    if (pb.tile[g] < 1) is.add(PlanRule::tile_extent, g, -1, pb.tile[g]);
+    if (pb.extent[g] < 1) is.add(PlanIssue{.rule = PlanRule::gmem_extent, .mode = g, .value = pb.extent[g]});
+    if (pb.stride[g] < 0) is.add(PlanIssue{.rule = PlanRule::gmem_negative_stride, .mode = g, .value = pb.stride[g]});
+    if (pb.tile[g] < 1) is.add(PlanIssue{.rule = PlanRule::tile_extent, .mode = g, .value = pb.tile[g]});
   }
   sw = Swizzle::none;
-  if (!tma_swizzle_of(pb.swizzle, sw))  // d: whole bytes per element, 0 below a byte (no element-unit reading)
-    is.add(PlanRule::smem_swizzle, -1, -1, pb.swizzle.bits, pb.swizzle.base, pb.swizzle.shift, sb / 8);
+  if (!tma_swizzle_of(pb.swizzle, sw))  // bytes: whole bytes per element, 0 below a byte (no element-unit reading)
+    is.add(PlanIssue{.rule = PlanRule::smem_swizzle, .bytes = sb / 8, .swizzle = pb.swizzle});
   // The cluster shape, with or without multicast: a cluster that cannot be launched (a dimension of
   // 0 CTAs, more than 16 in all) is refused whatever the plan would do with it.
   const std::uint64_t csize = std::uint64_t{pb.cluster[0]} * pb.cluster[1] * pb.cluster[2];
   if (pb.multicast_dim > 2 || !ClusterShape{pb.cluster[0], pb.cluster[1], pb.cluster[2]}.valid())
-    is.add(PlanRule::multicast_cluster, -1, -1, static_cast<std::int64_t>(csize), pb.multicast_dim);
+    is.add(PlanIssue{.rule = PlanRule::multicast_cluster, .value = static_cast<std::int64_t>(csize),
+                     .dim = pb.multicast_dim});
   // Stores and reductions: the same boxes the other way. TMA multicasts loads only, and an OOB fill
   // is what a load writes for elements outside the tensor (a store skips them). A reduction's op
   // must take the element type (core/reduce_op.hpp: the PTX ISA's table).
   if (pb.direction != PlanDirection::load) {
     const auto dir = static_cast<std::int64_t>(pb.direction);
-    if (pb.multicast_dim >= 0) is.add(PlanRule::store_multicast, -1, -1, dir, pb.multicast_dim);
-    if (pb.oob != OobFill::none) is.add(PlanRule::store_oob_fill, -1, -1, dir, static_cast<std::int64_t>(pb.oob));
+    if (pb.multicast_dim >= 0)
+      is.add(PlanIssue{.rule = PlanRule::store_multicast, .value = dir, .dim = pb.multicast_dim});
+    if (pb.oob != OobFill::none)
+      is.add(PlanIssue{.rule = PlanRule::store_oob_fill, .value = dir, .setting = static_cast<std::int64_t>(pb.oob)});
     if (pb.direction != PlanDirection::store && pb.direction != PlanDirection::reduce)
-      is.add(PlanRule::reduce_dtype, -1, -1, -1, static_cast<std::int64_t>(pb.dtype), dir);  // not a direction
+      is.add(PlanIssue{.rule = PlanRule::reduce_dtype, .value = -1, .setting = dir});  // not a direction
     else if (pb.direction == PlanDirection::reduce && dtype_ok && !reduce_op_allows(pb.reduce_op, pb.dtype))
-      is.add(PlanRule::reduce_dtype, -1, -1, static_cast<std::int64_t>(pb.reduce_op), static_cast<std::int64_t>(pb.dtype),
-             reduce_ops_allowed(pb.dtype));
+      is.add(PlanIssue{.rule = PlanRule::reduce_dtype, .value = static_cast<std::int64_t>(pb.reduce_op),
+                       .limit = reduce_ops_allowed(pb.dtype), .setting = static_cast<std::int64_t>(pb.dtype)});
   }
 }
 
@@ -507,19 +518,24 @@ TMAKIT_HD constexpr void check_pieces(const TileProblem& pb, std::int64_t sb, Pl
   for (std::int32_t i = 0; i < pb.leaves; ++i) {
     const TileLeaf& L = pb.leaf[i];
     if (L.extent < 1 || L.mode < 0 || L.mode >= pb.modes) {
-      is.add(PlanRule::smem_mode_size, L.mode, L.part, L.extent, -1, -3);
+      is.add(
+          PlanIssue{.rule = PlanRule::smem_mode_size, .mode = L.mode, .part = L.part, .value = L.extent, .index = -3});
       continue;
     }
-    if (L.offset != run[L.mode]) is.add(PlanRule::smem_mode_size, L.mode, L.part, L.offset, run[L.mode], -2);
+    if (L.offset != run[L.mode])
+      is.add(PlanIssue{.rule = PlanRule::smem_mode_size, .mode = L.mode, .part = L.part, .value = L.offset,
+                       .limit = run[L.mode], .index = -2});
     run[L.mode] = mul_capped(run[L.mode], L.extent);  // a hand-written problem may multiply past int64
     // a step far beyond any shared memory (below this bound the byte arithmetic stays in int64)
     if (L.extent > 1 && L.smem_stride > kMaxSmemStride)
-      is.add(PlanRule::smem_capacity, L.mode, L.part, L.smem_stride >> 56 ? L.smem_stride : bits_to_bytes(L.smem_stride, sb),
-             static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
+      is.add(PlanIssue{.rule = PlanRule::smem_capacity, .mode = L.mode, .part = L.part,
+                       .value = L.smem_stride >> 56 ? L.smem_stride : bits_to_bytes(L.smem_stride, sb),
+                       .limit = static_cast<std::int64_t>(smem_limit_bytes(pb.arch))});
   }
   if (!is.empty()) return;
   for (std::int32_t g = 0; g < pb.modes; ++g)
-    if (run[g] != pb.tile[g]) is.add(PlanRule::smem_mode_size, g, -1, run[g], pb.tile[g], -1);
+    if (run[g] != pb.tile[g])
+      is.add(PlanIssue{.rule = PlanRule::smem_mode_size, .mode = g, .value = run[g], .limit = pb.tile[g], .index = -1});
 }
 
 // The pieces TMA writes: extent-1 pieces dropped, pieces of one mode that are adjacent in both
@@ -540,13 +556,14 @@ TMAKIT_HD constexpr Work merge_pieces(const TileProblem& pb, PlanIssues& is) {
   }
   for (std::int32_t i = 0; i < w.n; ++i)
     if (w.leaf[i].smem_stride <= 0)  // a broadcast (or reversed) shared mode: not what TMA writes
-      is.add(PlanRule::smem_overlap, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].smem_stride, -1, -1);
+      is.add(PlanIssue{.rule = PlanRule::smem_overlap, .mode = w.leaf[i].mode, .part = w.leaf[i].part,
+                       .value = w.leaf[i].smem_stride});
   if (!is.empty()) return w;
   for (std::int32_t i = 0; i < w.n; ++i)
     for (std::int32_t k = i + 1; k < w.n; ++k)
       if (w.leaf[i].smem_stride == w.leaf[k].smem_stride)
-        is.add(PlanRule::smem_overlap, w.leaf[k].mode, w.leaf[k].part, w.leaf[k].smem_stride, w.leaf[i].mode,
-               w.leaf[i].part);
+        is.add(PlanIssue{.rule = PlanRule::smem_overlap, .mode = w.leaf[k].mode, .part = w.leaf[k].part,
+                         .value = w.leaf[k].smem_stride, .other_mode = w.leaf[i].mode, .other_part = w.leaf[i].part});
   return w;
 }
 
@@ -563,13 +580,14 @@ TMAKIT_HD constexpr void cut_pieces(const TileProblem& pb, Work& w, Swizzle sw, 
     std::int64_t smallest = -1;
     for (std::int32_t i = 0; i < w.n; ++i)
       if (smallest < 0 || w.leaf[i].smem_stride < smallest) smallest = w.leaf[i].smem_stride;
-    is.add(PlanRule::smem_no_contiguous, gcontig, -1, smallest);
+    is.add(PlanIssue{.rule = PlanRule::smem_no_contiguous, .mode = gcontig, .value = smallest});
     return;
   }
   const TileLeaf& L0 = w.leaf[c0];
   const std::int64_t gs0 = mul_capped(pb.stride[L0.mode], L0.offset);
   if (gs0 != 1) {
-    is.add(PlanRule::inner_contiguous, L0.mode, L0.part, gs0, gcontig, L0.extent);
+    is.add(PlanIssue{.rule = PlanRule::inner_contiguous, .mode = L0.mode, .part = L0.part, .value = gs0,
+                     .other_mode = gcontig});
     return;
   }
   // dim-0 row: at most 256 elements and, with a swizzle, at most the span
@@ -581,28 +599,31 @@ TMAKIT_HD constexpr void cut_pieces(const TileProblem& pb, Work& w, Swizzle sw, 
     if (span) d = L0.extent % row_limit == 0 ? row_limit : 1;
     else d = largest_divisor_at_most(L0.extent, row_limit, sb, true);
     if (d <= 1) {
-      // box_split: d = 1, the pieces must also keep the rows a multiple of 16 bytes
-      is.add(span ? PlanRule::inner_span : PlanRule::box_split, L0.mode, L0.part, L0.extent, row_limit, span, 1);
+      // box_split: the pieces must also keep the rows a multiple of 16 bytes
+      is.add(PlanIssue{.rule = span ? PlanRule::inner_span : PlanRule::box_split, .mode = L0.mode, .part = L0.part,
+                       .value = L0.extent, .limit = row_limit, .bytes = span ? span : 16});
       return;
     }
     if (!split_leaf(w, c0, d)) {
-      is.add(PlanRule::leaf_capacity, -1, -1, w.n + 1, kMaxTileLeaves);
+      is.add(PlanIssue{.rule = PlanRule::leaf_capacity, .value = w.n + 1, .limit = kMaxTileLeaves});
       return;
     }
   }
-  if ((w.leaf[c0].extent * sb) % 128 != 0)  // b: bytes (rounded down), c: bits
-    is.add(PlanRule::inner_bytes, w.leaf[c0].mode, w.leaf[c0].part, w.leaf[c0].extent,
-           bits_to_bytes(w.leaf[c0].extent, sb), w.leaf[c0].extent * sb);
+  if ((w.leaf[c0].extent * sb) % 128 != 0)
+    is.add(PlanIssue{.rule = PlanRule::inner_bytes, .mode = w.leaf[c0].mode, .part = w.leaf[c0].part,
+                     .value = w.leaf[c0].extent, .bytes = bits_to_bytes(w.leaf[c0].extent, sb),
+                     .bits = w.leaf[c0].extent * sb});
   // other pieces above 256
   for (std::int32_t i = 0; i < w.n; ++i) {
     if (w.leaf[i].extent <= 256) continue;
     const std::int64_t d = largest_divisor_at_most(w.leaf[i].extent, 256, sb, false);
     if (d <= 1) {
-      is.add(PlanRule::box_split, w.leaf[i].mode, w.leaf[i].part, w.leaf[i].extent, 256, 0, 0);
+      is.add(PlanIssue{.rule = PlanRule::box_split, .mode = w.leaf[i].mode, .part = w.leaf[i].part,
+                       .value = w.leaf[i].extent, .limit = 256});
       continue;
     }
     if (!split_leaf(w, i, d)) {
-      is.add(PlanRule::leaf_capacity, -1, -1, w.n + 1, kMaxTileLeaves);
+      is.add(PlanIssue{.rule = PlanRule::leaf_capacity, .value = w.n + 1, .limit = kMaxTileLeaves});
       return;
     }
   }
@@ -617,7 +638,8 @@ TMAKIT_HD constexpr void cut_pieces(const TileProblem& pb, Work& w, Swizzle sw, 
         span = reach > INT64_MAX - span ? INT64_MAX : span + reach;
       }
       const std::int64_t bytes = span > INT64_MAX / sb ? -1 : bits_to_bytes(span, sb);  // -1: more than fit in int64
-      is.add(PlanRule::smem_capacity, -1, -1, bytes, static_cast<std::int64_t>(smem_limit_bytes(pb.arch)));
+      is.add(PlanIssue{.rule = PlanRule::smem_capacity, .value = bytes,
+                       .limit = static_cast<std::int64_t>(smem_limit_bytes(pb.arch))});
       return;
     }
 }
@@ -685,8 +707,8 @@ TMAKIT_HD constexpr PlanResult plan_tma(const TileProblem& pb) {
   r.problem = pb;
   if (plan_detail::base_misaligned(pb)) {
     PlanIssues all;
-    all.add(PlanRule::gmem_base_align, -1, -1, static_cast<std::int64_t>(pb.address),
-            static_cast<std::int64_t>(pb.base_alignment), pb.view_offset);
+    all.add(PlanIssue{.rule = PlanRule::gmem_base_align, .value = static_cast<std::int64_t>(pb.address),
+                      .bytes = static_cast<std::int64_t>(pb.base_alignment), .count = pb.view_offset});
     for (const PlanIssue& i : r.issues) all.add(i);
     all.truncated = all.truncated || r.issues.truncated;
     r.issues = all;

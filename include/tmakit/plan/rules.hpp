@@ -11,6 +11,8 @@
 
 #include "tmakit/core/config.hpp"
 #include "tmakit/core/diagnostics.hpp"
+#include "tmakit/layout/swizzle.hpp"
+#include "tmakit/tensor_map/rules.hpp"
 
 namespace tmakit {
 
@@ -117,17 +119,78 @@ TMAKIT_HD constexpr RuleTable<PlanRule, 35> rule_table(PlanRule) {
 static_assert(rule_table_well_formed(rule_table(PlanRule{})), "one row per rule in enum order, with unique ids");
 static_assert(rule_count<PlanRule> == static_cast<int>(PlanRule::coord_range) + 1, "a row for every enum value");
 
-// One refusal: the rule, the global (tile) mode it concerns (-1: none), which piece of that mode's
-// shared layout (-1: the whole mode) and up to four numbers whose meaning each rule documents in
-// src/plan/explain.cpp (e.g. inner_contiguous: a = global stride, b = the mode that IS contiguous).
+// One refusal: the rule, the global (tile) mode and the piece of it the refusal concerns, and the
+// numbers its words and fix need, each in the field named for its role. Added by name, e.g.
+//   issues.add(PlanIssue{.rule = PlanRule::factor_divides, .mode = g, .part = p, .value = extent, .limit = piece});
+// (designators in member order); fields a rule does not name keep their defaults. What each rule fills:
+//   gmem.dtype             value = the DataType; from DLPack: value = -1 - its type code, bits = its bits,
+//                          count = its lanes
+//   gmem.rank              value = the global modes, limit = kMaxTileModes
+//   gmem.extent            value = the extent
+//   gmem.negative_stride   value = the stride
+//   gmem.base_align        value = the address (0: not known), bytes = the known alignment,
+//                          count = the view's offset in elements (GlobalTensor::view_offset; 0: none)
+//   gmem.stride_align      value = the stride (elements), bytes = the TMA dimension's stride in bytes (-1: more
+//   gmem.stride_range        than int64 holds), count = the coordinates of the mode one step of that dimension takes
+//   tile.rank              value = the tiler's entries, limit = the global modes
+//   tile.extent            value = the extent
+//   smem.rank              value = the shared layout's top-level modes, limit = the tiled modes,
+//                          count = the global modes
+//   smem.mode_size         value = the size found, limit = the tile extent, index = the shared top-level mode.
+//                          A hand-written TileProblem: index -1: value = the product of the mode's pieces;
+//                          index -2: value = a piece's offset, limit = the product of the pieces before it;
+//                          index -3: value = the extent of a piece whose mode or extent no piece can have
+//   smem.swizzle           swizzle, bytes = whole bytes per element (0 below a byte)
+//   smem.overlap           value = the shared stride (elements). Two pieces of one stride: other_mode and
+//                          other_part = the other piece; a stride of 0 or less: other_mode -1; an instruction loop
+//                          that steps into what the box and the loops below it write: bytes = its step (rounded
+//                          down), limit = the bytes those cover (> 0: this case)
+//   smem.no_contiguous     value = the smallest shared stride (mode: the global mode of stride 1, -1: none)
+//   plan.inner_contiguous  value = the global stride, other_mode = the tiled global mode of stride 1 (-1: none)
+//   plan.inner_bytes       value = the elements, bytes = their bytes (rounded down), bits = their bits (0: not given)
+//   plan.inner_span        value = the elements, limit = the elements of a swizzle-span row, bytes = the span
+//   plan.box_split         value = the elements, limit = the most one box dimension holds (256, or the span's
+//                          row); bytes = the row bytes the pieces must be a multiple of (0: none)
+//   plan.inner_start       (retired) value = the elements, bytes = their bytes
+//   plan.factor_divides    value = the global extent, limit = the piece it must be a multiple of
+//   plan.rank              value = the TMA dimensions needed, count = those in the box
+//   plan.smem_offset_align value = the step in bytes (rounded down), limit = the alignment, bits = the step in bits
+//   plan.loops             limit = kMaxPlanLoops
+//   plan.expect_tx         value = the bytes per stage, limit = 2^20 - 1
+//   plan.smem_capacity     value = the bytes (-1: more than int64 holds), limit = the bytes per block; with a
+//                          mode: value = the bytes (at least) one step of that piece moves
+//   plan.multicast         value = the instructions, limit = the CTAs that share them
+//   plan.cluster           value = the cluster's CTAs, dim = the multicast dimension (-1: none)
+//   plan.descriptor        descriptor
+//   plan.capacity          value = the pieces, limit = kMaxTileLeaves
+//   plan.store_multicast   value = the PlanDirection, dim = the multicast dimension
+//   plan.store_oob_fill    value = the PlanDirection, setting = the OobFill
+//   plan.reduce_dtype      value = the ReduceOp, setting = the DataType, limit = the ops it takes (bit per
+//                          ReduceOp); value -1: setting = a direction none of PlanDirection's
+//   gmem.dtype_arch        value = the DataType, setting = the Arch
+//   plan.box_pieces        value = the box's outermost extent, limit = the copies asked for
+//   plan.coord_range       value = the TMA coordinate, index = the instruction, dim = the TMA dimension
 struct PlanIssue {
   PlanRule rule = PlanRule::gmem_dtype;
-  std::int32_t mode = -1;
-  std::int32_t part = -1;
-  std::int64_t a = 0, b = 0, c = 0, d = 0;
+  std::int32_t mode = -1;         // the global (tile) mode it concerns (-1: none)
+  std::int32_t part = -1;         // which piece of that mode's shared layout (-1: the whole mode)
+  std::int64_t value = 0;         // the offending number in the unit the rule names, or an enum's number
+  std::int64_t limit = 0;         // what value must stay within, be a multiple of or equal (a maximum, an alignment)
+  std::int64_t bytes = 0;         // a byte count named with value: its size, a step, a span, an alignment
+  std::int64_t bits = 0;          // a size in bits, exact where bytes would round down; an element's width
+  std::int64_t count = 0;         // how many of something goes with value: coordinates per step, modes, lanes
+  std::int64_t setting = 0;       // a second input setting named with value, as its enum's number (Arch, OobFill)
+  std::int32_t index = -1;        // an index the words name: a shared top-level mode, an instruction (-1: none)
+  std::int32_t dim = -1;          // a TMA dimension, or the cluster's multicast one (0 x, 1 y, 2 z; -1: none)
+  std::int32_t other_mode = -1;   // a second global mode the refusal concerns (-1: none)
+  std::int32_t other_part = -1;   // which piece of other_mode's shared layout (-1: the whole mode)
+  SwizzleParams swizzle{};        // smem.swizzle: the shared layout's swizzle, as given
+  Violation<Rule> descriptor{};   // plan.descriptor: what validate() refused in the planned descriptor
+  // Added by name only (add(PlanIssue{...})): ViolationList's positional add(rule, numbers...) is off.
+  static constexpr bool kAddByName = true;
 };
 
-// Every refusal of one planning call: core's list (add(rule, mode, part, a, b, c, d)).
+// Every refusal of one planning call: core's list, add(PlanIssue{.rule = ..., ...}).
 using PlanIssues = ViolationList<PlanRule, 16, PlanIssue>;
 
 }  // namespace tmakit
