@@ -80,6 +80,32 @@ TEST(Names, FullCudaSpellingsAccepted) {
   EXPECT_EQ(m, Im2colWideMode::w128);
 }
 
+// cuda.core's enum members: the cuda.h names without CU_TENSOR_MAP_ (TensorMapSwizzle.SWIZZLE_128B,
+// TensorMapInterleave.INTERLEAVE_16B), or the cuda.h suffix where the rest is the suffix itself.
+TEST(Names, CudaCoreMemberNamesAccepted) {
+  for (NameSet set : kAllSets) {
+    const std::string prefix = cuda_prefix(set);
+    if (prefix.empty()) continue;
+    const std::string short_prefix = prefix.substr(std::string("CU_TENSOR_MAP_").size());
+    for (const NameEntry& e : name_entries(set)) {
+      if (!e.canonical) continue;
+      std::uint32_t v = 999;
+      EXPECT_TRUE(parse_name(set, short_prefix + e.name, v)) << short_prefix + e.name;
+      EXPECT_EQ(v, e.value);
+    }
+  }
+  Swizzle s{};
+  EXPECT_TRUE(parse_name("SWIZZLE_128B", s));
+  EXPECT_EQ(s, Swizzle::b128);
+  Interleave i{};
+  EXPECT_TRUE(parse_name("interleave_16b", i));
+  EXPECT_EQ(i, Interleave::b16);
+  EXPECT_FALSE(parse_name("SWIZZLE_", s));
+  std::string error;
+  EXPECT_FALSE(parse_name("SWIZZLE_96B", s, &error));
+  EXPECT_NE(error.find("the CU_TENSOR_MAP_SWIZZLE_ or SWIZZLE_ prefix is optional"), std::string::npos) << error;
+}
+
 TEST(Names, DataTypeCanonicalNamesMatchCudaH) {
   const char* expected[] = {"UINT8",       "UINT16",   "UINT32",       "INT32",        "UINT64",        "INT64",
                             "FLOAT16",     "FLOAT32",  "FLOAT64",      "BFLOAT16",     "FLOAT32_FTZ",   "TFLOAT32",

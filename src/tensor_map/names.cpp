@@ -269,6 +269,9 @@ std::span<const NameEntry> name_entries(NameSet set) noexcept {
   return {};
 }
 
+// What every cuda_prefix() starts with.
+constexpr std::string_view kCudaEnumPrefix = "CU_TENSOR_MAP_";
+
 const char* cuda_prefix(NameSet set) noexcept {
   switch (set) {
     case NameSet::data_type: return "CU_TENSOR_MAP_DATA_TYPE_";
@@ -310,6 +313,8 @@ std::string valid_names(NameSet set) {
   if (!prefix.empty()) {
     out += " (case-insensitive; the ";
     out += prefix;
+    out += " or ";
+    out += prefix.substr(kCudaEnumPrefix.size());
     out += " prefix is optional)";
   } else {
     out += " (case-insensitive)";
@@ -322,6 +327,12 @@ bool parse_name(NameSet set, std::string_view text, std::uint32_t& value, std::s
   const std::string_view prefix = cuda_prefix(set);
   if (!prefix.empty() && t.size() > prefix.size() && same_name(t.substr(0, prefix.size()), prefix)) {
     t.remove_prefix(prefix.size());
+  } else if (!prefix.empty()) {
+    // The cuda.h name without CU_TENSOR_MAP_, as cuda.core's enums spell some members
+    // (TensorMapSwizzle.SWIZZLE_128B, TensorMapInterleave.INTERLEAVE_16B).
+    const std::string_view short_prefix = prefix.substr(kCudaEnumPrefix.size());
+    if (t.size() > short_prefix.size() && same_name(t.substr(0, short_prefix.size()), short_prefix))
+      t.remove_prefix(short_prefix.size());
   }
   if (!t.empty()) {
     for (const NameEntry& e : name_entries(set)) {

@@ -1,7 +1,8 @@
 // Names of every tensor-map enum: parsing (CLI options, JSONL strings) and printing (host only).
 //
 // Parsing is case-insensitive, treats '-' like '_', and accepts the full cuda.h spelling
-// (CU_TENSOR_MAP_SWIZZLE_128B), the cuda.h suffix (128B) and a few documented aliases (bf16, nan,
+// (CU_TENSOR_MAP_SWIZZLE_128B), that spelling without CU_TENSOR_MAP_ (SWIZZLE_128B, as cuda.core's
+// enum members are named), the cuda.h suffix (128B) and a few documented aliases (bf16, nan,
 // 64B for L2_64B, ...). Printing gives the canonical name: the cuda.h suffix for the CUtensorMap*
 // enums ("BFLOAT16", "128B_ATOM_32B", "L2_64B", "NAN_REQUEST_ZERO_FMA", "W128"), "sm_90" for Arch
 // and "tiled" / "im2col" / "im2col_wide" for MapKind.
