@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from . import _tmakit
+from . import _cuda_interop, _tmakit
 from ._capture import CapturedMap, capture
+from ._cuda_interop import cuda_core_options, from_cuda_bindings, from_cuda_core, to_cuda_bindings, to_cuda_core
 from ._errors import Refused, Violation
 from ._records import (
     ClusterStage,
@@ -40,8 +41,9 @@ __all__ = [
     "CapturedMap", "ClusterStage", "Decoded", "Diff", "DsmemPlan", "FieldDifference", "GatherCheck", "Layout",
     "MulticastPlan", "Plan", "PlanCheck", "PlanFinding", "Refused", "StorePlan", "TensorMap", "Violation",
     "capabilities", "capture", "check_against_plan", "check_gather", "check_im2col_conv", "check_map_storage",
-    "check_smem_base", "cluster_stage", "decode", "diff", "dsmem_copy", "encode", "encode_im2col",
-    "encode_im2col_wide", "encode_tiled", "multicast", "plan", "smem_store", "tensor_map", "to_bytes", "validate",
+    "check_smem_base", "cluster_stage", "cuda_core_options", "decode", "diff", "dsmem_copy", "encode", "encode_im2col",
+    "encode_im2col_wide", "encode_tiled", "from_cuda_bindings", "from_cuda_core", "multicast", "plan", "smem_store",
+    "tensor_map", "to_bytes", "to_cuda_bindings", "to_cuda_core", "validate",
 ]
 
 Name = str | int  # a name as the CLI takes it ("bf16", "128B", "sm_90") or the cuda.h integer
@@ -169,11 +171,16 @@ def validate(fields: Mapping[str, Any] | None = None, **kw: Any) -> list[Violati
 
 def to_bytes(descriptor: Any) -> bytes:
     """The 128 bytes of a descriptor given as bytes, bytearray, memoryview, a TensorMap, 256 hex
-    digits (str), a numpy array, or a torch / CuPy tensor (CPU or CUDA: copied to the host)."""
+    digits (str), a numpy array, a torch / CuPy tensor (CPU or CUDA: copied to the host), a
+    cuda.core TensorMapDescriptor (from_cuda_core) or a cuda.bindings.driver.CUtensorMap."""
     if isinstance(descriptor, (bytes, bytearray, memoryview)):
         return bytes(descriptor)
     if isinstance(descriptor, str):
         return _tmakit.from_hex(descriptor)
+    if _cuda_interop.is_cuda_core_descriptor(descriptor):
+        return bytes(from_cuda_core(descriptor))
+    if _cuda_interop.is_cuda_bindings_map(descriptor):
+        return bytes(from_cuda_bindings(descriptor))
     module = type(descriptor).__module__.split(".")[0]
     if module == "torch":
         import torch

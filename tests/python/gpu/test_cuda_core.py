@@ -62,3 +62,13 @@ def test_tensor_map_descriptor():
     assert tmakit.decode(out).address == a.data_ptr()
     assert tmakit.decode(out).box == [64, 128]
     assert check.copy_bytes == plan.tx_bytes_per_instruction
+    # what the kernel received is what tmakit reads out of the descriptor on the host
+    assert tmakit.from_cuda_core(desc) == tmakit.to_bytes(out)
+
+    # tmakit's map of the same box as a cuda.core descriptor: the driver's bytes, passed by value
+    mine = tmakit.tensor_map(a, box=(128, 64))
+    made = tmakit.to_cuda_core(mine, owner=a)  # checks the driver's bytes against tmakit's
+    out2 = torch.zeros(16, dtype=torch.int64, device="cuda")
+    launch(stream, LaunchConfig(grid=1, block=32), kernel, made, out2.data_ptr())
+    stream.sync()
+    assert tmakit.to_bytes(out2) == bytes(mine)
