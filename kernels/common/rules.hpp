@@ -53,11 +53,12 @@ enum class KernelRule : std::uint32_t {
   allgather_gemm_internal,       // allgather_gemm.internal: the GEMM's and the gather's row blocks differ (defect)
   gemm_fp8_inputs,               // gemm.fp8_inputs: one operand FP8 and the other not, or an input type out of range
   gemm_fp8_order,                // gemm.fp8_order: an FP8 operand that is not K-major
+  gemm_block_scales,             // gemm.block_scales: block scales that cannot be used as given
 };
 
 // `part` names the argument the rule concerns, `text` what the arguments do wrong in one line, and
 // `fix` a remedy that needs no values (a launcher computes a sharper one where it has them).
-TMAKIT_HD constexpr RuleTable<KernelRule, 33> rule_table(KernelRule) {
+TMAKIT_HD constexpr RuleTable<KernelRule, 34> rule_table(KernelRule) {
   constexpr const char* kDefect =
       "none on the caller's side (the kernel's compiled shapes must cover every fixed-shape plan of its layouts): "
       "report it with the kernel's arguments";
@@ -159,10 +160,16 @@ TMAKIT_HD constexpr RuleTable<KernelRule, 33> rule_table(KernelRule) {
       {KernelRule::gemm_fp8_order, "gemm.fp8_order", "GemmArgs::a, GemmArgs::b",
        "an FP8 operand that is not K-major (WGMMA reads one-byte operands K-major only)", Severity::error,
        "give A row-major and B column-major (transpose an operand stored the other way before the GEMM)"},
+      {KernelRule::gemm_block_scales, "gemm.block_scales", "GemmArgs::a_scales, GemmArgs::b_scales",
+       "block scales without FP8 inputs, one of the two alone, beside per-tensor scales or fast accumulation, with "
+       "batches, swapped tiles or tiles wider than 128 columns, or a leading dimension the scales do not fit",
+       Severity::error,
+       "give FP8 inputs both a_scales (a_scales_ld >= m, a multiple of 4) and b_scales (b_scales_ld >= ceil(k / 128)), "
+       "without scale_a, scale_b or fast_accumulation, batch 1"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(KernelRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::gemm_fp8_order) + 1,
+static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::gemm_block_scales) + 1,
               "a row for every enum value");
 
 // One refusal in the library's one diagnostic shape (tmakit/core/finding.hpp), "error [<id>] <what>;

@@ -26,30 +26,37 @@ struct KernelForm {
   int tile_n = 0, tile_k = 0, stages = 0, threads = 0;
 };
 
-template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile, bool Promote>
+template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile, bool Promote,
+          bool BlockScales = false>
 KernelForm form_of() {
   constexpr int kIn = input_bytes(In);
-  return {&gemm_kernel<In, Out, AMn, BMn, ClusterM, SplitK, Tile, Promote>,
+  return {&gemm_kernel<In, Out, AMn, BMn, ClusterM, SplitK, Tile, Promote, BlockScales>,
           &kAShape<In, AMn>,
           &kBShape<In, BMn, Tile::kTileN, ClusterM>,
           &kCShape<Out>,
           &kDShape<Out>,
           &kATile<AMn, kIn>.tile,
           &kBTile<BMn, Tile::kTileN, kIn>.tile,
-          kDynamicSmem<Tile>,
+          kDynamicSmem<Tile, BlockScales>,
           Tile::kTileN,
           kTileK<kIn>,
           Tile::kStages,
           Tile::kThreads};
 }
 // Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms have tiles of at most 128
-// columns (kPromotedTileN: their second set of accumulators).
-template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote>
+// columns (kPromotedTileN: their second set of accumulators); block-scaled ones are not swapped.
+template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote, bool BlockScales>
 KernelForm form_by_tile(const FormChoice& c) {
   if constexpr (!SplitK && !Promote) {
     if (c.pingpong) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, PingPongTile, Promote>();
   }
-  if (c.swapped) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, SwappedTile, Promote>();
+  if constexpr (!BlockScales) {
+    if (c.swapped) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, SwappedTile, Promote>();
+  }
+  if constexpr (BlockScales) {
+    if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64Scaled, Promote, BlockScales>();
+    return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128Scaled, Promote, BlockScales>();
+  }
   if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64, Promote>();
   if constexpr (Promote) {
     return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128, Promote>();
@@ -58,21 +65,22 @@ KernelForm form_by_tile(const FormChoice& c) {
     return form_of<In, Out, AMn, BMn, ClusterM, SplitK, WideTile, Promote>();
   }
 }
-template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool Promote>
+template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool Promote, bool BlockScales>
 KernelForm form_by_split(bool split_k, const FormChoice& c) {
-  return split_k ? form_by_tile<In, Out, AMn, BMn, ClusterM, true, Promote>(c)
-                 : form_by_tile<In, Out, AMn, BMn, ClusterM, false, Promote>(c);
+  return split_k ? form_by_tile<In, Out, AMn, BMn, ClusterM, true, Promote, BlockScales>(c)
+                 : form_by_tile<In, Out, AMn, BMn, ClusterM, false, Promote, BlockScales>(c);
 }
-template <Inputs In, DataType Out, bool AMn, bool BMn, bool Promote = false>
+template <Inputs In, DataType Out, bool AMn, bool BMn, bool Promote = false, bool BlockScales = false>
 KernelForm form_by_cluster(bool split_k, const FormChoice& c) {
-  return c.cluster_m == 2 ? form_by_split<In, Out, AMn, BMn, 2, Promote>(split_k, c)
-                          : form_by_split<In, Out, AMn, BMn, 1, Promote>(split_k, c);
+  return c.cluster_m == 2 ? form_by_split<In, Out, AMn, BMn, 2, Promote, BlockScales>(split_k, c)
+                          : form_by_split<In, Out, AMn, BMn, 1, Promote, BlockScales>(split_k, c);
 }
 
 // The 16-bit forms (gemm.cu): A, B, C and D of type t (bf16 or f16), either major for A and B.
 KernelForm pick_form_16bit(DataType t, bool a_mn, bool b_mn, bool split_k, const FormChoice& c);
-// The FP8 forms (gemm_fp8.cu): A e4m3, B e4m3 or e5m2, both K-major; C and D bf16; promoted or not.
-KernelForm pick_form_fp8(Inputs in, bool promote, bool split_k, const FormChoice& c);
+// The FP8 forms (gemm_fp8.cu): A e4m3, B e4m3 or e5m2, both K-major; C and D bf16; promoted or not,
+// scaled per block (promoted) or not.
+KernelForm pick_form_fp8(Inputs in, bool promote, bool block_scales, bool split_k, const FormChoice& c);
 // The FP8 input pairs compiled (the others are refused: gemm.fp8_inputs).
 inline constexpr bool has_fp8_form(Inputs in) { return in == Inputs::e4m3_e4m3 || in == Inputs::e4m3_e5m2; }
 

@@ -146,10 +146,33 @@ void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
                                  (g.b.order == Order::col_major ? "column" : "row") + "-major)"));
 }
 
+// FP8 block scales: both, with FP8 inputs, promoted, alone (no per-tensor scales), batch 1, tiles that
+// lie within one block of B's columns, leading dimensions the scales fit.
+void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
+  const bool a = g.a_scales != nullptr, b = g.b_scales != nullptr;
+  if (!a && !b) return;
+  auto refuse = [&](const std::string& what) { errors.push_back(refusal(KernelRule::gemm_block_scales, what)); };
+  if (a != b) refuse(std::string("only ") + (a ? "a_scales" : "b_scales") + " given: block scales come in pairs");
+  if (g.a_type == Input::same) refuse("block scales need FP8 inputs (a_type, b_type)");
+  if (g.scale_a || g.scale_b) refuse("block scales and per-tensor scales together");
+  if (g.fast_accumulation) refuse("block scales are applied as each K block is promoted: not with fast_accumulation");
+  if (g.batch != 1) refuse("block scales with batch " + std::to_string(g.batch) + " (one matrix only)");
+  if (g.swapped == 1 || (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128))
+    refuse("block-scaled tiles are 128 or 64 columns wide, not swapped (tile_n " + std::to_string(g.tile_n) +
+           ", swapped " + std::to_string(g.swapped) + ")");
+  const std::int64_t k_blocks = (g.k + kScaleBlock - 1) / kScaleBlock;
+  if (a && (g.a_scales_ld < g.m || g.a_scales_ld % 4 != 0))
+    refuse("a_scales_ld " + std::to_string(g.a_scales_ld) + ": at least m (" + std::to_string(g.m) +
+           ") and a multiple of 4 (16-byte rows)");
+  if (b && g.b_scales_ld < k_blocks)
+    refuse("b_scales_ld " + std::to_string(g.b_scales_ld) + ": at least the K blocks (" + std::to_string(k_blocks) + ")");
+}
+
 // The arguments' own rules that need no device (every reason at once): the element types, the
 // extents and pointers, then (where those hold) the choices of tile, cluster and split.
 void check_problem(const GemmArgs& g, std::vector<std::string>& errors) {
   check_inputs(g, errors);
+  check_block_scales(g, errors);
   if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1)
     errors.push_back(refusal(KernelRule::gemm_extent, "m, n, k and batch must be at least 1 (got m=" + std::to_string(g.m) +
                                                           " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
@@ -224,14 +247,16 @@ Gemm::Gemm(const GemmArgs& g) {
     return;
   }
   const bool promote = is_fp8(in) && !g.fast_accumulation;
+  const bool block_scales = g.a_scales != nullptr;
   const FormChoice choice =
-      choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits, g.swapped,
-                  g.pingpong, promote ? kPromotedTileN : 256);
+      choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
+                  block_scales ? -1 : g.swapped, g.pingpong, promote ? kPromotedTileN : 256);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;
   auto pick_form = [&](bool split_k) {
-    return is_fp8(in) ? pick_form_fp8(in, promote, split_k, choice) : pick_form_16bit(g.dtype, a_mn, b_mn, split_k, choice);
+    return is_fp8(in) ? pick_form_fp8(in, promote, block_scales, split_k, choice)
+                      : pick_form_16bit(g.dtype, a_mn, b_mn, split_k, choice);
   };
   KernelForm form = pick_form(false);
 
@@ -253,11 +278,24 @@ Gemm::Gemm(const GemmArgs& g) {
     ok &= plan_operand("C", gc, kChunkLayout, 64, kChunkN, d_names, chunk_options(PlanDirection::load), *form.c_shape, c,
                        errors);
   }
+  Planned sa;
+  if (block_scales) {
+    // A's scales as a (rows of A) x (K blocks) fp32 tensor, rows contiguous: one column per stage
+    const GlobalTensor gs = operand_tensor(DataType::float32, reinterpret_cast<std::uint64_t>(g.a_scales), g.m,
+                                           (g.k + kScaleBlock - 1) / kScaleBlock, 1, g.a_scales_ld, 0, true);
+    ok &= plan_operand("a_scales", gs, kScaleColumnLayout, kTileM, 1, {"M", "K block", "batch"}, operand_options(1),
+                       kScaleShape, sa, errors);
+  }
   if (!ok) return;
 
   KernelParams& p = prep->params;
   p.a_map = a.map;
   p.b_map = b.map;
+  if (block_scales) {
+    p.sa_map = sa.map;
+    p.b_scales = g.b_scales;
+    p.b_scales_ld = static_cast<std::int32_t>(g.b_scales_ld);
+  }
   p.c_map = read_c ? c.map : d.map;
   p.d_map = d.map;
   p.tiles_m = static_cast<std::int32_t>(tiles_m);
@@ -317,6 +355,7 @@ Gemm::Gemm(const GemmArgs& g) {
   st.config.pingpong = choice.pingpong;
   st.config.early_start = g.early_start;
   st.config.promoted = promote;
+  st.config.block_scales = block_scales;
   st.config.cluster_m = prep->cluster_m;
   st.config.splits = static_cast<int>(splits);
   st.config.split_lead = p.split_lead;

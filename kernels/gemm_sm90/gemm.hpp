@@ -63,6 +63,18 @@ struct GemmArgs {
   // Promoted tiles are at most 128 columns wide (kernel.cuh). true: one accumulation in the tensor
   // cores over all of K (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM), with every tile shape.
   bool fast_accumulation = false;
+  // FP8 block scales (DeepSeek-V3's recipe), instead of per-tensor ones: fp32 device arrays, A's per
+  // row and K block of 128, B's per 128 x 128 block, applied as each K block is promoted:
+  //   a_scales[kb * a_scales_ld + i]   row i of A, K block kb (M contiguous: a_scales_ld >= m, a
+  //                                    multiple of 4, DeepGEMM's "TMA-aligned, transposed" layout)
+  //   b_scales[nb * b_scales_ld + kb]  columns [128 nb, 128 nb + 128) of B, K block kb
+  //                                    (b_scales_ld >= ceil(k / 128))
+  // Both or neither; not with scale_a / scale_b or fast_accumulation; batch 1; tiles of 128 or 64
+  // columns, not swapped (gemm.block_scales).
+  const float* a_scales = nullptr;
+  std::int64_t a_scales_ld = 0;
+  const float* b_scales = nullptr;
+  std::int64_t b_scales_ld = 0;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   Matrix a, b;
   Matrix c;  // read only when beta != 0
@@ -111,6 +123,7 @@ struct GemmConfig {
   bool pingpong = false;   // consumer warpgroups on tiles of their own, in turn (GemmArgs::pingpong)
   bool early_start = true; // launched with early start (GemmArgs::early_start)
   bool promoted = false;   // FP8: each K block's products promoted into fp32 (GemmArgs::fast_accumulation false)
+  bool block_scales = false;  // FP8: scaled per block as they are promoted (GemmArgs::a_scales, b_scales)
   int ctas = 0;            // persistent grid: CTAs launched
   int tiles = 0;           // output tiles of all batches
   std::size_t smem_bytes = 0;

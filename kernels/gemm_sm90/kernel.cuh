@@ -70,6 +70,11 @@ struct KernelParams {
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
   std::int32_t read_c = 0;
+  // Block scales (forms with BlockScales): A's scale columns (tiles.cuh) and B's per-block scales,
+  // b_scales[nb * b_scales_ld + kb] for B's columns [128 nb, 128 nb + 128) and K block kb.
+  CUtensorMap sa_map;
+  const float* b_scales = nullptr;
+  std::int32_t b_scales_ld = 0;
 };
 
 // What the accumulators are multiplied by on their way to D: alpha and the inputs' scales, read from
@@ -147,18 +152,21 @@ __device__ __forceinline__ std::int32_t cluster_rank() {
 }
 
 // One kernel form: input and output element types, operand majors, cluster size, split K, tile
-// shape, and whether the K blocks' products are promoted (Promote: FP8 only, mainloop below).
-template <Inputs In_, DataType Out_, bool AMn_, bool BMn_, int ClusterM_, bool SplitK_, class Tile_, bool Promote_ = false>
+// shape, whether the K blocks' products are promoted (Promote: FP8 only, mainloop below), and
+// whether they are scaled per block as they are (BlockScales: promoted FP8 only).
+template <Inputs In_, DataType Out_, bool AMn_, bool BMn_, int ClusterM_, bool SplitK_, class Tile_, bool Promote_ = false,
+          bool BlockScales_ = false>
 struct Form {
   static constexpr Inputs In = In_;
   static constexpr bool Promote = Promote_;
+  static constexpr bool BlockScales = BlockScales_;
   static constexpr DataType Out = Out_;
   static constexpr int kInBytes = input_bytes(In);
   static constexpr bool AMn = AMn_, BMn = BMn_, SplitK = SplitK_;
   static constexpr int ClusterM = ClusterM_;
   using Tile = Tile_;
-  using P = Programs<In, Out, AMn, BMn, Tile::kTileN, ClusterM>;
-  using Storage = SharedStorage<Tile>;
+  using P = Programs<In, Out, AMn, BMn, Tile::kTileN, ClusterM, BlockScales>;
+  using Storage = SharedStorage<Tile, BlockScales>;
   using State = device::RingState<Tile::kStages>;
   using Release = device::RingRelease<Tile::kStages, ClusterM>;
   static constexpr int kStages = Tile::kStages;
@@ -170,6 +178,8 @@ struct Form {
   static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && 2 * Tile::kAccumulators <= 128),
                 "promoted FP8 tiles hold a second set of accumulators: 128 x 128 at most, not ping-pong");
   static_assert(Out == DataType::bfloat16 || Out == DataType::float16, "C and D are bf16 or f16");
+  static_assert(!BlockScales || (Promote && !Tile::kSwapped && Tile::kTileN <= kScaleBlock),
+                "block scales are applied as each K block is promoted, on a tile within one block of B's columns");
   static_assert(!(SplitK && Tile::kPingPong), "split K meets its slices per (tile, warpgroup): not in ping-pong tiles");
 };
 
@@ -204,6 +214,7 @@ __device__ __forceinline__ void produce(const KernelParams& p, typename F::Stora
   const typename P::B::Share b_share = P::B::share();
   device::prefetch_tensor_map(&p.a_map);
   device::prefetch_tensor_map(&p.b_map);
+  if constexpr (F::BlockScales) device::prefetch_tensor_map(&p.sa_map);
   typename F::State st;
   for (std::int32_t u = units.first; u < units.count; u += units.step) {
     const WorkUnit w = units.at(u);
@@ -213,6 +224,8 @@ __device__ __forceinline__ void produce(const KernelParams& p, typename F::Stora
       device::Barrier& full = s.ring.arm(st, P::kStageBytes);
       P::A::issue(&p.a_map, s.a[st.index], full, a_share, w.pos.m, kb, w.pos.batch);
       P::B::issue(&p.b_map, s.b[st.index], full, b_share, w.pos.n, kb, w.pos.batch);
+      if constexpr (F::BlockScales)
+        P::SA::issue(&p.sa_map, s.scales.a[st.index], full, typename P::SA::Share{}, w.pos.m, kb, w.pos.batch);
     }
   }
   device::allow_dependent_grids();  // every load issued: the next grid on the stream may start its prologue
@@ -312,40 +325,58 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
   device::wgmma::fence_operands(acc);
 }
 
+// The mainloop of a promoted FP8 form (F::Promote): it multiplies each K block into registers of
+// its own and adds them to the fp32 accumulators once its WGMMAs have completed: the tensor cores
+// add FP8 products with fewer bits than fp32 (about 14, DeepSeek-V3's report), so that a long K loses precision in one
+// accumulator; promoted, each holds only 128 bytes of K. The warpgroup waits for its own WGMMAs at
+// every block (wait_group<0>); the other consumer's keep the tensor cores busy meanwhile.
+//
+// With block scales (F::BlockScales) each block's products are scaled as they are promoted: by A's
+// scale of the accumulator slot's row (slot v of m64nN holds row 16 warp + lane / 4 + 8 ((v / 2) % 2)
+// of the warpgroup's 64: two rows per thread, their scales read from the stage before it is
+// released) times B's scale of the block (one per 128 x 128 block: the tile lies within one).
+template <class F, class AllFull>
+__device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
+                                                  const WorkUnit& w, const StageDescriptors<F>& desc,
+                                                  typename F::State& st, const typename F::Release& rel,
+                                                  AllFull&& all_full) {
+  static_assert(F::Promote, "the promoted forms' mainloop");
+  float block[F::kAcc];
+  const int t = threadIdx.x % 128;
+  const int row = 64 * (static_cast<int>(threadIdx.x) / 128 - 1) + 16 * (t / 32) + (t % 32) / 4;
+  const float* b_scales = F::BlockScales ? p.b_scales + (w.pos.n * F::kTileN / kScaleBlock) * p.b_scales_ld : nullptr;
+  for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
+    float scale_b = 1.0f;
+    if constexpr (F::BlockScales) scale_b = __ldg(b_scales + kb);
+    s.ring.wait_full(st);
+    multiply_stage<F>(block, desc, st.index, true);
+    float scale[2] = {1.0f, 1.0f};
+    if constexpr (F::BlockScales) {
+      scale[0] = s.scales.a[st.index][row] * scale_b;
+      scale[1] = s.scales.a[st.index][row + 8] * scale_b;
+    }
+    device::wgmma::wait_group<0>();
+    device::wgmma::fence_operands(block);
+    rel.release(s.ring, st);
+    const bool first = kb == w.kb_begin;
+#pragma unroll
+    for (int i = 0; i < F::kAcc; ++i) {
+      const float v = F::BlockScales ? block[i] * scale[(i / 2) % 2] : block[i];
+      acc[i] = first ? v : acc[i] + v;
+    }
+    ++st;
+  }
+  all_full();
+}
+
 // The mainloop of one unit: one stage per K block; the WGMMAs of block kb run while block kb + 1's
 // are issued, and a stage goes back to its producers once the WGMMAs reading it have completed
 // (wait_group<1>: the previous block's). `all_full()` runs once every stage of the unit has been
 // waited for (before the last WGMMAs complete).
-//
-// A promoted FP8 form (F::Promote) multiplies each K block into registers of its own and adds them to
-// the fp32 accumulators once its WGMMAs have completed: the tensor cores add FP8 products with fewer
-// bits than fp32 (about 14, DeepSeek-V3's report), so that a long K loses precision in one
-// accumulator; promoted, each holds only 128 bytes of K. The warpgroup waits for its own WGMMAs at
-// every block (wait_group<0>); the other consumer's keep the tensor cores busy meanwhile.
 template <class F, class AllFull>
 __device__ __forceinline__ void mainloop(float (&acc)[F::kAcc], typename F::Storage& s, const WorkUnit& w,
                                          const StageDescriptors<F>& desc, typename F::State& st,
                                          const typename F::Release& rel, AllFull&& all_full) {
-  if constexpr (F::Promote) {
-    float block[F::kAcc];
-    for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
-      s.ring.wait_full(st);
-      multiply_stage<F>(block, desc, st.index, true);
-      device::wgmma::wait_group<0>();
-      device::wgmma::fence_operands(block);
-      rel.release(s.ring, st);
-      if (kb == w.kb_begin) {
-#pragma unroll
-        for (int i = 0; i < F::kAcc; ++i) acc[i] = block[i];
-      } else {
-#pragma unroll
-        for (int i = 0; i < F::kAcc; ++i) acc[i] += block[i];
-      }
-      ++st;
-    }
-    all_full();
-    return;
-  }
   typename F::State prev = st;
   for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
     s.ring.wait_full(st);
@@ -572,7 +603,8 @@ __device__ __forceinline__ void consume(const KernelParams& p, typename F::Stora
     const StageDescriptors<F> desc(s, wg);
     for (std::int32_t u = units.first; u < units.count; u += units.step) {
       const WorkUnit w = units.at(u);
-      mainloop<F>(acc, s, w, desc, st, rel, [] {});
+      if constexpr (F::Promote) mainloop_promoted<F>(acc, p, s, w, desc, st, rel, [] {});
+      else mainloop<F>(acc, s, w, desc, st, rel, [] {});
       if constexpr (F::SplitK) epilogue_split<F>(acc, p, s, w.pos, wg, buf, c_phase, w_phase);
       else epilogue_store<F>(acc, p, s, w.pos, wg, buf, c_phase);
     }
@@ -614,10 +646,10 @@ __device__ __forceinline__ void gemm_cta(const KernelParams& p, unsigned char* d
   device::cluster_sync();
 }
 
-template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile, bool Promote>
+template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile, bool Promote, bool BlockScales>
 __global__ void __launch_bounds__(Tile::kThreads, 1) gemm_kernel(const __grid_constant__ KernelParams p) {
   extern __shared__ unsigned char dyn[];
-  gemm_cta<Form<In, Out, AMn, BMn, ClusterM, SplitK, Tile, Promote>>(p, dyn, WholeGrid{});
+  gemm_cta<Form<In, Out, AMn, BMn, ClusterM, SplitK, Tile, Promote, BlockScales>>(p, dyn, WholeGrid{});
 }
 
 }  // namespace tmakit::gemm_sm90

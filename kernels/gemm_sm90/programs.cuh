@@ -78,8 +78,14 @@ template <PlanDirection Direction>
 inline constexpr TmaPlan kWShape =
     compiled_shape(DataType::float32, false, kChunkLayoutF32, 64, kChunkNF32, chunk_options(Direction));
 
-// The copy programs of one kernel form: A and B of the input types, C and D of the output type.
-template <Inputs In, DataType Out, bool AMn, bool BMn, int TileN, int ClusterM>
+// Block scales: A's column of one K block for the tile's rows (tiles.cuh), in the tile coordinates of
+// A's own copies (row tile, K block, batch).
+inline constexpr TmaPlan kScaleShape =
+    compiled_shape(DataType::float32, true, kScaleColumnLayout, kTileM, 1, operand_options(1));
+
+// The copy programs of one kernel form: A and B of the input types, C and D of the output type, and
+// with block scales A's scale column.
+template <Inputs In, DataType Out, bool AMn, bool BMn, int TileN, int ClusterM, bool BlockScales = false>
 struct Programs {
   using A = device::CopyProgram<kAShape<In, AMn>>;
   using B = device::CopyProgram<kBShape<In, BMn, TileN, ClusterM>>;
@@ -88,9 +94,11 @@ struct Programs {
   using WStore = device::CopyProgram<kWShape<PlanDirection::store>>;
   using WAdd = device::CopyProgram<kWShape<PlanDirection::reduce>>;
   using WLoad = device::CopyProgram<kWShape<PlanDirection::load>>;
+  using SA = device::CopyProgram<kScaleShape>;
   // Every byte that lands in a stage of one CTA: its A tile and the whole B tile (each slice, its
-  // own and its peers' multicasts).
-  static constexpr std::uint32_t kStageBytes = A::kBytes + B::kBytes;
+  // own and its peers' multicasts), and A's scale column.
+  static constexpr std::uint32_t kStageBytes = A::kBytes + B::kBytes + (BlockScales ? SA::kBytes : 0);
+  static_assert(SA::kBytes == kTileM * sizeof(float), "a scale column per stage");
   static_assert(A::kBytes == kABytes && B::kBytes == kBBytes<TileN>, "the plans fill the stage buffers exactly");
   static_assert(D::kShape.smem_bytes <= kChunkBytes && WStore::kShape.smem_bytes <= kChunkBytes &&
                     WLoad::kBytes == kChunkBytes,

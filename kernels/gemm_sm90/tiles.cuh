@@ -95,6 +95,10 @@ using Tile128 = TileShape<128, 6>;                         // skinny problems: m
 using Tile64 = TileShape<64, 8>;                           // the skinniest: more tiles still
 using SwappedTile = TileShape<64, 8, Split::swapped>;      // the same tiles, one consumer warpgroup
 using PingPongTile = TileShape<192, 4, Split::pingpong>;  // the large problems, epilogues overlapped
+// Block-scaled FP8 (kernel.cuh): the 128- and 64-column tiles with a stage less, for the stages' scale
+// columns.
+using Tile128Scaled = TileShape<128, 5>;
+using Tile64Scaled = TileShape<64, 7>;
 
 // A as 128 x K block (M x K), B as TileN x K block (N x K), of InBytes-byte elements: K-major when
 // the operand's K is contiguous in global memory, MN-major otherwise (WGMMA reads either of 16-bit
@@ -169,7 +173,25 @@ static_assert(kAFields<false, 1>.ok && kAFields<false, 1>.lbo_bytes == kAFields<
                   kAFields<false, 1>.sbo_bytes == kAFields<false, 2>.sbo_bytes && kAStart<false, 1, 1, 3> == kAStart<false, 2, 1, 3>,
               "FP8 and 16-bit K-major operand tiles share their bytes");
 
-template <class Tile>
+// Block scales (DeepSeek-V3's FP8 recipe): A's scales, one fp32 per row and K block, M contiguous in
+// global memory; a stage holds the column of its K block for the tile's 128 rows (512 bytes, loaded
+// beside the A tile). B's, one per 128 x 128 block, are read from global memory by the consumers.
+inline constexpr int kScaleBlock = 128;  // K (and B's N) elements per scale
+constexpr SwizzledLayout scale_column_layout() {
+  SwizzledLayout s;
+  s.swizzle = swizzle_for(Swizzle::none);
+  s.layout = make_layout(IntTuple::make(kTileM), IntTuple::make(1));  // the K block's mode has extent 1
+  return s;
+}
+inline constexpr SwizzledLayout kScaleColumnLayout = scale_column_layout();
+template <int Stages>
+struct ScaleColumns {
+  alignas(128) float a[Stages][kTileM];
+};
+template <>
+struct ScaleColumns<0> {};
+
+template <class Tile, bool BlockScales = false>
 struct alignas(1024) SharedStorage {
   unsigned char a[Tile::kStages][kABytes];
   unsigned char b[Tile::kStages][kBBytes<Tile::kTileN>];
@@ -178,12 +200,14 @@ struct alignas(1024) SharedStorage {
   device::Barrier c_full[Tile::kConsumers];
   device::Barrier w_full[Tile::kConsumers][2];  // split K, the last slice: W's chunks into d[wg][buf]
   std::uint32_t turn[Tile::kConsumers];         // split K: the slice's turn, told to the warpgroup
+  [[no_unique_address]] ScaleColumns<BlockScales ? Tile::kStages : 0> scales;  // block scales: A's per stage
 };
 // What a CTA asks for: the storage and the alignment the kernel rounds its base up to.
-template <class Tile>
-inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile>) + 1024;
+template <class Tile, bool BlockScales = false>
+inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile, BlockScales>) + 1024;
 static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
-                  kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448,
+                  kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448 &&
+                  kDynamicSmem<Tile128Scaled, true> <= 232448 && kDynamicSmem<Tile64Scaled, true> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
 
 }  // namespace tmakit::gemm_sm90

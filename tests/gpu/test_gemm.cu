@@ -71,6 +71,20 @@ __global__ void fill_fp8(std::uint8_t* dst, float* as_float, float* abs_float, s
   }
 }
 
+// Block scales: the FP8 values as floats (A row-major, B column-major) scaled as the GEMM scales them,
+// A's row r, K block kb by sa[kb * ld_sa + r], B's column c by sb[(c / 128) * ld_sb + kb]; both the
+// values and their magnitudes.
+__global__ void apply_block_scales(float* v, float* v_abs, std::int64_t outer, std::int64_t k, std::int64_t ld,
+                                   const float* scales, std::int64_t ld_scales, bool per_block_of_rows) {
+  const std::int64_t n = outer * k;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n; i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t o = i / k, kk = i % k, kb = kk / 128;
+    const float sc = per_block_of_rows ? scales[(o / 128) * ld_scales + kb] : scales[kb * ld_scales + o];
+    v[o * ld + kk] *= sc;
+    v_abs[o * ld + kk] *= sc;
+  }
+}
+
 struct Case {
   std::int64_t m, n, k, batch = 1;
   Order a = Order::row_major, b = Order::col_major;
@@ -90,6 +104,7 @@ struct Case {
   int expect_split_lead = -1;      // >= 0: the lead the launcher must report
   Input a_type = Input::same, b_type = Input::same;  // FP8 inputs (with per-tensor scales 0.5 and 4)
   bool fast_accumulation = false;                    // GemmArgs::fast_accumulation
+  bool block_scales = false;                         // FP8 block scales (powers of two) instead of per-tensor ones
 };
 
 std::string describe(const Case& c) {
@@ -100,7 +115,7 @@ std::string describe(const Case& c) {
          std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m) + " tile_n " + std::to_string(c.tile_n) +
          (c.swapped == 1 ? " swapped" : "") + (c.pingpong == 1 ? " ping-pong" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "") +
          (c.a_type == Input::same ? "" : c.b_type == Input::e5m2 ? " FP8 e4m3 x e5m2" : " FP8 e4m3 x e4m3") +
-         (c.a_type != Input::same && c.fast_accumulation ? " fast accumulation" : "");
+         (c.a_type != Input::same && c.fast_accumulation ? " fast accumulation" : "") + (c.block_scales ? " block scales" : "");
 }
 
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -148,6 +163,9 @@ void run_case(const Case& c) {
     else fill_fp8<false><<<1024, 256>>>(x.as<std::uint8_t>(), f->as<float>(), ab->as<float>(), n, seed);
   };
   const float scale[2] = {0.5f, 4.0f};  // powers of two: the reference's alpha carries them exactly
+  const std::int64_t k_blocks = (c.k + 127) / 128, ld_sa = (c.m + 3) / 4 * 4, ld_sb = k_blocks;
+  const std::size_t n_sa = ld_sa * k_blocks, n_sb = (c.n + 127) / 128 * ld_sb;
+  DeviceBuffer sa(sizeof(float) * n_sa), sb(sizeof(float) * n_sb);
   if (fp8) {
     fill_fp8_as(a, &af, &aabs, ea, 1, c.a_type);
     fill_fp8_as(b, &bf, &babs, eb, 2, c.b_type);
@@ -157,6 +175,18 @@ void run_case(const Case& c) {
     fill_as(b, &bf, &babs, eb, 2);
   }
   fill_as(cc, &cf, nullptr, ed, 3);
+  if (c.block_scales) {  // powers of two from 1/4 to 4: the scaled products stay exact in fp32
+    auto pattern = [](std::size_t n, unsigned seed) {
+      std::vector<float> v(n);
+      for (std::size_t i = 0; i < n; ++i) v[i] = std::ldexp(1.0f, static_cast<int>((i * 7 + seed) % 5) - 2);
+      return v;
+    };
+    const std::vector<float> ha = pattern(n_sa, 1), hb = pattern(n_sb, 3);
+    ASSERT_EQ(cudaMemcpy(sa.p, ha.data(), sizeof(float) * n_sa, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(sb.p, hb.data(), sizeof(float) * n_sb, cudaMemcpyHostToDevice), cudaSuccess);
+    apply_block_scales<<<1024, 256>>>(af.as<float>(), aabs.as<float>(), c.m, c.k, lda, sa.as<float>(), ld_sa, false);
+    apply_block_scales<<<1024, 256>>>(bf.as<float>(), babs.as<float>(), c.n, c.k, ldb, sb.as<float>(), ld_sb, true);
+  }
   ASSERT_EQ(cudaMemset(d.p, 0xff, ed * 2), cudaSuccess);  // NaN everywhere: every element must be written
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
@@ -181,9 +211,15 @@ void run_case(const Case& c) {
   g.a_type = c.a_type;
   g.b_type = c.b_type;
   g.fast_accumulation = c.fast_accumulation;
-  if (fp8) {
+  if (fp8 && !c.block_scales) {
     g.scale_a = scales.as<float>();
     g.scale_b = scales.as<float>() + 1;
+  }
+  if (c.block_scales) {
+    g.a_scales = sa.as<float>();
+    g.a_scales_ld = ld_sa;
+    g.b_scales = sb.as<float>();
+    g.b_scales_ld = ld_sb;
   }
   GemmStatus s;
   if (c.launches > 1) {
@@ -209,6 +245,8 @@ void run_case(const Case& c) {
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.promoted, fp8 && !c.fast_accumulation);
   if (s.ok && s.config.promoted) EXPECT_LE(s.config.tile_n, 128);
+  if (s.ok) EXPECT_EQ(s.config.block_scales, c.block_scales);
+  if (s.ok && c.block_scales) EXPECT_FALSE(s.config.swapped);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
   std::string why;
   for (const auto& e : s.errors) why += e + "\n";
@@ -218,7 +256,7 @@ void run_case(const Case& c) {
   cublasHandle_t h;
   ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);  // plain fp32: the reference must not be a TF32 one
-  const float scaled_alpha = fp8 ? c.alpha * scale[0] * scale[1] : c.alpha;
+  const float scaled_alpha = fp8 && !c.block_scales ? c.alpha * scale[0] * scale[1] : c.alpha;
   reference(h, c, af.as<float>(), bf.as<float>(), cf.as<float>(), ref.as<float>(), lda, ldb, ldd, scaled_alpha, c.beta);
   reference(h, c, aabs.as<float>(), babs.as<float>(), nullptr, bound.as<float>(), lda, ldb, ldd, 1.0f, 0.0f);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -761,6 +799,35 @@ TEST(GemmSmall, Fp8) {
     }
 }
 
+// FP8 block scales (DeepSeek-V3's recipe): A per row and K block, B per 128 x 128 block, against the
+// reference on the scaled values; both pairs, partial tiles and K blocks, 64- and 128-column tiles,
+// clusters, split K, beta.
+TEST(GemmSmall, Fp8BlockScales) {
+  TMAKIT_REQUIRE_GPU();
+  for (Input b : {Input::e4m3, Input::e5m2}) {
+    auto scaled = [&](Case c) {
+      c.a_type = Input::e4m3;
+      c.b_type = b;
+      c.block_scales = true;
+      return c;
+    };
+    run_case(scaled({256, 512, 1024}));
+    run_case(scaled({200, 300, 400, 1, Order::row_major, Order::col_major, 0.5f, 1.0f}));
+    for (int tile_n : {64, 128}) {
+      Case c = scaled({384, 640, 768});
+      c.tile_n = tile_n;
+      run_case(c);
+    }
+    Case c = scaled({128, 256, 4096});
+    c.splits = 4;
+    c.expect_splits = 4;
+    run_case(c);
+    c = scaled({512, 256, 1024});
+    c.cluster_m = 2;
+    run_case(c);
+  }
+}
+
 TEST(GemmArgs, Fp8Refusals) {
   GemmArgs g;
   g.m = g.n = g.k = 256;
@@ -792,6 +859,26 @@ TEST(GemmArgs, Fp8Refusals) {
   EXPECT_EQ(errors(bad).at(0), "error [gemm.tile_n] promoted FP8 tiles are at most 128 columns wide and not ping-pong; "
                                "tile_n 256 asks for another; fix: give tile_n 0, 64 or 128 and pingpong 0, or "
                                "fast_accumulation = true");
+  // block scales: in pairs, alone, promoted, with leading dimensions the scales fit
+  const float* fake_scales = reinterpret_cast<const float*>(std::uintptr_t{1} << 33);
+  bad = g;
+  bad.a_scales = fake_scales;
+  bad.a_scales_ld = 256;
+  bad.scale_a = fake_scales;
+  bad.fast_accumulation = true;
+  e = errors(bad);
+  ASSERT_EQ(e.size(), 3u) << e[0];
+  EXPECT_EQ(e[0].rfind("error [gemm.block_scales] only a_scales given: block scales come in pairs; fix: ", 0), 0u) << e[0];
+  EXPECT_EQ(e[1].rfind("error [gemm.block_scales] block scales and per-tensor scales together", 0), 0u) << e[1];
+  EXPECT_EQ(e[2].rfind("error [gemm.block_scales] block scales are applied as each K block is promoted", 0), 0u) << e[2];
+  bad = g;
+  bad.a_scales = bad.b_scales = fake_scales;
+  bad.a_scales_ld = 250;
+  bad.b_scales_ld = 1;
+  e = errors(bad);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].rfind("error [gemm.block_scales] a_scales_ld 250: at least m (256) and a multiple of 4", 0), 0u) << e[0];
+  EXPECT_EQ(e[1].rfind("error [gemm.block_scales] b_scales_ld 1: at least the K blocks (2)", 0), 0u) << e[1];
 }
 
 TEST(GemmLarge, IssueShapes) {
