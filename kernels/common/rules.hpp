@@ -155,14 +155,16 @@ TMAKIT_HD constexpr RuleTable<KernelRule, 34> rule_table(KernelRule) {
        "the GEMM's row tiles are not the row gather's row blocks (a defect of the launcher)", Severity::error,
        "none on the caller's side: report it with the arguments"},
       {KernelRule::gemm_fp8_inputs, "gemm.fp8_inputs", "GemmArgs::a_type, GemmArgs::b_type",
-       "one operand FP8 and the other of dtype, an input type other than same, e4m3 or e5m2, or an FP8 pair that is not built (A e4m3 with B e4m3 or e5m2 are)", Severity::error,
+       "one operand FP8 and the other of dtype, an input type other than same, e4m3 or e5m2, or an FP8 pair that "
+       "is not built (A e4m3 with B e4m3 or e5m2 are)",
+       Severity::error,
        "give a_type e4m3 and b_type e4m3 or e5m2, or leave both Input::same"},
       {KernelRule::gemm_fp8_order, "gemm.fp8_order", "GemmArgs::a, GemmArgs::b",
        "an FP8 operand that is not K-major (WGMMA reads one-byte operands K-major only)", Severity::error,
        "give A row-major and B column-major (transpose an operand stored the other way before the GEMM)"},
       {KernelRule::gemm_block_scales, "gemm.block_scales", "GemmArgs::a_scales, GemmArgs::b_scales",
        "block scales without FP8 inputs, one of the two alone, beside per-tensor scales or fast accumulation, with "
-       "batches, swapped tiles or tiles wider than 128 columns, or a leading dimension the scales do not fit",
+       "batches or swapped tiles, or a leading dimension the scales do not fit",
        Severity::error,
        "give FP8 inputs both a_scales (a_scales_ld >= m, a multiple of 4) and b_scales (b_scales_ld >= ceil(k / 128)), "
        "without scale_a, scale_b or fast_accumulation, batch 1"},

@@ -69,8 +69,8 @@ struct GemmArgs {
   //                                    multiple of 4, DeepGEMM's "TMA-aligned, transposed" layout)
   //   b_scales[nb * b_scales_ld + kb]  columns [128 nb, 128 nb + 128) of B, K block kb
   //                                    (b_scales_ld >= ceil(k / 128))
-  // Both or neither; not with scale_a / scale_b or fast_accumulation; batch 1; tiles of 128 or 64
-  // columns, not swapped (gemm.block_scales).
+  // Both or neither; not with scale_a / scale_b or fast_accumulation; batch 1; not swapped
+  // (gemm.block_scales); tiles of 128 or 64 columns, as every promoted form's.
   const float* a_scales = nullptr;
   std::int64_t a_scales_ld = 0;
   const float* b_scales = nullptr;

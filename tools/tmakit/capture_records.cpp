@@ -81,7 +81,9 @@ bool read_kernel_parameter(const json& j, CaptureRecord& r) {
   r.result = 0;
   r.driver = true;
   r.via = r.kernel;
-  r.params = decode(r.bytes).params;
+  const DecodedTensorMap d = decode(r.bytes);
+  r.params = d.params;
+  r.params_known = d.round_trips();  // false: the bytes are no map (CaptureReader::add_line drops them)
   return true;
 }
 
@@ -167,11 +169,10 @@ void CaptureReader::add_line(std::string_view line) {
   }
   r.line = line_;
   if (r.kernel_parameter) {
-    const DecodedTensorMap d = decode(r.bytes);
-    TensorMapParams checked = d.params;
+    TensorMapParams checked = r.params;
     if (arch_) checked.arch = *arch_;
     TensorMapBytes again{};
-    if (!d.round_trips() || !encode_into(checked, again) || !(again == r.bytes)) {
+    if (!r.params_known || !encode_into(checked, again) || !(again == r.bytes)) {
       ++log_.kernel_windows_not_maps;
       return;
     }
