@@ -22,6 +22,10 @@
 //   in its default accumulation and, as a third contender (column cublas_fast_tflops), with
 //   CUBLASLT_MATMUL_DESC_FAST_ACCUM. TMAKIT_GEMM_FAST_ACCUM=1 sets GemmArgs::fast_accumulation (else
 //   tmakit promotes every K block, as cuBLASLt's default does).
+//   TMAKIT_GEMM_BLOCK_SCALES=1 (with TMAKIT_GEMM_FP8) runs the block-scaled FP8 GEMM (GemmArgs::a_scales,
+//   b_scales: 1 x 128 along K for A, 128 x 128 blocks for B) on DeepGEMM's shapes instead of the set
+//   above. Every scale is 1, so that its output is compared with cuBLASLt's per-tensor FP8 GEMM
+//   (scales 1), which is timed beside it; the scales are read and applied as with any other values.
 //   TMAKIT_BENCH_REFERENCE=lib.so times a third GEMM beside the two, for the shapes it takes (A
 //   row-major, B column-major): a shared library exporting
 //     extern "C" const char* reference_gemm_name();
@@ -138,7 +142,22 @@ int main(int argc, char** argv) {
     std::printf("reference: %s (%s)\n", reference.name(), base ? base + 1 : path);
   }
 
-  const std::vector<Shape> shapes = {
+  const char* block_env = std::getenv("TMAKIT_GEMM_BLOCK_SCALES");
+  const bool block_scales = fp8 && block_env && std::atoi(block_env) == 1;
+  if (block_scales) std::printf("FP8 block scales: A 1 x 128 along K, B 128 x 128 (all 1)\n");
+  // DeepGEMM's shapes for its dense FP8 GEMM (its README's table): M x N x K.
+  const std::vector<Shape> deepgemm_shapes = {
+      {"64x2112x7168", 64, 2112, 7168},     {"64x24576x1536", 64, 24576, 1536},
+      {"64x32768x512", 64, 32768, 512},     {"64x7168x16384", 64, 7168, 16384},
+      {"64x4096x7168", 64, 4096, 7168},     {"64x7168x2048", 64, 7168, 2048},
+      {"128x2112x7168", 128, 2112, 7168},   {"128x24576x1536", 128, 24576, 1536},
+      {"128x32768x512", 128, 32768, 512},   {"128x7168x16384", 128, 7168, 16384},
+      {"128x4096x7168", 128, 4096, 7168},   {"128x7168x2048", 128, 7168, 2048},
+      {"4096x2112x7168", 4096, 2112, 7168}, {"4096x24576x1536", 4096, 24576, 1536},
+      {"4096x32768x512", 4096, 32768, 512}, {"4096x7168x16384", 4096, 7168, 16384},
+      {"4096x4096x7168", 4096, 4096, 7168}, {"4096x7168x2048", 4096, 7168, 2048},
+  };
+  const std::vector<Shape> default_shapes = {
       {"4096^3", 4096, 4096, 4096},
       {"6144^3", 6144, 6144, 6144},
       {"8192^3", 8192, 8192, 8192},
@@ -153,6 +172,7 @@ int main(int argc, char** argv) {
       {"8192^3 B row", 8192, 8192, 8192, Order::row_major, Order::row_major},
       {"8192^3 A col B row", 8192, 8192, 8192, Order::col_major, Order::row_major},
   };
+  const std::vector<Shape>& shapes = block_scales ? deepgemm_shapes : default_shapes;
 
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
@@ -181,6 +201,16 @@ int main(int argc, char** argv) {
         if (b_e5m2) tmakit_bench::fill_fp8<true><<<1024, 256>>>(static_cast<std::uint8_t*>(buf[i].b), nb, 101 + i);
         else tmakit_bench::fill_fp8<false><<<1024, 256>>>(static_cast<std::uint8_t*>(buf[i].b), nb, 101 + i);
       }
+    }
+    // Block scales of 1: A's (K blocks x M, M contiguous), B's (N blocks x K blocks).
+    const std::int64_t k_blocks = (s.k + 127) / 128, n_blocks = (s.n + 127) / 128;
+    float *a_scales = nullptr, *b_scales = nullptr;
+    if (block_scales) {
+      const std::vector<float> ones(static_cast<std::size_t>(std::max(k_blocks * s.m, n_blocks * k_blocks)), 1.0f);
+      CK(cudaMalloc(&a_scales, sizeof(float) * k_blocks * s.m));
+      CK(cudaMalloc(&b_scales, sizeof(float) * n_blocks * k_blocks));
+      CK(cudaMemcpy(a_scales, ones.data(), sizeof(float) * k_blocks * s.m, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(b_scales, ones.data(), sizeof(float) * n_blocks * k_blocks, cudaMemcpyHostToDevice));
     }
     __nv_bfloat16* dref = nullptr;
     CK(cudaMalloc(&dref, 2 * nd));
@@ -226,6 +256,14 @@ int main(int argc, char** argv) {
         g.scale_b = unit_scales + 1;
         const char* fast = std::getenv("TMAKIT_GEMM_FAST_ACCUM");
         g.fast_accumulation = fast && std::atoi(fast) == 1;
+        if (block_scales) {
+          g.scale_a = g.scale_b = nullptr;
+          g.fast_accumulation = false;
+          g.a_scales = a_scales;
+          g.a_scales_ld = s.m;
+          g.b_scales = b_scales;
+          g.b_scales_ld = k_blocks;
+        }
       }
       return g;
     };
@@ -334,7 +372,7 @@ int main(int argc, char** argv) {
                     tf_tm / tf_ref, ref_rel);
     std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
                 s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : cfg.pingpong ? " ping-pong" : "",
-                cfg.promoted ? " promoted" : "",
+                cfg.block_scales ? " block-scaled" : cfg.promoted ? " promoted" : "",
                 cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, cfg.early_start ? "" : ", plain launch", ref_text);
     std::fflush(stdout);
     char line[512];
@@ -349,6 +387,8 @@ int main(int argc, char** argv) {
       cudaFree(x.d);
     }
     cudaFree(dref);
+    cudaFree(a_scales);
+    cudaFree(b_scales);
   }
   std::printf("\n%s\n", csv.c_str());  // a blank line closes the CSV block (tools/bench_csv.py)
   return 0;
