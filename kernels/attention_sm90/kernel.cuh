@@ -487,334 +487,477 @@ __device__ __forceinline__ void write_lse(float* lse, std::int32_t row0, std::in
 // round n0 + j holds block j of a tile whose predecessors used n0 rounds; the consumers follow the
 // rounds with a RingState per ring.
 //
-// The function holds the warpgroup's state (its operand descriptors, O, the row maxima and sums, the
-// rings' rounds) and names its phases, in three layers:
-//   a tile         next_tile, then (the loop at the end) the tile's state reset, first_block, the later
-//                  blocks, last_pv, skip_blocks, epilogue
-//   a block        wait_k, issue_s, issue_pv (the WGMMAs), softmax, stage_p, scratch_free
-//   no state       mask_block, online_softmax, rescale_o, store_p, normalize_o, store_o, write_lse (above)
-// The phases that touch the state are lambdas over it. The layout of this function is part of what
-// keeps the three-consumer forms (160 registers a thread) free of spills: ptxas's allocation there is
-// sensitive to the order of the code it is given, and the same phases as member functions of a class,
-// or with the later blocks' body in a lambda of its own, spilled in those forms (docs/lab/attention.md,
-// 2026-12-06 16:15). tests/tools/ptxas_check.sh checks every form.
-template <DataType T, int D, bool Causal, PSource Path, bool Persistent, int C = kConsumersFor<D, Path>>
-__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, Path>& s, int wg) {
-  constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<D, C>);
-  constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<D, Path>);
-  constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<D, Path>);
-  constexpr WgmmaDescriptorFields kPF = wgmma_descriptor_fields(kPTile<D>);
-  constexpr int kN = kBlockN<D, Path>;
-  static_assert(kQF.ok && kKF.ok && kVF.ok && kPF.ok, "the operand tiles must be canonical WGMMA layouts");
-  static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
-  // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
-  // atoms per row) the store evaluates its layout per address, once per tile in the epilogue.
-  static_assert(kPPieceStore.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
-  static_assert(device::smem_store_impl::XorAddressMap<kPPieceSrc, kPPieceTile>::kLinear,
-                "P's addresses are XOR-linear: no layout is evaluated on the GPU");
-  constexpr int kS = kN / 2;  // accumulator slots of S per thread
-  constexpr int kO = D / 2;   // of O
+// The phases, in three layers, each a function of what it reads and writes:
+//   a tile     next_tile, begin_tile, first_block, pipelined_block (every later block), last_pv,
+//              skip_blocks, epilogue: consume calls them in this order
+//   a block    issue_s, issue_pv (the WGMMAs), softmax_step, stage_p, scratch_free
+//   no state   mask_block, online_softmax, rescale_o, store_p, normalize_o, store_o, write_lse (above)
+// The warpgroup's constants are values (Warpgroup, QDescriptors, StageDescriptors) named together by a
+// Context; its running state is locals of consume, reached through a State. The three-consumer forms
+// (160 registers a thread, S's and O's accumulators live together during the softmax) are one register
+// from spilling, and ptxas's allocation there follows the order of the code it is given (State says
+// what that asks of the layout): tests/tools/ptxas_check.sh checks every form.
+
+// The consumer's compile-time facts, one type for every phase.
+template <DataType T_, int D_, bool Causal_, PSource Path_, bool Persistent_>
+struct ConsumerForm {
+  static constexpr DataType T = T_;
+  static constexpr int D = D_;
+  static constexpr bool Causal = Causal_;
+  static constexpr PSource Path = Path_;
+  static constexpr bool Persistent = Persistent_;
+  static constexpr int C = kConsumersFor<D, Path>;
+  static constexpr int kN = kBlockN<D, Path>;  // rows of a KV block
+  static constexpr int kS = kN / 2;            // accumulator slots of S per thread
+  static constexpr int kO = D / 2;             // of O
   // P of a block as the softmax leaves it. Through shared memory: pairs of 16-bit values packed into
   // words as they are computed (32 registers where 64 fp32 values would wait for the store). In
   // registers: 16-bit values, packed into the A fragments only after P_{j-1} V_{j-1} has completed
   // (packed while that multiply still reads the previous fragments, they make ptxas wait after each RS
   // multiply).
   using PBits = std::conditional_t<Path == PSource::smem, std::uint32_t, std::uint16_t>;
-  constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
-  const int t = threadIdx.x % 128;
+  static constexpr int kPBits = Path == PSource::smem ? kS / 2 : kS;
   // With P through shared memory, three consumers (160 registers per thread) and head dim 128, wg is
-  // opaque at each use, so that the named barriers' ids (bar takes its id in a vector register) are
-  // formed from it next to their barriers: one value lives across the KV loop instead of three ids.
-  // The other forms have the registers and form the ids once (docs/lab/attention.md, 2026-12-02 04:42).
-  constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3 && D == 128;
-  auto wg_here = [&] {
-    int w = wg;
-    if constexpr (kIdsAtBarrier) asm volatile("" : "+r"(w));
-    return w;
-  };
-  auto barrier_id = [&] { return static_cast<std::uint32_t>(1 + wg_here()); };  // this warpgroup's 128 threads
-  // Where S's and O's accumulator slots sit (device/fragment.cuh): this thread's first element, and
-  // for slot v its offset and which of the thread's two rows it is in (compile-time per slot).
+  // opaque at each use (Warpgroup::here), so that the named barriers' ids (bar takes its id in a
+  // vector register) are formed from it next to their barriers: one value lives across the KV loop
+  // instead of three ids. The other forms have the registers and form the ids once.
+  static constexpr bool kIdsAtBarrier = Path == PSource::smem && C == 3 && D == 128;
+  // With P in registers, Q's descriptor at each k16 step is held (QDescriptors); with P through shared
+  // memory (three consumers at 160 registers) the held words cost more registers than their rebuilding
+  // costs instructions: there they are rebuilt.
+  static constexpr bool kHoldQ = Path == PSource::registers;
+  static constexpr int kQSteps = D / 16;
+  // Where S's and O's accumulator slots sit (device/fragment.cuh): a thread's first element, and for
+  // slot v its offset and which of the thread's two rows it is in (compile-time per slot).
   using SFrag = device::AccumulatorFragment<kN>;
   using OFrag = device::AccumulatorFragment<D>;
-  const std::int32_t col0 = SFrag::origin(t).col;  // this thread's first column of a block
-  unsigned char* pbuf = s.scratch[wg];
-  // ---- the warpgroup's constants
-  // One descriptor per operand buffer, built once; each k-step and stage is an add of a constant to it
-  // (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is warp-uniform).
-  const std::uint64_t q_desc = wgmma_descriptor(device::shared_address(s.q) + q_start<D, C>(wg), kQF);
-  const std::uint64_t k_desc = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
-  const std::uint64_t v_desc = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
-  // P's (PSource::smem) has its low word made opaque to the compiler (fence_operands): each k16 step is
-  // then one add to the word it holds, where the compiler would rebuild the word at every KV block and
-  // mask each step's add.
-  std::uint64_t p_desc = 0;
-  if constexpr (Path == PSource::smem) {
-    std::uint32_t p_lo[1] = {static_cast<std::uint32_t>(wgmma_descriptor(device::shared_address(pbuf), kPF))};
-    device::wgmma::fence_operands(p_lo);
-    p_desc = (wgmma_descriptor(0, kPF) & 0xFFFFFFFF00000000ull) | p_lo[0];
+  using Storage = SharedStorage<D, Path>;
+  using KRound = device::RingState<kKStages<D, Path>>;
+  using VRound = device::RingState<kVStages<D, Path>>;
+  using KRelease = device::RingRelease<kKStages<D, Path>, 1>;
+  using VRelease = device::RingRelease<kVStages<D, Path>, 1>;
+  static_assert(kOStore<D>.ok, "O must have a store plan into its tile (tmakit smem-store explains a refusal)");
+  // O's addresses are XOR-linear for head dims 64, 128 and 256; for 96 (48 slots per thread, three 64-byte
+  // atoms per row) the store evaluates its layout per address, once per tile in the epilogue.
+  static_assert(kPPieceStore.ok, "P must have a store plan into its operand layout (tmakit smem-store explains a refusal)");
+  static_assert(device::smem_store_impl::XorAddressMap<kPPieceSrc, kPPieceTile>::kLinear,
+                "P's addresses are XOR-linear: no layout is evaluated on the GPU");
+};
+
+// This thread's place: its warpgroup wg (0 .. C - 1), its index t in the warpgroup, its first column
+// of a block, and the warpgroup's scratch buffer (P's operand, PSource::smem; O's staging).
+template <class F>
+struct Warpgroup {
+  int wg;
+  int t;
+  std::int32_t col0;
+  unsigned char* scratch;
+  __device__ __forceinline__ Warpgroup(typename F::Storage& s, int w)
+      : wg(w), t(static_cast<int>(threadIdx.x % 128)), col0(F::SFrag::origin(t).col), scratch(s.scratch[w]) {}
+  // wg, opaque to the compiler at each use where F::kIdsAtBarrier.
+  __device__ __forceinline__ int here() const {
+    int w = wg;
+    if constexpr (F::kIdsAtBarrier) asm volatile("" : "+r"(w));
+    return w;
   }
-  // With P in registers, Q's descriptor at each k16 step is computed once and made opaque to the
-  // compiler (fence_operands: an empty asm that may change them), so that it keeps them in registers
-  // rather than rebuilding them at every KV block. With P through shared memory (three consumers at
-  // 160 registers) the held words cost more registers than their rebuilding costs instructions: there
-  // they are rebuilt.
-  constexpr int kQSteps = D / 16;
-  constexpr bool kHoldQ = Path == PSource::registers;
-  const std::uint32_t q_hi = static_cast<std::uint32_t>(q_desc >> 32);
-  std::uint32_t q_lo[kQSteps];
-  if constexpr (kHoldQ) {
-    [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-      ((q_lo[Kk] = static_cast<std::uint32_t>(wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>))), ...);
-    }(std::make_integer_sequence<int, kQSteps>{});
-    device::wgmma::fence_operands(q_lo);
+  // The named barrier of the warpgroup's 128 threads.
+  __device__ __forceinline__ std::uint32_t barrier_id() const { return static_cast<std::uint32_t>(1 + here()); }
+};
+
+// The operand descriptors: one per operand buffer, built once; each k-step and stage is an add of a
+// constant to it (wgmma_descriptor_advance), on values the compiler keeps in uniform registers (wg is
+// warp-uniform).
+//
+// Q's, of this warpgroup's rows of the Q tile, and (F::kHoldQ) its low word at every k16 step,
+// computed once and made opaque to the compiler (fence_operands: an empty asm that may change them),
+// so that it keeps them in registers rather than rebuilding them at every KV block. K's and V's are
+// held apart (StageDescriptors): beside lo, an array a loop walks, they would reach the compiler's
+// later passes in another form (State says why).
+template <class F>
+struct QDescriptors {
+  std::uint64_t base;
+  std::uint32_t hi;              // base's high word
+  std::uint32_t lo[F::kQSteps];  // F::kHoldQ
+  __device__ __forceinline__ QDescriptors(typename F::Storage& s, int wg) {
+    constexpr WgmmaDescriptorFields kQF = wgmma_descriptor_fields(kQTile<F::D, F::C>);
+    static_assert(kQF.ok, "Q's tile must be a canonical WGMMA layout");
+    base = wgmma_descriptor(device::shared_address(s.q) + q_start<F::D, F::C>(wg), kQF);
+    hi = static_cast<std::uint32_t>(base >> 32);
+    if constexpr (F::kHoldQ) {
+      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+        ((lo[Kk] = static_cast<std::uint32_t>(wgmma_descriptor_advance(base, kQStart<F::D, F::C, 0, Kk>))), ...);
+      }(std::make_integer_sequence<int, F::kQSteps>{});
+      device::wgmma::fence_operands(lo);
+    }
   }
   // Q's descriptor at k16 step Kk.
-  auto q_step = [&]<int Kk>() -> std::uint64_t {
-    if constexpr (kHoldQ)
-      return (static_cast<std::uint64_t>(q_hi) << 32) | q_lo[Kk];
+  template <int Kk>
+  __device__ __forceinline__ std::uint64_t step() const {
+    if constexpr (F::kHoldQ)
+      return (static_cast<std::uint64_t>(hi) << 32) | lo[Kk];
     else
-      return wgmma_descriptor_advance(q_desc, kQStart<D, C, 0, Kk>);
-  };
+      return wgmma_descriptor_advance(base, kQStart<F::D, F::C, 0, Kk>);
+  }
+};
 
-  // ---- the tile's state: this thread's first row in the sequence (slot v is in row row0 + row_of(v)),
-  // the sequence's rows, the rings' rounds before it, O, the row maxima and sums.
-  std::int32_t row0 = 0, seqlen = 0;
-  // The tile's first row of this warpgroup (query block qb's row 64 wg): row0 less this thread's offset.
-  auto first_row = [&] { return row0 - SFrag::origin(t).row; };
-  device::RingState<1> qr;                    // Q's round: the tile's
-  device::RingState<kKStages<D, Path>> kr;  // K's next round to read
-  device::RingState<kVStages<D, Path>> vr;  // V's
-  // A K or V stage goes back to the producer with one arrival per consumer warpgroup, after its reads
-  // have completed (the warpgroup's wgmma.wait_group): thread 0 of the warpgroup arrives. Q's with one
-  // arrival per thread (SharedStorage).
-  const device::RingRelease<kKStages<D, Path>, 1> k_release(s.k_ring, t);
-  const device::RingRelease<kVStages<D, Path>, 1> v_release(s.v_ring, t);
-  float o[kO];
-  float m[2];  // running row maxima, in units of log2 (scaled scores)
-  float l[2];  // this thread's share of the running row sums
-  std::uint32_t a[kN / 16][4];     // P of the previous block as the RS form's A fragments
+// K's and V's (stage 0), and P's (PSource::smem: the scratch buffer). P's low word is made opaque to
+// the compiler (fence_operands): each k16 step is then one add to the word it holds, where the
+// compiler would rebuild the word at every KV block and mask each step's add.
+template <class F>
+struct StageDescriptors {
+  std::uint64_t k, v;
+  std::uint64_t p = 0;
+  __device__ __forceinline__ StageDescriptors(typename F::Storage& s, unsigned char* pbuf) {
+    constexpr WgmmaDescriptorFields kKF = wgmma_descriptor_fields(kKTile<F::D, F::Path>);
+    constexpr WgmmaDescriptorFields kVF = wgmma_descriptor_fields(kVTile<F::D, F::Path>);
+    constexpr WgmmaDescriptorFields kPF = wgmma_descriptor_fields(kPTile<F::D>);
+    static_assert(kKF.ok && kVF.ok && kPF.ok, "the operand tiles must be canonical WGMMA layouts");
+    k = wgmma_descriptor(device::shared_address(s.k[0]), kKF);
+    v = wgmma_descriptor(device::shared_address(s.v[0]), kVF);
+    if constexpr (F::Path == PSource::smem) {
+      std::uint32_t p_lo[1] = {static_cast<std::uint32_t>(wgmma_descriptor(device::shared_address(pbuf), kPF))};
+      device::wgmma::fence_operands(p_lo);
+      p = (wgmma_descriptor(0, kPF) & 0xFFFFFFFF00000000ull) | p_lo[0];
+    }
+  }
+};
 
-  // ---- a block's phases
-  // K of round kr has landed: waited for before a warpgroup takes its turn, so that the turn is not held
-  // while a load is still in flight.
-  auto wait_k = [&] { s.k_ring.wait_full(kr); };
-  // S = Q K^T into sc, K of round kr: D / 16 k16 steps, one commit group (K waited for).
-  auto issue_s = [&](float (&sc)[kS]) {
-    const std::uint64_t k_st = wgmma_descriptor_advance(k_desc, kr.index * kKVBytes<D, Path>);
-    device::wgmma::fence();
-    device::wgmma::fence_operands(sc);
+// What every phase may read: the kernel's parameters, the shared storage, and the warpgroup's
+// constants.
+template <class F>
+struct Context {
+  const KernelParams& p;
+  typename F::Storage& s;
+  const Warpgroup<F>& w;
+  const QDescriptors<F>& q;
+  const StageDescriptors<F>& d;
+};
+
+// The warpgroup's running state, as references to locals of consume:
+//   row0, seqlen   the tile's rows: this thread's first row in the sequence (slot v of S and O is in row
+//                  row0 + row_of(v)), and the sequence's rows
+//   qr, kr, vr     the rings' rounds read next (Q's: the tile's)
+//   k_release ..   a K or V stage goes back to the producer with one arrival per consumer warpgroup,
+//                  after its reads have completed (the warpgroup's wgmma.wait_group): thread 0 of the
+//                  warpgroup arrives. Q's with one arrival per thread (SharedStorage).
+//   o, m, l        O, the running row maxima (units of log2: scaled scores), this thread's share of the
+//                  running row sums
+//   a              P of the previous block as the RS form's A fragments (PSource::registers)
+// Why references: each part is then a variable of its own, which the compiler promotes to registers on
+// its own and early, as it does the locals a lambda captures. Held by value in one struct, the parts
+// are promoted together, and only once every loop that walks one of its arrays is unrolled: the scalars
+// come out in another form and the loop-carried values in another order, which ptxas allocates
+// differently (the three-consumer forms then spill). The same holds for a block's temporaries (S, P,
+// O's correction): declared in a phase called from the KV loop, they come out in another order, so the
+// loop declares them and pipelined_block takes them (first_block, outside the loop, declares its own).
+template <class F>
+struct State {
+  std::int32_t& row0;
+  std::int32_t& seqlen;
+  device::RingState<1>& qr;
+  typename F::KRound& kr;
+  typename F::VRound& vr;
+  const typename F::KRelease& k_release;
+  const typename F::VRelease& v_release;
+  float (&o)[F::kO];
+  float (&m)[2];
+  float (&l)[2];
+  std::uint32_t (&a)[F::kN / 16][4];
+  // The warpgroup's first row of the tile (query block qb's row 64 wg): row0 less thread t's offset.
+  __device__ __forceinline__ std::int32_t first_row(int t) const { return row0 - F::SFrag::origin(t).row; }
+  // K of round kr has been read: its stage goes back, and the next round is the one to read.
+  __device__ __forceinline__ void release_k(typename F::Storage& s) const {
+    k_release.release(s.k_ring, kr);
+    ++kr;
+  }
+  // The same for V.
+  __device__ __forceinline__ void release_v(typename F::Storage& s) const {
+    v_release.release(s.v_ring, vr);
+    ++vr;
+  }
+};
+
+// ---- a block's phases
+
+// S = Q K^T into sc, K of round kr: D / 16 k16 steps, one commit group (K waited for).
+template <class F>
+__device__ __forceinline__ void issue_s(const Context<F>& c, const State<F>& st, float (&sc)[F::kS]) {
+  const std::uint64_t k_st = wgmma_descriptor_advance(c.d.k, st.kr.index * kKVBytes<F::D, F::Path>);
+  device::wgmma::fence();
+  device::wgmma::fence_operands(sc);
+  [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+    ((device::wgmma::mma<F::T, F::kN, 0, 0>(sc, c.q.template step<Kk>(),
+                                            wgmma_descriptor_advance(k_st, kKStart<F::D, F::Path, Kk>), Kk > 0)),
+     ...);
+  }(std::make_integer_sequence<int, F::D / 16>{});
+  device::wgmma::commit_group();
+  device::wgmma::fence_operands(sc);
+}
+
+// O += P V, V of round vr: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from
+// the A fragments.
+template <class F>
+__device__ __forceinline__ void issue_pv(const Context<F>& c, const State<F>& st) {
+  c.s.v_ring.wait_full(st.vr);
+  const std::uint64_t v_st = wgmma_descriptor_advance(c.d.v, st.vr.index * kKVBytes<F::D, F::Path>);
+  device::wgmma::fence();
+  device::wgmma::fence_operands(st.o);
+  if constexpr (F::Path == PSource::smem) {
     [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-      ((device::wgmma::mma<T, kN, 0, 0>(sc, q_step.template operator()<Kk>(),
-                                        wgmma_descriptor_advance(k_st, kKStart<D, Path, Kk>), Kk > 0)),
+      ((device::wgmma::mma<F::T, F::D, 0, 1>(st.o, wgmma_descriptor_advance(c.d.p, kPStart<F::D, Kk>),
+                                             wgmma_descriptor_advance(v_st, kVStart<F::D, F::Path, Kk>), true)),
        ...);
-    }(std::make_integer_sequence<int, D / 16>{});
-    device::wgmma::commit_group();
-    device::wgmma::fence_operands(sc);
-  };
-  // O += P V, V of round vr: kBlockN / 16 k16 steps, one commit group; P from the scratch buffer or from a.
-  auto issue_pv = [&] {
-    s.v_ring.wait_full(vr);
-    const std::uint64_t v_st = wgmma_descriptor_advance(v_desc, vr.index * kKVBytes<D, Path>);
-    device::wgmma::fence();
-    device::wgmma::fence_operands(o);
-    if constexpr (Path == PSource::smem) {
-      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        ((device::wgmma::mma<T, D, 0, 1>(o, wgmma_descriptor_advance(p_desc, kPStart<D, Kk>),
-                                         wgmma_descriptor_advance(v_st, kVStart<D, Path, Kk>), true)),
-         ...);
-      }(std::make_integer_sequence<int, kN / 16>{});
-    } else {
-      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        ((device::wgmma::fence_operands(a[Kk]),
-          device::wgmma::mma_rs<T, D, 1>(o, a[Kk], wgmma_descriptor_advance(v_st, kVStart<D, Path, Kk>), true)),
-         ...);
-      }(std::make_integer_sequence<int, kN / 16>{});
-    }
-    device::wgmma::commit_group();
-    device::wgmma::fence_operands(o);
-  };
+    }(std::make_integer_sequence<int, F::kN / 16>{});
+  } else {
+    [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+      ((device::wgmma::fence_operands(st.a[Kk]),
+        device::wgmma::mma_rs<F::T, F::D, 1>(st.o, st.a[Kk], wgmma_descriptor_advance(v_st, kVStart<F::D, F::Path, Kk>),
+                                             true)),
+       ...);
+    }(std::make_integer_sequence<int, F::kN / 16>{});
+  }
+  device::wgmma::commit_group();
+  device::wgmma::fence_operands(st.o);
+}
 
-  // Block j's masks and online softmax (above): P into pbits, O's correction into corr.
-  auto softmax = [&](float (&sc)[kS], std::int32_t j, PBits (&pbits)[kPBits], float (&corr)[2]) {
-    mask_block<Causal, kN>(sc, j * kN, row0, col0, seqlen, first_row());
-    online_softmax<T, kN>(sc, p.scale_log2, m, l, pbits, corr);
-  };
-  // P_j becomes the next P V's A operand: written by the smem-store plan into the scratch buffer and
-  // fenced for the async proxy (every thread of the warpgroup, then the warpgroup's barrier), or packed
-  // into the RS form's fragments.
-  auto stage_p = [&](const PBits (&pbits)[kPBits]) {
-    if constexpr (Path == PSource::smem) {
-      store_p<D, kN>(pbits, pbuf, t);
-      device::fence_smem_writes_for_async();
-      device::named_barrier_sync(barrier_id(), 128);
-    } else {
-      [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-        (device::wgmma::a_fragment<Kk>(pbits, a[Kk]), ...);
-      }(std::make_integer_sequence<int, kN / 16>{});
-    }
-  };
-  // The previous tile's O store (issued by thread 0 from the scratch buffer) has finished reading it,
-  // and every thread of the warpgroup knows: the buffer may be written again.
-  auto scratch_free = [&] {
-    if (t == 0) device::wait_group_read<0>();
-    device::named_barrier_sync(barrier_id(), 128);
-  };
+// Block j's masks and online softmax (above): P into pbits, O's correction into corr.
+template <class F>
+__device__ __forceinline__ void softmax_step(const Context<F>& c, const State<F>& st, float (&sc)[F::kS], std::int32_t j,
+                                             typename F::PBits (&pbits)[F::kPBits], float (&corr)[2]) {
+  mask_block<F::Causal, F::kN>(sc, j * F::kN, st.row0, c.w.col0, st.seqlen, st.first_row(c.w.t));
+  online_softmax<F::T, F::kN>(sc, c.p.scale_log2, st.m, st.l, pbits, corr);
+}
 
-  // ---- a tile's phases
+// P_j becomes the next P V's A operand: written by the smem-store plan into the scratch buffer and
+// fenced for the async proxy (every thread of the warpgroup, then the warpgroup's barrier), or packed
+// into the RS form's fragments.
+template <class F>
+__device__ __forceinline__ void stage_p(const Context<F>& c, const State<F>& st, const typename F::PBits (&pbits)[F::kPBits]) {
+  if constexpr (F::Path == PSource::smem) {
+    store_p<F::D, F::kN>(pbits, c.w.scratch, c.w.t);
+    device::fence_smem_writes_for_async();
+    device::named_barrier_sync(c.w.barrier_id(), 128);
+  } else {
+    [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+      (device::wgmma::a_fragment<Kk>(pbits, st.a[Kk]), ...);
+    }(std::make_integer_sequence<int, F::kN / 16>{});
+  }
+}
+
+// The previous tile's O store (issued by thread 0 from the scratch buffer) has finished reading it,
+// and every thread of the warpgroup knows: the buffer may be written again.
+template <class F>
+__device__ __forceinline__ void scratch_free(const Warpgroup<F>& w) {
+  if (w.t == 0) device::wait_group_read<0>();
+  device::named_barrier_sync(w.barrier_id(), 128);
+}
+
+// ---- a tile's phases
+
+// The next tile, once its Q has landed: one CTA per tile, the CTA's own (once); persistent, the one
+// the producer published with Q's round (qb < 0: none left).
+template <class F>
+__device__ __forceinline__ bool next_tile(const Context<F>& c, const State<F>& st, CtaTiles<false, kBlockM<F::C>>& own,
+                                          Tile& tile) {
+  if constexpr (F::Persistent) {
+    c.s.q_ring.wait_full(st.qr);
+    tile = c.s.tile;
+    return tile.qb >= 0;
+  } else {
+    if (!own.next(c.p, tile)) return false;
+    c.s.q_ring.wait_full(st.qr);
+    return true;
+  }
+}
+
+// The KV blocks of a tile: the CTA's (all) and this warpgroup's (mine, the first of them).
+struct TileBlocks {
+  std::int32_t all = 0, mine = 0;
+};
+
+// A tile's start: its rows, O zero, no maxima, no sums; and its blocks.
+template <class F>
+__device__ __forceinline__ TileBlocks begin_tile(const Context<F>& c, const State<F>& st, const Tile& tile) {
+  constexpr int C = F::C;
+  const std::int32_t qb = tile.qb, wg = c.w.wg;
+  st.seqlen = tile.seqlen;
+  st.row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + F::SFrag::origin(c.w.t).row;
+#pragma unroll
+  for (int v = 0; v < F::kO; ++v) st.o[v] = 0.0f;
+  st.m[0] = st.m[1] = -INFINITY;
+  st.l[0] = st.l[1] = 0.0f;
+  TileBlocks b;
+  b.all = kv_blocks<F::D, F::Path, F::Causal>(tile.seqlen, qb);
+  // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
+  // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
+  // taking their turns and releasing their stages without multiplying (skip_blocks).
+  b.mine = b.all;
+  if constexpr (F::Causal) {
+    const std::int32_t cols = min(tile.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
+    b.mine = min(b.all, (cols + F::kN - 1) / F::kN);
+  }
+  // Rows all past the sequence's end (the last tile's padding): one block, whose results the O store
+  // clips and the LSE skips; the CTA's other blocks it skips like the causal ones. Not where wg is
+  // opaque (kIdsAtBarrier): there the 160 registers do not hold the count beside the loop's state,
+  // and the padding's blocks run in full.
+  if constexpr (!F::kIdsAtBarrier) {
+    if (qb * kBlockM<C> + kRowsPerConsumer * wg >= tile.seqlen) b.mine = 1;
+  }
+  return b;
+}
+
+// Block 0: S alone, its softmax (O is still zero: nothing to rescale) and P_0. K is waited for before
+// the turn, so that the turn is not held while a load is still in flight.
+template <class F>
+__device__ __forceinline__ void first_block(const Context<F>& c, const State<F>& st) {
+  float sc[F::kS];
+  typename F::PBits pbits[F::kPBits];
+  float corr[2];
+  c.s.k_ring.wait_full(st.kr);
+  wait_turn<F::C>(c.w.here());
+  issue_s<F>(c, st, sc);
+  pass_turn<F::C>(c.w.here());
+  device::wgmma::wait_group<0>();
+  device::wgmma::fence_operands(sc);
+  st.release_k(c.s);
+  softmax_step<F>(c, st, sc, 0, pbits, corr);
+  if constexpr (F::Persistent && F::Path == PSource::smem) {
+    scratch_free<F>(c.w);  // P goes where the previous tile's O was (the CTA's first tile: at once)
+  }
+  stage_p<F>(c, st, pbits);
+}
+
+// Block j > 0: S_j and P_{j-1} V_{j-1} issued in one turn, the softmax of block j while that P V
+// runs, then O rescaled by corr and P_j staged. sc, pbits, corr: the block's temporaries, declared by
+// the KV loop (State says why).
+template <class F>
+__device__ __forceinline__ void pipelined_block(const Context<F>& c, const State<F>& st, std::int32_t j, float (&sc)[F::kS],
+                                                typename F::PBits (&pbits)[F::kPBits], float (&corr)[2]) {
+  c.s.k_ring.wait_full(st.kr);
+  wait_turn<F::C>(c.w.here());
+  issue_s<F>(c, st, sc);
+  issue_pv<F>(c, st);  // V_{j-1}
+  pass_turn<F::C>(c.w.here());
+  device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
+  device::wgmma::fence_operands(sc);
+  st.release_k(c.s);
+  softmax_step<F>(c, st, sc, j, pbits, corr);
+  device::wgmma::wait_group<0>();
+  device::wgmma::fence_operands(st.o);
+  st.release_v(c.s);
+  rescale_o<F::D>(st.o, corr);
+  stage_p<F>(c, st, pbits);
+}
+
+// The last block's P V, alone.
+template <class F>
+__device__ __forceinline__ void last_pv(const Context<F>& c, const State<F>& st) {
+  wait_turn<F::C>(c.w.here());
+  issue_pv<F>(c, st);
+  pass_turn<F::C>(c.w.here());
+  device::wgmma::wait_group<0>();
+  device::wgmma::fence_operands(st.o);
+  st.release_v(c.s);
+}
+
+// The CTA's blocks [mine, all), which this warpgroup skips: their turns, passed on at once, and their K
+// and V stages, released in ring order, each once its load has landed: the full barrier's phase says
+// that the stage's previous round was released by every consumer, so this arrival counts toward this
+// round's phase and not (two stages) toward the previous one's. One block at a time, so that no stage
+// another warpgroup waits for is held back.
+template <class F>
+__device__ __forceinline__ void skip_blocks(const Context<F>& c, const State<F>& st, TileBlocks b) {
+  for (std::int32_t j = b.mine; j < b.all; ++j) {
+    wait_turn<F::C>(c.w.here());
+    pass_turn<F::C>(c.w.here());
+    c.s.k_ring.wait_full(st.kr);
+    st.release_k(c.s);
+    c.s.v_ring.wait_full(st.vr);
+    st.release_v(c.s);
+  }
+}
+
+// The epilogue: O / l through the store plan into the scratch buffer (the last P V multiply has
+// completed: no wgmma reads it any more), one TMA store of the warpgroup's 64 rows (the O plan clips
+// rows past the sequence's end), and the log-sum-exp.
+template <class F>
+__device__ __forceinline__ void epilogue(const Context<F>& c, const State<F>& st, const Tile& tile) {
+  constexpr int D = F::D;
+  const KernelParams& p = c.p;
+  const Warpgroup<F>& w = c.w;
+  std::uint16_t obits[kOPieces<D>][F::kO / kOPieces<D>];
+  normalize_o<F::T, D>(st.o, st.l, obits);
+  unsigned char* obuf = w.scratch;
+  if constexpr (kOInQ<D>) {
+    // Every consumer's multiplies have completed (each passed its last wait): no wgmma reads Q, and
+    // (persistent form) the producer loads the next tile's Q only once the O stores have read it.
+    device::named_barrier_sync(kConsumersBarrier<F::C>, 128 * F::C);
+    obuf = c.s.q + w.wg * kOBytes<D>;
+  } else if constexpr (F::Persistent) {
+    scratch_free<F>(w);  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
+  } else {
+    device::named_barrier_sync(w.barrier_id(), 128);  // (PSource::smem) no warp still reads P from it
+  }
+  store_o<D>(obits, obuf, w.t);
+  device::fence_smem_writes_for_async();
+  device::named_barrier_sync(w.barrier_id(), 128);
+  if (w.t == 0) {
+    Programs<F::T, D, F::Path>::O::template store_shifted<0>(&p.o_map, obuf, tile.shift(p), st.first_row(w.t) / kRowsPerConsumer,
+                                                             0, tile.h(p), tile.coord(p));
+    device::commit_group();
+    if constexpr (F::Persistent && kOInQ<D>) device::wait_group_read<0>();  // O has left Q's buffer
+  }
+  if constexpr (F::Persistent && kOInQ<D>) device::arrive(c.s.q_ring.empty[0]);  // thread 0 after its wait
+  if (w.t % 4 == 0) write_lse<D>(tile.lse(p), st.row0, st.seqlen, st.m, st.l);
+}
+
+// The consumer warpgroup wg: its tiles in turn, each block by block, then the epilogue.
+template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
+__device__ __forceinline__ void consume(const KernelParams& p, SharedStorage<D, Path>& s, int wg) {
+  using F = ConsumerForm<T, D, Causal, Path, Persistent>;
+  constexpr int C = F::C;
+  const Warpgroup<F> w(s, wg);
+  const QDescriptors<F> q(s, wg);
+  const StageDescriptors<F> d(s, w.scratch);
+  const Context<F> c{p, s, w, q, d};
+  // The running state, each part a variable of its own (State says why).
+  std::int32_t row0 = 0, seqlen = 0;
+  device::RingState<1> qr;
+  typename F::KRound kr;
+  typename F::VRound vr;
+  const typename F::KRelease k_release(s.k_ring, w.t);
+  const typename F::VRelease v_release(s.v_ring, w.t);
+  float o[F::kO];
+  float m[2];
+  float l[2];
+  std::uint32_t a[F::kN / 16][4];
+  const State<F> st{row0, seqlen, qr, kr, vr, k_release, v_release, o, m, l, a};
   // The turns: warpgroup 0 takes the first; the last warpgroup passes on its last turn of the CTA too,
   // and warpgroup 0 takes that one after its last tile, so that no barrier is left with an arrival
   // outstanding (even in a CTA without a tile).
-  if (wg == C - 1) pass_turn<C>(wg_here());
-  // The next tile, once its Q has landed: one CTA per tile, the CTA's own (once); persistent, the one
-  // the producer published with Q's round (qb < 0: none left).
+  if (wg == C - 1) pass_turn<C>(w.here());
   CtaTiles<false, kBlockM<C>> own;
-  auto next_tile = [&](Tile& tile) {
-    if constexpr (Persistent) {
-      s.q_ring.wait_full(qr);
-      tile = s.tile;
-      return tile.qb >= 0;
-    } else {
-      if (!own.next(p, tile)) return false;
-      s.q_ring.wait_full(qr);
-      return true;
-    }
-  };
-  // Block 0: S alone, its softmax (O is still zero: nothing to rescale) and P_0.
-  auto first_block = [&](std::int32_t mine) {
-    float sc[kS];
-    PBits pbits[kPBits];
-    float corr[2];
-    wait_k();
-    wait_turn<C>(wg_here());
-    issue_s(sc);
-    pass_turn<C>(wg_here());
-    device::wgmma::wait_group<0>();
-    device::wgmma::fence_operands(sc);
-    k_release.release(s.k_ring, kr);
-    ++kr;
-    softmax(sc, 0, pbits, corr);
-    if constexpr (Persistent && Path == PSource::smem) {
-      scratch_free();  // P goes where the previous tile's O was (the CTA's first tile: at once)
-    }
-    stage_p(pbits);
-  };
-  // The last block's P V, alone.
-  auto last_pv = [&] {
-    wait_turn<C>(wg_here());
-    issue_pv();
-    pass_turn<C>(wg_here());
-    device::wgmma::wait_group<0>();
-    device::wgmma::fence_operands(o);
-    v_release.release(s.v_ring, vr);
-    ++vr;
-  };
-  // The CTA's blocks [mine, blocks), which this warpgroup skips: their turns, passed on at once, and
-  // their K and V stages, released in ring order, each once its load has landed: the full barrier's
-  // phase says that the stage's previous round was released by every consumer, so this arrival counts
-  // toward this round's phase and not (two stages) toward the previous one's. One block at a time, so
-  // that no stage another warpgroup waits for is held back.
-  auto skip_blocks = [&](std::int32_t mine, std::int32_t blocks) {
-    for (std::int32_t j = mine; j < blocks; ++j) {
-      wait_turn<C>(wg_here());
-      pass_turn<C>(wg_here());
-      wait_k();
-      k_release.release(s.k_ring, kr);
-      ++kr;
-      s.v_ring.wait_full(vr);
-      v_release.release(s.v_ring, vr);
-      ++vr;
-    }
-  };
-  // The epilogue: O / l through the store plan into the scratch buffer (the last P V multiply has
-  // completed: no wgmma reads it any more), one TMA store of the warpgroup's 64 rows (the O plan clips
-  // rows past the sequence's end), and the log-sum-exp.
-  auto epilogue = [&](const Tile& tile) {
-    std::uint16_t obits[kOPieces<D>][kO / kOPieces<D>];
-    normalize_o<T, D>(o, l, obits);
-    unsigned char* obuf = s.scratch[wg];
-    if constexpr (kOInQ<D>) {
-      // Every consumer's multiplies have completed (each passed its last wait): no wgmma reads Q, and
-      // (persistent form) the producer loads the next tile's Q only once the O stores have read it.
-      device::named_barrier_sync(kConsumersBarrier<C>, 128 * C);
-      obuf = s.q + wg * kOBytes<D>;
-    } else if constexpr (Persistent) {
-      scratch_free();  // no warp still reads P from it (PSource::smem), no earlier O store still reads it
-    } else {
-      device::named_barrier_sync(barrier_id(), 128);  // (PSource::smem) no warp still reads P from it
-    }
-    store_o<D>(obits, obuf, t);
-    device::fence_smem_writes_for_async();
-    device::named_barrier_sync(barrier_id(), 128);
-    if (t == 0) {
-      Programs<T, D, Path>::O::template store_shifted<0>(&p.o_map, obuf, tile.shift(p), first_row() / kRowsPerConsumer, 0, tile.h(p),
-                                                         tile.coord(p));
-      device::commit_group();
-      if constexpr (Persistent && kOInQ<D>) device::wait_group_read<0>();  // O has left Q's buffer
-    }
-    if constexpr (Persistent && kOInQ<D>) device::arrive(s.q_ring.empty[0]);  // thread 0 after its wait
-    if (t % 4 == 0) write_lse<D>(tile.lse(p), row0, seqlen, m, l);
-  };
-  // ---- the tiles: the state reset, then the blocks (the later ones, S_j with P_{j-1} V_{j-1} and the
-  // softmax of block j under that multiply, written out here), then the epilogue.
   Tile tile;
-  while (next_tile(tile)) {
-    const std::int32_t qb = tile.qb;
-    seqlen = tile.seqlen;
-    row0 = qb * kBlockM<C> + kRowsPerConsumer * wg + SFrag::origin(t).row;
-#pragma unroll
-    for (int v = 0; v < kO; ++v) o[v] = 0.0f;
-    m[0] = m[1] = -INFINITY;
-    l[0] = l[1] = 0.0f;
-    const std::int32_t blocks = kv_blocks<D, Path, Causal>(tile.seqlen, qb);
-    // This warpgroup's blocks: causal, those with a column at or left of its own last row. The CTA's
-    // later blocks are wholly masked for it (they are the later warpgroups' diagonal): it skips them,
-    // taking their turns and releasing their stages without multiplying (skip_blocks).
-    std::int32_t mine = blocks;
-    if constexpr (Causal) {
-      const std::int32_t cols = min(tile.seqlen, qb * kBlockM<C> + kRowsPerConsumer * (wg + 1));
-      mine = min(blocks, (cols + kN - 1) / kN);
-    }
-    // Rows all past the sequence's end (the last tile's padding): one block, whose results the O store
-    // clips and the LSE skips; the CTA's other blocks it skips like the causal ones. Not where wg is
-    // opaque (kIdsAtBarrier): there the 160 registers do not hold the count beside the loop's state,
-    // and the padding's blocks run in full.
-    if constexpr (!kIdsAtBarrier) {
-      if (qb * kBlockM<C> + kRowsPerConsumer * wg >= tile.seqlen) mine = 1;
-    }
-    first_block(mine);
-    for (std::int32_t j = 1; j < mine; ++j) {
-      float sc[kS];
-      PBits pbits[kPBits];
+  while (next_tile<F>(c, st, own, tile)) {
+    const TileBlocks b = begin_tile<F>(c, st, tile);
+    first_block<F>(c, st);
+    for (std::int32_t j = 1; j < b.mine; ++j) {
+      float sc[F::kS];
+      typename F::PBits pbits[F::kPBits];
       float corr[2];
-      wait_k();
-      wait_turn<C>(wg_here());
-      issue_s(sc);
-      issue_pv();  // V_{j-1}
-      pass_turn<C>(wg_here());
-      device::wgmma::wait_group<1>();  // S_j has landed; P_{j-1} V_{j-1} may still run
-      device::wgmma::fence_operands(sc);
-      k_release.release(s.k_ring, kr);
-      ++kr;
-      softmax(sc, j, pbits, corr);
-      device::wgmma::wait_group<0>();
-      device::wgmma::fence_operands(o);
-      v_release.release(s.v_ring, vr);
-      ++vr;
-      rescale_o<D>(o, corr);
-      stage_p(pbits);
+      pipelined_block<F>(c, st, j, sc, pbits, corr);
     }
-    last_pv();
+    last_pv<F>(c, st);
     // No wgmma of this warpgroup reads Q any more (persistent form: the producer loads the next tile's
     // Q once every consumer thread has said so). Where O is staged in Q's buffer (kOInQ), Q goes back
     // once the O store has read it instead (the epilogue).
     if constexpr (Persistent && !kOInQ<D>) device::arrive(s.q_ring.empty[0]);
-    skip_blocks(mine, blocks);
-    epilogue(tile);
+    skip_blocks<F>(c, st, b);
+    epilogue<F>(c, st, tile);
     ++qr;
   }
-  if (wg == 0) wait_turn<C>(wg_here());  // the last warpgroup's last turn
-  if (t == 0) device::wait_group<0>();  // the stores have completed before the CTA's shared memory goes
+  if (wg == 0) wait_turn<C>(w.here());  // the last warpgroup's last turn
+  if (w.t == 0) device::wait_group<0>();  // the stores have completed before the CTA's shared memory goes
 }
 
 template <DataType T, int D, bool Causal, PSource Path, bool Persistent>
