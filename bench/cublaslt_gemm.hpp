@@ -82,7 +82,8 @@ struct LtGemm {
   void run(const void* a, const void* b, void* d, cudaStream_t st, const cublasLtMatmulAlgo_t* with = nullptr) {
     CHECK_LT(cublasLtMatmul(h, op, &alpha, b, lb, a, la, &beta, d, ld, d, ld, with ? with : &algo, ws, ws_bytes, st));
   }
-  // Times every heuristic candidate and keeps the fastest.
+  // Times every heuristic candidate and keeps the fastest. A candidate the matmul then refuses
+  // (cuBLASLt's FP8 heuristic may return some: CUBLAS_STATUS_NOT_SUPPORTED) is skipped, and counted.
   void pick(const void* a, const void* b, void* d, cudaStream_t st) {
     cublasLtMatmulPreference_t pref;
     CHECK_LT(cublasLtMatmulPreferenceCreate(&pref));
@@ -99,8 +100,14 @@ struct LtGemm {
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     float best = 1e30f;
+    int refused = 0;
+    cublasStatus_t last = CUBLAS_STATUS_SUCCESS;
     for (int i = 0; i < n; ++i) {
-      run(a, b, d, st, &res[i].algo);
+      last = cublasLtMatmul(h, op, &alpha, b, lb, a, la, &beta, d, ld, d, ld, &res[i].algo, ws, ws_bytes, st);
+      if (last != CUBLAS_STATUS_SUCCESS) {
+        ++refused;
+        continue;
+      }
       cudaEventRecord(e0, st);
       for (int r = 0; r < 5; ++r) run(a, b, d, st, &res[i].algo);
       cudaEventRecord(e1, st);
@@ -114,6 +121,11 @@ struct LtGemm {
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
+    if (refused == n) {
+      std::fprintf(stderr, "cublasLt: every one of the %d heuristic candidates refused (last status %d)\n", n, int(last));
+      std::exit(1);
+    }
+    if (refused > 0) std::printf("cuBLASLt: %d of %d heuristic candidates refused by cublasLtMatmul, skipped\n", refused, n);
   }
 };
 

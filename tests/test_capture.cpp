@@ -142,6 +142,39 @@ TEST(CaptureReport, AReplacedAddressTakesTheParametersOfTheMapEncodedThere) {
   EXPECT_EQ(g["bytes_match_tmakit"], true);
 }
 
+// What a launch left: the kernels launched (once per handle) and whether their parameters held a
+// map; a window that is no map is counted, not reported as one.
+TEST(CaptureReport, KernelsLaunchedAreListedWithOrWithoutAMap) {
+  auto launch = [](const char* kernel, const char* parameters, std::size_t bytes) {
+    json j = {{"call", "kernel_launch"}, {"via", "cuGetProcAddress_v2"}, {"result", 0}, {"driver", true},
+              {"pid", 42}, {"kernel", kernel}, {"name_status", {0, -1}}, {"parameters", parameters},
+              {"info_status", 0}, {"param_count", 3}, {"param_bytes", bytes}};
+    return j.dump() + "\n";
+  };
+  auto window = [](const char* kernel, const TensorMapBytes& b) {
+    json j = {{"call", "kernel_parameter"}, {"via", "cuGetProcAddress_v2"}, {"result", 0}, {"driver", true},
+              {"pid", 42}, {"kernel", kernel}, {"param", 0}, {"offset", 64}, {"bytes", jsonl::to_hex(b)}};
+    return j.dump() + "\n";
+  };
+  TensorMapBytes not_a_map{};
+  not_a_map.set_byte(1, 0x10);  // a plausible address, then nothing a map holds
+  const std::string records = launch("gets_a_map", "kernelParams", 256) + window("gets_a_map", encode(bf16_tile()).map) +
+                              launch("gets_none", "extra", 1024) + window("gets_none", not_a_map) +
+                              launch("gets_none", "extra", 1024);  // a second handle of the same name
+  const json j = report(records);
+  EXPECT_EQ(j["records"], 1);
+  EXPECT_EQ(j["kernel_windows_not_maps"], 1);
+  const json want = json::array(
+      {{{"name", "gets_a_map"}, {"handles", 1}, {"parameters", "kernelParams"}, {"param_bytes", 256}, {"received_map", true}},
+       {{"name", "gets_none"}, {"handles", 2}, {"parameters", "extra"}, {"param_bytes", 1024}, {"received_map", false}}});
+  EXPECT_EQ(j["kernels_launched"], want);
+  const auto text = run_inprocess({"capture", "--from", "-"}, records);
+  EXPECT_NE(text.out.find("2 kernel(s) launched through the driver:\n  received a tensor map in their parameters:\n"
+                          "    gets_a_map\n  received none in their parameters:\n    gets_none (extra, 1024 bytes)\n"),
+            std::string::npos)
+      << text.out;
+}
+
 TEST(CaptureReport, UnreadableLinesAreCountedNotFatal) {
   const json j = report("{\"call\":\"cuTensorMapEncodeTiled\",\"res\n" + record(bf16_tile(), 0) + "[1,2]\n");
   EXPECT_EQ(j["records"], 1);

@@ -72,6 +72,9 @@ class capture:  # noqa: N801 (a context manager used as a function: `with tmakit
 
     def __init__(self) -> None:
         self.maps: list[CapturedMap] = []
+        # the kernels launched inside the block, once per kernel handle: the capture's kernel_launch
+        # records (kernel, parameters, param_bytes, ...), not maps
+        self.launches: list[dict[str, Any]] = []
         self._path = ""
         self._own = False
         self._start = 0
@@ -101,7 +104,11 @@ class capture:  # noqa: N801 (a context manager used as a function: `with tmakit
                         record = json.loads(line)
                     except json.JSONDecodeError:
                         continue
-                    if isinstance(record, dict) and record.get("pid", pid) == pid and "call" in record:
+                    if not (isinstance(record, dict) and record.get("pid", pid) == pid and "call" in record):
+                        continue
+                    if record["call"] == "kernel_launch":
+                        self.launches.append(record)
+                    else:
                         self.maps.append(_captured(record))
         if self._own:
             del os.environ["TMAKIT_CAPTURE"]

@@ -61,3 +61,30 @@ def test_the_maps_of_the_block_and_their_verdicts(library, tmp_path, shared_file
     assert maps[1]["rules"] == ["strides.align16"]
     if shared_file:
         assert len((tmp_path / "maps.jsonl").read_text().splitlines()) == 3
+
+
+LAUNCH_SCRIPT = r'''
+import ctypes, json, tmakit
+lookup = ctypes.CDLL(None).cuGetProcAddress_v2  # handed out by the capture (dlsym(RTLD_DEFAULT))
+lookup.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p]
+fn = ctypes.c_void_p()
+assert lookup(b"cuLaunchKernel", ctypes.byref(fn), 12000, 0, None) == 0 and fn.value
+launch = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3)(fn.value)
+params = (ctypes.c_uint8 * 192)()  # zeros: no window could be a map
+size = ctypes.c_size_t(192)
+extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(params), 2, ctypes.addressof(size), None)
+with tmakit.capture() as maps:
+    launch(None, 1, 1, 1, 1, 1, 1, 0, None, None, extra)
+print(json.dumps(dict(maps=len(maps), launches=maps.launches)))
+'''
+
+
+def test_the_kernels_launched_in_the_block(library):
+    env = dict(os.environ, LD_PRELOAD=library)
+    env.pop("TMAKIT_CAPTURE", None)
+    out = subprocess.run([sys.executable, "-c", LAUNCH_SCRIPT], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["maps"] == 0
+    assert [(r["call"], r["kernel"], r["parameters"], r["param_count"], r["param_bytes"]) for r in seen["launches"]] == [
+        ("kernel_launch", "?", "extra", 1, 192)]

@@ -83,8 +83,8 @@ static void scan(const char* kernel, const char* via, int result, long param, si
   }
 }
 
-// The parameters of one launch: through kernelParams (each parameter where cuFuncGetParamInfo puts
-// it; not searched without a driver that answers it) or through `extra`'s one buffer.
+// The parameters of one launch: through kernelParams (each parameter where the driver puts it; not
+// searched without a driver that answers) or through `extra`'s one buffer.
 static void* driver_once(void** slot, const char* name) {
   void* f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (!f) {
@@ -94,31 +94,97 @@ static void* driver_once(void** slot, const char* name) {
   return f;
 }
 
+// A launch's handle is a CUfunction, or a CUkernel (what the CUDA runtime launches since 12.0, the
+// driver taking it in a CUfunction's place): the cuFunc* queries answer the one, cuKernel* the other.
+static const char* kernel_name(void* f, int status[2]) {
+  static void* func_slot;
+  static void* kernel_slot;
+  const char* kernel = NULL;
+  const func_name_fn by_func = (func_name_fn)driver_once(&func_slot, "cuFuncGetName");
+  const func_name_fn by_kernel = (func_name_fn)driver_once(&kernel_slot, "cuKernelGetName");
+  status[0] = by_func ? by_func(&kernel, f) : -1;
+  if (status[0] == 0 && kernel) return kernel;
+  status[1] = by_kernel ? by_kernel(&kernel, f) : -1;
+  return status[1] == 0 && kernel ? kernel : "?";
+}
+
+// The query that places this handle's parameters (cuFuncGetParamInfo or cuKernelGetParamInfo), or
+// NULL with `status` the first one's answer.
+static param_info_fn param_info_for(void* f, int* status) {
+  static void* func_slot;
+  static void* kernel_slot;
+  const param_info_fn by_func = (param_info_fn)driver_once(&func_slot, "cuFuncGetParamInfo");
+  const param_info_fn by_kernel = (param_info_fn)driver_once(&kernel_slot, "cuKernelGetParamInfo");
+  size_t offset = 0, size = 0;
+  *status = by_func ? by_func(f, 0, &offset, &size) : -1;
+  if (*status == 0) return by_func;
+  if (by_kernel && by_kernel(f, 0, &offset, &size) == 0) return by_kernel;
+  return NULL;
+}
+
+// Once per distinct handle: the kernel, how its parameters came and how many bytes were searched,
+// so that a report can name the kernels that received no map as well as those that did.
+static uint64_t launched[kSeen];
+static int first_launch(void* f) {
+  const uint64_t h = ((uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull) | 1;
+  for (unsigned i = 0, at = (unsigned)(h % kSeen); i < kSeen; ++i, at = (at + 1) % kSeen) {
+    if (launched[at] == h) return 0;
+    if (!launched[at]) {
+      launched[at] = h;
+      return 1;
+    }
+  }
+  return 0;  // full: no more launch records
+}
+
+static void record_launch(const char* kernel, const int name_status[2], const char* via, int result,
+                          const char* parameters, int info_status, size_t count, size_t bytes) {
+  char line[512];
+  const int n = snprintf(line, sizeof line,
+                         "{\"call\":\"kernel_launch\",\"via\":\"%s\",\"result\":%d,\"driver\":true,\"pid\":%ld,"
+                         "\"kernel\":\"%.200s\",\"name_status\":[%d,%d],\"parameters\":\"%s\",\"info_status\":%d,"
+                         "\"param_count\":%zu,\"param_bytes\":%zu}\n",
+                         via, result, (long)getpid(), kernel, name_status[0], name_status[1], parameters,
+                         info_status, count, bytes);
+  if (n > 0 && (size_t)n < sizeof line) capture_write_line(line, (size_t)n);
+}
+
 static void scan_launch(void* f, void** params, void** extra, const char* via, int result) {
-  static void* name_slot;
-  static void* info_slot;
-  static const char* const kNone = "?";
-  const char* kernel = kNone;
-  const func_name_fn name = (func_name_fn)driver_once(&name_slot, "cuFuncGetName");
-  if (!name || name(&kernel, f) != 0 || !kernel) kernel = kNone;
+  int name_status[2] = {-1, -1};
+  const char* kernel = kernel_name(f, name_status);
+  const char* parameters = "none";
+  int info_status = 0;
+  size_t count = 0, bytes = 0;
   if (params) {
-    const param_info_fn info = (param_info_fn)driver_once(&info_slot, "cuFuncGetParamInfo");
+    const param_info_fn info = param_info_for(f, &info_status);
+    parameters = info ? "kernelParams" : "kernelParams, not placed";
     // kernelParams holds one pointer per parameter and no terminator: the driver says how many
     for (size_t i = 0; info && i < 4096; ++i) {
       size_t offset = 0, size = 0;
       if (info(f, i, &offset, &size) != 0) break;
+      ++count;
+      bytes += size;
       if (size >= 128 && params[i]) scan(kernel, via, result, (long)i, offset, (const unsigned char*)params[i], size);
     }
-    return;
+  } else {
+    // extra: {CU_LAUNCH_PARAM_BUFFER_POINTER (1), buffer, CU_LAUNCH_PARAM_BUFFER_SIZE (2), &size, END (0)}
+    const unsigned char* buffer = NULL;
+    size_t size = 0;
+    for (int i = 0; extra && extra[i] && i < 16; i += 2) {
+      if (extra[i] == (void*)1) buffer = (const unsigned char*)extra[i + 1];
+      if (extra[i] == (void*)2 && extra[i + 1]) size = *(const size_t*)extra[i + 1];
+    }
+    if (buffer) {
+      parameters = "extra";
+      count = 1;
+      bytes = size;
+      if (size >= 128) scan(kernel, via, result, -1, 0, buffer, size);
+    }
   }
-  // extra: {CU_LAUNCH_PARAM_BUFFER_POINTER (1), buffer, CU_LAUNCH_PARAM_BUFFER_SIZE (2), &size, END (0)}
-  const unsigned char* buffer = NULL;
-  size_t size = 0;
-  for (int i = 0; extra && extra[i] && i < 16; i += 2) {
-    if (extra[i] == (void*)1) buffer = (const unsigned char*)extra[i + 1];
-    if (extra[i] == (void*)2 && extra[i + 1]) size = *(const size_t*)extra[i + 1];
-  }
-  if (buffer && size >= 128) scan(kernel, via, result, -1, 0, buffer, size);
+  pthread_mutex_lock(&lock);
+  const int fresh = first_launch(f);
+  pthread_mutex_unlock(&lock);
+  if (fresh) record_launch(kernel, name_status, via, result, parameters, info_status, count, bytes);
 }
 
 static int result_of_absent(void) { return capture_driver_absent() ? kCudaStubLibrary : kCudaNoDriver; }

@@ -5,7 +5,10 @@
 // the parameter buffer: every 64-aligned window of 128 bytes whose first 8 bytes could be a global
 // address is recorded once per distinct content ("call":"kernel_parameter": the kernel's name, the
 // parameter, its byte offset, the bytes), and `tmakit capture` keeps those that decode to a map and
-// re-encode to the same bytes.
+// re-encode to the same bytes. Each kernel handle launched is recorded once as well
+// ("call":"kernel_launch": its name, how its parameters came, the bytes searched), so that a report
+// names the kernels that received no map too. A handle is a CUfunction or a CUkernel: the cuFunc*
+// queries answer the one, the cuKernel* queries the other.
 #pragma once
 
 #include "capture_driver.h"

@@ -139,6 +139,22 @@ def check_records(args, ways, records, driver):
                   f"{r['via']} {r['dims']}: the driver's bytes are not tmakit's")
 
 
+def split_launches(records):
+    """The kernel_launch records (one per kernel handle launched) apart from the others."""
+    return ([r for r in records if r["call"] == "kernel_launch"],
+            [r for r in records if r["call"] != "kernel_launch"])
+
+
+def check_launches(ways, launches):
+    """The probe's one launch (a NULL handle, its 192-byte buffer through `extra`): one kernel_launch record."""
+    launched = ways.get("procaddr-v2-launch", (None, None))[1] is not None
+    check(len(launches) == (1 if launched else 0), f"{len(launches)} kernel_launch records: {launches}")
+    if launches:
+        r = launches[0]
+        check(r["kernel"] == "?" and r["parameters"] == "extra" and r["param_bytes"] == 192 and
+              r["param_count"] == 1, f"the probe's kernel_launch record: {r}")
+
+
 def run_records(args, driver):
     with tempfile.NamedTemporaryFile(suffix=".jsonl") as f, tempfile.NamedTemporaryFile(suffix=".txt") as t:
         env = environment(args, driver)
@@ -147,6 +163,7 @@ def run_records(args, driver):
         check(p.returncode == 0, f"the probe exited {p.returncode}: {p.stderr}")
         records = [json.loads(line) for line in open(f.name)]
         lookups = set(open(t.name).read().splitlines())
+    launches, records = split_launches(records)
     # the trace names every lookup the probe made by name, encoders and the lookup itself
     for lookup in ("dlsym cuTensorMapEncodeTiled", "dlsym cuGetProcAddress_v2",
                    "cuGetProcAddress_v2 cuTensorMapEncodeTiled", "cuGetProcAddress cuTensorMapEncodeTiled",
@@ -156,6 +173,7 @@ def run_records(args, driver):
     check(len(records) == sum(1 for t, r in ways.values() if r is not None),
           f"{len(records)} records for {len(ways)} ways: {ways}")
     check_records(args, ways, records, driver)
+    check_launches(ways, launches)
 
 
 def run_cli(args, driver):
@@ -167,6 +185,7 @@ def run_cli(args, driver):
         check(p.stderr == "", f"the report went to stderr: {p.stderr[:200]}")
         j = json.load(open(report))
         records = [json.loads(line) for line in open(kept)]
+    launches, records = split_launches(records)
     ways = probe_lines(p.stdout)  # the probe's stdout passed through
     check(j["status"] == 0 and j["exit"] == 0 and j["argv"] == [args.probe],
           f"the report's run: {j['argv']} {j['status']}")
@@ -184,6 +203,9 @@ def run_cli(args, driver):
         check(g["bytes_source"] == ("driver" if driver else "tmakit") and len(g["bytes"]) == 256, f"{name}: bytes")
         check(not driver or g["bytes_match_tmakit"], f"{name}: the driver's bytes differ: {g['differences']}")
     check(j["configurations"] == len(records), f"{j['configurations']} configurations for {len(records)} records")
+    check_launches(ways, launches)
+    want = [{"name": "?", "handles": 1, "parameters": "extra", "param_bytes": 192, "received_map": True}]
+    check(j["kernels_launched"] == (want if launches else []), f"kernels_launched: {j['kernels_launched']}")
 
 
 def main():

@@ -87,6 +87,17 @@ bool read_kernel_parameter(const json& j, CaptureRecord& r) {
   return true;
 }
 
+// A kernel_launch record: the kernel, how its parameters came, how many bytes were searched.
+bool read_kernel_launch(const json& j, CaptureRecord& r) {
+  r.kernel_launch = true;
+  r.call = "kernel_launch";
+  r.kernel = j.contains("kernel") && j["kernel"].is_string() ? j["kernel"].get<std::string>() : "?";
+  r.parameters = j.contains("parameters") && j["parameters"].is_string() ? j["parameters"].get<std::string>() : "?";
+  r.param_bytes = j.contains("param_bytes") && j["param_bytes"].is_number_unsigned() ? j["param_bytes"].get<std::size_t>() : 0;
+  r.pid = j.contains("pid") && j["pid"].is_number_integer() ? j["pid"].get<long long>() : 0;
+  return true;
+}
+
 bool parse_capture_record(std::string_view line, CaptureRecord& r, std::string& why) {
   r = CaptureRecord{};
   json j;
@@ -100,6 +111,7 @@ bool parse_capture_record(std::string_view line, CaptureRecord& r, std::string& 
     why = "not a JSON object";
     return false;
   }
+  if (j.contains("call") && j["call"] == "kernel_launch") return read_kernel_launch(j, r);
   if (!read_call_keys(j, r, why)) return false;
   if (r.call == "kernel_parameter") return read_kernel_parameter(j, r);
   std::vector<jsonl::Error> errors;
@@ -168,6 +180,12 @@ void CaptureReader::add_line(std::string_view line) {
     return;
   }
   r.line = line_;
+  if (r.kernel_launch) {
+    auto [it, fresh] = launched_.try_emplace(r.kernel, log_.kernels_launched.size());
+    if (fresh) log_.kernels_launched.push_back(KernelLaunched{r.kernel, 0, r.parameters, r.param_bytes});
+    ++log_.kernels_launched[it->second].handles;
+    return;
+  }
   if (r.kernel_parameter) {
     TensorMapParams checked = r.params;
     if (arch_) checked.arch = *arch_;

@@ -40,6 +40,11 @@ struct CaptureRecord {
   // launch's one buffer) and the map's byte offset in the parameter buffer; result is then 0 (the
   // bytes are what the kernel got) and launch_result what the launch returned.
   bool kernel_parameter = false;
+  // A kernel launched ("kernel_launch", once per kernel handle): its name in `kernel`, how its
+  // parameters came ("kernelParams", "extra", "none", "kernelParams, not placed") and their bytes.
+  bool kernel_launch = false;
+  std::string parameters;
+  std::size_t param_bytes = 0;
   std::string kernel;
   long long param = -1, offset = -1;
   int launch_result = 0;
@@ -62,12 +67,21 @@ struct CaptureGroup {
   static constexpr std::size_t kListed = 4;
 };
 
+// The kernels launched through a wrapped launch function, by name.
+struct KernelLaunched {
+  std::string name;
+  std::size_t handles = 0;      // distinct kernel handles of that name
+  std::string parameters;       // how the first handle's parameters came (CaptureRecord::parameters)
+  std::size_t param_bytes = 0;  // the first handle's parameter bytes searched
+};
+
 struct CaptureLog {
   std::vector<CaptureGroup> groups;  // in the order their first record came
   std::size_t records = 0;           // lines read as records
   std::vector<std::pair<std::size_t, std::string>> unreadable;  // (line, why), the first kListed
   std::size_t unreadable_count = 0;
   std::size_t kernel_windows_not_maps = 0;  // kernel_parameter records whose bytes are no map tmakit accepts
+  std::vector<KernelLaunched> kernels_launched;  // in the order first launched
   static constexpr std::size_t kListed = 8;
 };
 
@@ -87,6 +101,7 @@ class CaptureReader {
   std::optional<Arch> arch_;
   CaptureLog log_;
   std::size_t line_ = 0;
+  std::map<std::string, std::size_t> launched_;                            // kernel name -> kernels_launched
   std::map<std::string, std::size_t> group_of_;                            // configuration key -> group
   std::map<std::pair<long long, std::uint64_t>, TensorMapParams> encoded_;  // (pid, map) -> last encode
   std::vector<std::set<std::uint64_t>> seen_addresses_;                    // per group

@@ -221,6 +221,54 @@ std::string headline(const CaptureLog& log, const CaptureRun& run, const Tally& 
   return s + '\n';
 }
 
+// The kernels that received a map in their parameters (a kernel_parameter group names one).
+std::set<std::string> kernels_with_maps(const CaptureLog& log) {
+  std::set<std::string> names;
+  for (const CaptureGroup& g : log.groups)
+    if (g.first.kernel_parameter) names.insert(g.first.kernel);
+  return names;
+}
+
+// The kernels launched through the driver, split by whether their parameters held a map.
+void launches_text(const CaptureLog& log, std::ostream& os) {
+  if (log.kernels_launched.empty()) return;
+  constexpr std::size_t kListed = 12;
+  const std::set<std::string> with = kernels_with_maps(log);
+  std::size_t unplaced = 0;
+  std::vector<const KernelLaunched*> without;
+  for (const KernelLaunched& k : log.kernels_launched) {
+    unplaced += k.parameters == "kernelParams, not placed";
+    if (!with.count(k.name)) without.push_back(&k);
+  }
+  os << '\n' << log.kernels_launched.size() << " kernel(s) launched through the driver";
+  if (unplaced > 0) os << " (" << unplaced << " whose parameters the driver could not place: not searched)";
+  os << ":\n";
+  if (!with.empty()) {
+    os << "  received a tensor map in their parameters:\n";
+    for (const std::string& name : with) os << "    " << name << '\n';
+  }
+  if (!without.empty()) {
+    os << "  received none in their parameters";
+    if (without.size() > kListed) os << " (the first " << kListed << " of " << without.size() << ")";
+    os << ":\n";
+    for (std::size_t i = 0; i < without.size() && i < kListed; ++i)
+      os << "    " << without[i]->name << " (" << without[i]->parameters << ", " << without[i]->param_bytes
+         << " bytes)\n";
+  }
+}
+
+ojson launches_json(const CaptureLog& log) {
+  const std::set<std::string> with = kernels_with_maps(log);
+  ojson out = ojson::array();
+  for (const KernelLaunched& k : log.kernels_launched)
+    out.push_back({{"name", k.name},
+                   {"handles", k.handles},
+                   {"parameters", k.parameters},
+                   {"param_bytes", k.param_bytes},
+                   {"received_map", with.count(k.name) > 0}});
+  return out;
+}
+
 }  // namespace
 
 std::string capture_report_text(const CaptureLog& log, const CaptureRun& run) {
@@ -228,9 +276,12 @@ std::string capture_report_text(const CaptureLog& log, const CaptureRun& run) {
   std::ostringstream os;
   os << headline(log, run, t);
   if (!run.argv.empty() && !run.records_file.empty()) os << "records kept in " << run.records_file << '\n';
-  if (log.records == 0)
+  if (log.records == 0 && log.kernels_launched.empty())
     os << "no tensor map was encoded through the driver or received by a kernel launched through it (is the "
           "program's CUDA reached through libcuda.so.1?)\n";
+  else if (log.records == 0)
+    os << "no tensor map was encoded through the driver, and none of the " << log.kernels_launched.size()
+       << " kernel(s) launched through it received one in its parameters (the list below)\n";
   for (std::size_t i = 0; i < log.groups.size(); ++i) {
     os << '\n';
     group_text(i + 1, log.groups[i], t.pids.size() > 1, os);
@@ -246,6 +297,7 @@ std::string capture_report_text(const CaptureLog& log, const CaptureRun& run) {
   if (log.kernel_windows_not_maps > 0)
     os << log.kernel_windows_not_maps << " kernel-parameter window(s) of 128 bytes were no tensor map (not a map "
        << "tmakit decodes and re-encodes to the same bytes): skipped\n";
+  launches_text(log, os);
   return os.str();
 }
 
@@ -266,6 +318,7 @@ ojson capture_report_json(const CaptureLog& log, const CaptureRun& run) {
   j["disagreements"] = t.disagreements;
   j["no_driver_verdict"] = t.no_verdict;
   j["kernel_windows_not_maps"] = log.kernel_windows_not_maps;
+  j["kernels_launched"] = launches_json(log);
   j["groups"] = groups;
   j["unreadable"] = {{"count", log.unreadable_count}, {"lines", unreadable}};
   return j;
