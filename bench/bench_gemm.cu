@@ -129,11 +129,12 @@ int main(int argc, char** argv) {
   const bool b_e5m2 = fp8 && std::strcmp(fp8_env, "e5m2") == 0;
   if (fp8) std::printf("FP8: A e4m3, B %s, per-tensor scales 1, D bf16\n", b_e5m2 ? "e5m2" : "e4m3");
   const std::size_t in_bytes = fp8 ? 1 : 2;
-  float* unit_scales = nullptr;  // FP8: scale_a = scale_b = 1
-  if (fp8) {
-    const float ones[2] = {1.0f, 1.0f};
-    CK(cudaMalloc(&unit_scales, sizeof ones));
-    CK(cudaMemcpy(unit_scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+  // FP8: scale_a = scale_b = 1, each in an allocation of its own (as torch's scale tensors are)
+  float* unit_scales[2] = {nullptr, nullptr};
+  for (int i = 0; fp8 && i < 2; ++i) {
+    const float one = 1.0f;
+    CK(cudaMalloc(&unit_scales[i], sizeof one));
+    CK(cudaMemcpy(unit_scales[i], &one, sizeof one, cudaMemcpyHostToDevice));
   }
   Reference reference;
   if (const char* path = std::getenv("TMAKIT_BENCH_REFERENCE"); path && *path) {
@@ -219,8 +220,8 @@ int main(int argc, char** argv) {
     tmakit_bench::LtGemm lt, lt_fast;  // lt_fast: FP8 only, with fast accumulation
     if (fp8) {
       const cudaDataType_t b8 = b_e5m2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
-      lt.setup_fp8(s.m, s.n, s.k, CUDA_R_8F_E4M3, b8, unit_scales, unit_scales + 1, false);
-      lt_fast.setup_fp8(s.m, s.n, s.k, CUDA_R_8F_E4M3, b8, unit_scales, unit_scales + 1, true);
+      lt.setup_fp8(s.m, s.n, s.k, CUDA_R_8F_E4M3, b8, unit_scales[0], unit_scales[1], false);
+      lt_fast.setup_fp8(s.m, s.n, s.k, CUDA_R_8F_E4M3, b8, unit_scales[0], unit_scales[1], true);
       lt_fast.pick(buf[0].a, buf[0].b, buf[0].d, st);
     } else {
       lt.setup(s.m, s.n, s.k, s.a, s.b);
@@ -252,8 +253,8 @@ int main(int argc, char** argv) {
       if (fp8) {
         g.a_type = tmakit::gemm_sm90::Input::e4m3;
         g.b_type = b_e5m2 ? tmakit::gemm_sm90::Input::e5m2 : tmakit::gemm_sm90::Input::e4m3;
-        g.scale_a = unit_scales;
-        g.scale_b = unit_scales + 1;
+        g.scale_a = unit_scales[0];
+        g.scale_b = unit_scales[1];
         const char* fast = std::getenv("TMAKIT_GEMM_FAST_ACCUM");
         g.fast_accumulation = fast && std::atoi(fast) == 1;
         if (block_scales) {
