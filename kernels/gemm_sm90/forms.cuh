@@ -43,8 +43,9 @@ KernelForm form_of() {
           Tile::kStages,
           Tile::kThreads};
 }
-// Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms have tiles of at most 128
-// columns (kPromotedTileN: their second set of accumulators); block-scaled ones are not swapped.
+// Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms are not ping-pong (their
+// second set of accumulators: 128 columns, a 256-column tile promoted by halves); block-scaled ones
+// are neither swapped nor wider than 128 columns.
 template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote, bool BlockScales>
 KernelForm form_by_tile(const FormChoice& c) {
   if constexpr (!SplitK && !Promote) {
@@ -59,6 +60,7 @@ KernelForm form_by_tile(const FormChoice& c) {
   }
   if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64, Promote>();
   if constexpr (Promote) {
+    if (c.tile_n == 256) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, WideTile, Promote>();
     return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128, Promote>();
   } else {
     if (c.tile_n == 128) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128, Promote>();

@@ -133,12 +133,11 @@ void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
                                                               " is not built (FP8: A e4m3 with B e4m3 or e5m2)"));
     return;
   }
-  if (a_fp8 && !g.fast_accumulation && (g.tile_n > kPromotedTileN || g.pingpong == 1))
+  if (a_fp8 && !g.fast_accumulation && (g.tile_n == kPingPongTileN || g.pingpong == 1))
     errors.push_back(refusal(KernelRule::gemm_tile_n,
-                             "promoted FP8 tiles are at most " + std::to_string(kPromotedTileN) +
-                                 " columns wide and not ping-pong; tile_n " + std::to_string(g.tile_n) +
-                                 (g.pingpong == 1 ? ", pingpong 1" : "") + " asks for another",
-                             "give tile_n 0, 64 or 128 and pingpong 0, or fast_accumulation = true"));
+                             "promoted FP8 tiles are 64, 128 or 256 columns wide and not ping-pong; tile_n " +
+                                 std::to_string(g.tile_n) + (g.pingpong == 1 ? ", pingpong 1" : "") + " asks for another",
+                             "give tile_n 0, 64, 128 or 256 and pingpong 0, or fast_accumulation = true"));
   if (a_fp8 && (g.a.order != Order::row_major || g.b.order != Order::col_major))
     errors.push_back(refusal(KernelRule::gemm_fp8_order,
                              std::string("FP8 operands must be K-major: A row-major (got ") +
@@ -147,8 +146,7 @@ void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
 }
 
 // FP8 block scales: both, with FP8 inputs, promoted, alone (no per-tensor scales), batch 1, unswapped
-// tiles (their widths are the promoted forms', checked by check_inputs), leading dimensions the
-// scales fit.
+// tiles of at most 128 columns (one block of B's scales), leading dimensions the scales fit.
 void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   const bool a = g.a_scales != nullptr, b = g.b_scales != nullptr;
   if (!a && !b) return;
@@ -159,6 +157,9 @@ void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   if (g.fast_accumulation) refuse("block scales are applied as each K block is promoted: not with fast_accumulation");
   if (g.batch != 1) refuse("block scales with batch " + std::to_string(g.batch) + " (one matrix only)");
   if (g.swapped == 1) refuse("block-scaled tiles are not swapped (swapped 1)");
+  if (g.tile_n > kPromotedTileN)
+    refuse("block-scaled tiles are at most " + std::to_string(kPromotedTileN) + " columns wide (one block of B's " +
+           "scales): tile_n " + std::to_string(g.tile_n));
   const std::int64_t k_blocks = (g.k + kScaleBlock - 1) / kScaleBlock;
   if (a && (g.a_scales_ld < g.m || g.a_scales_ld % 4 != 0))
     refuse("a_scales_ld " + std::to_string(g.a_scales_ld) + ": at least m (" + std::to_string(g.m) +
@@ -249,7 +250,7 @@ Gemm::Gemm(const GemmArgs& g) {
   const bool block_scales = g.a_scales != nullptr;
   const FormChoice choice =
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
-                  block_scales ? -1 : g.swapped, g.pingpong, promote ? kPromotedTileN : 256);
+                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong, promote ? promoted_widest(block_scales) : 256);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;

@@ -60,8 +60,12 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 // clusters and slices on the skinny shapes). An unswapped form that splits K runs one CTA per cluster
 // when the cluster size is left to the launcher: with the slices summed inside the kernel, every such
 // form of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44).
-// Promoted FP8 tiles (kernel.cuh's mainloop) hold a second set of accumulators: at most 128 columns.
+// Promoted FP8 tiles (kernel.cuh's mainloop) hold a second set of accumulators for 128 columns; a
+// 256-column tile promotes its two halves in turn through it (faster than 128 x 128 tiles on every
+// large shape of the benchmark set: docs/lab/gemm.md, 2026-12-07 08:23). Block-scaled tiles stay
+// within one 128-column block of B's scales. No promoted form is ping-pong.
 inline constexpr int kPromotedTileN = 128;
+inline int promoted_widest(bool block_scales) { return block_scales ? kPromotedTileN : 2 * kPromotedTileN; }
 
 inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
                                  int tile_n, int cluster_m, int splits, int widest = 256) {

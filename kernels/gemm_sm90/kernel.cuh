@@ -175,8 +175,9 @@ struct Form {
   static constexpr int kConsumers = Tile::kConsumers;
   static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
   static_assert(!is_fp8(In) || (!AMn && !BMn), "WGMMA reads FP8 operands K-major only");
-  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && 2 * Tile::kAccumulators <= 128),
-                "promoted FP8 tiles hold a second set of accumulators: 128 x 128 at most, not ping-pong");
+  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && Tile::kTileN <= 2 * kPromotedTileN),
+                "promoted FP8 tiles hold a second set of accumulators for 128 columns: 256 at most (promoted "
+                "by halves), not ping-pong");
   static_assert(Out == DataType::bfloat16 || Out == DataType::float16, "C and D are bf16 or f16");
   static_assert(!BlockScales || (Promote && !Tile::kSwapped && Tile::kTileN <= kScaleBlock),
                 "block scales are applied as each K block is promoted, on a tile within one block of B's columns");
@@ -325,11 +326,43 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
   device::wgmma::fence_operands(acc);
 }
 
+// One n128 half `H` of a 256-column tile's stage into `block` (m64n128 products of the stage's K
+// block, starting from zero): the stage's B rows [128 H, 128 H + 128) against the consumer's A.
+template <class F, int H>
+__device__ __forceinline__ void multiply_half(float (&block)[kPromotedTileN / 2], const StageDescriptors<F>& desc,
+                                              std::uint32_t stage) {
+  static_assert(!F::BMn && !F::Tile::kSwapped && !F::Tile::kPingPong, "K-major B, one 64-row share per consumer");
+  constexpr std::uint32_t kHalfBytes = kPromotedTileN * kTileKBytes;  // 128 K-major rows of B
+  device::wgmma::fence();
+  device::wgmma::fence_operands(block);
+  [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
+    ((mma<F::In, kPromotedTileN, 0, 0>(block, desc.template a<Kk>(stage),
+                                       wgmma_descriptor_advance(desc.template b<Kk>(stage), H * kHalfBytes), Kk > 0)),
+     ...);
+  }(std::make_integer_sequence<int, kKSteps>{});
+  device::wgmma::commit_group();
+  device::wgmma::fence_operands(block);
+}
+
+// A tile's products of one K block, added into `acc` (or, first, moved there), scaled per row and
+// block where the form has block scales. `Slots` of `acc` from `Base` on are `block`'s.
+template <class F, int Base, int Slots>
+__device__ __forceinline__ void promote_into(float (&acc)[F::kAcc], const float (&block)[Slots], const float (&scale)[2],
+                                             bool first) {
+#pragma unroll
+  for (int i = 0; i < Slots; ++i) {
+    const float v = F::BlockScales ? block[i] * scale[(i / 2) % 2] : block[i];
+    acc[Base + i] = first ? v : acc[Base + i] + v;
+  }
+}
+
 // The mainloop of a promoted FP8 form (F::Promote): it multiplies each K block into registers of
 // its own and adds them to the fp32 accumulators once its WGMMAs have completed: the tensor cores
 // add FP8 products with fewer bits than fp32 (about 14, DeepSeek-V3's report), so that a long K loses precision in one
 // accumulator; promoted, each holds only 128 bytes of K. The warpgroup waits for its own WGMMAs at
-// every block (wait_group<0>); the other consumer's keep the tensor cores busy meanwhile.
+// every block (wait_group<0>); the other consumer's keep the tensor cores busy meanwhile. A
+// 256-column tile goes through the block registers of 128 columns twice per stage, a half at a time
+// (multiply_half): twice the products per stage loaded of a 128-column tile.
 //
 // With block scales (F::BlockScales) each block's products are scaled as they are promoted: by A's
 // scale of the accumulator slot's row (slot v of m64nN holds row 16 warp + lane / 4 + 8 ((v / 2) % 2)
@@ -341,7 +374,10 @@ __device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const K
                                                   typename F::State& st, const typename F::Release& rel,
                                                   AllFull&& all_full) {
   static_assert(F::Promote, "the promoted forms' mainloop");
-  float block[F::kAcc];
+  // A 256-column tile promotes its two n128 halves in turn, through one half's registers.
+  constexpr bool kHalves = F::kTileN > kPromotedTileN;
+  static_assert(!kHalves || (F::kTileN == 2 * kPromotedTileN && !F::BlockScales), "256 columns: per-tensor scales");
+  float block[kHalves ? F::kAcc / 2 : F::kAcc];
   const int t = threadIdx.x % 128;
   const int row = 64 * (static_cast<int>(threadIdx.x) / 128 - 1) + 16 * (t / 32) + (t % 32) / 4;
   const float* b_scales = F::BlockScales ? p.b_scales + (w.pos.n * F::kTileN / kScaleBlock) * p.b_scales_ld : nullptr;
@@ -349,20 +385,28 @@ __device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const K
     float scale_b = 1.0f;
     if constexpr (F::BlockScales) scale_b = __ldg(b_scales + kb);
     s.ring.wait_full(st);
-    multiply_stage<F>(block, desc, st.index, true);
-    float scale[2] = {1.0f, 1.0f};
-    if constexpr (F::BlockScales) {
-      scale[0] = s.scales.a[st.index][row] * scale_b;
-      scale[1] = s.scales.a[st.index][row + 8] * scale_b;
-    }
-    device::wgmma::wait_group<0>();
-    device::wgmma::fence_operands(block);
-    rel.release(s.ring, st);
     const bool first = kb == w.kb_begin;
-#pragma unroll
-    for (int i = 0; i < F::kAcc; ++i) {
-      const float v = F::BlockScales ? block[i] * scale[(i / 2) % 2] : block[i];
-      acc[i] = first ? v : acc[i] + v;
+    float scale[2] = {1.0f, 1.0f};
+    if constexpr (kHalves) {
+      multiply_half<F, 0>(block, desc, st.index);
+      device::wgmma::wait_group<0>();
+      device::wgmma::fence_operands(block);
+      promote_into<F, 0>(acc, block, scale, first);
+      multiply_half<F, 1>(block, desc, st.index);
+      device::wgmma::wait_group<0>();
+      device::wgmma::fence_operands(block);
+      rel.release(s.ring, st);
+      promote_into<F, F::kAcc / 2>(acc, block, scale, first);
+    } else {
+      multiply_stage<F>(block, desc, st.index, true);
+      if constexpr (F::BlockScales) {
+        scale[0] = s.scales.a[st.index][row] * scale_b;
+        scale[1] = s.scales.a[st.index][row + 8] * scale_b;
+      }
+      device::wgmma::wait_group<0>();
+      device::wgmma::fence_operands(block);
+      rel.release(s.ring, st);
+      promote_into<F, 0>(acc, block, scale, first);
     }
     ++st;
   }

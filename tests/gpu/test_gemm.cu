@@ -245,7 +245,8 @@ void run_case(const Case& c) {
   if (s.ok && c.expect_split_lead >= 0) EXPECT_EQ(s.config.split_lead, c.expect_split_lead);
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.promoted, fp8 && !c.fast_accumulation);
-  if (s.ok && s.config.promoted) EXPECT_LE(s.config.tile_n, 128);
+  if (s.ok && s.config.promoted) EXPECT_TRUE(!s.config.pingpong && s.config.tile_n != 192);
+  if (s.ok && s.config.block_scales) EXPECT_LE(s.config.tile_n, 128);
   if (s.ok) EXPECT_EQ(s.config.block_scales, c.block_scales);
   if (s.ok && c.block_scales) EXPECT_FALSE(s.config.swapped);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
@@ -785,7 +786,7 @@ TEST(GemmSmall, Fp8) {
       run_case(fp8({256, 512, 512}));
       run_case(fp8({200, 300, 144, 2, Order::row_major, Order::col_major, 0.5f, 1.0f}));
       for (int tile_n : {64, 128, 192, 256}) {
-        if (!fast && tile_n > 128) continue;  // promoted tiles are at most 128 wide
+        if (!fast && tile_n == 192) continue;  // promoted tiles: 64, 128 or 256 columns (no ping-pong)
         Case c = fp8({384, 640, 1024});
         c.tile_n = tile_n;
         run_case(c);
@@ -856,10 +857,14 @@ TEST(GemmArgs, Fp8Refusals) {
   bad.a_type = Input::e5m2;
   EXPECT_EQ(errors(bad).at(0).rfind("error [gemm.fp8_inputs] A e5m2 with B e4m3 is not built", 0), 0u);
   bad = g;
+  bad.tile_n = 192;
+  EXPECT_EQ(errors(bad).at(0), "error [gemm.tile_n] promoted FP8 tiles are 64, 128 or 256 columns wide and not "
+                               "ping-pong; tile_n 192 asks for another; fix: give tile_n 0, 64, 128 or 256 and "
+                               "pingpong 0, or fast_accumulation = true");
+  bad = g;
   bad.tile_n = 256;
-  EXPECT_EQ(errors(bad).at(0), "error [gemm.tile_n] promoted FP8 tiles are at most 128 columns wide and not ping-pong; "
-                               "tile_n 256 asks for another; fix: give tile_n 0, 64 or 128 and pingpong 0, or "
-                               "fast_accumulation = true");
+  for (const std::string& x : errors(bad))  // 256 columns are promoted by halves
+    EXPECT_EQ(x.find("[gemm.tile_n]"), std::string::npos) << x;
   // block scales: in pairs, alone, promoted, with leading dimensions the scales fit
   const float* fake_scales = reinterpret_cast<const float*>(std::uintptr_t{1} << 33);
   bad = g;
@@ -880,6 +885,14 @@ TEST(GemmArgs, Fp8Refusals) {
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e[0].rfind("error [gemm.block_scales] a_scales_ld 250: at least m (256) and a multiple of 4", 0), 0u) << e[0];
   EXPECT_EQ(e[1].rfind("error [gemm.block_scales] b_scales_ld 1: at least the K blocks (2)", 0), 0u) << e[1];
+  bad = g;
+  bad.a_scales = bad.b_scales = fake_scales;
+  bad.a_scales_ld = 256;
+  bad.b_scales_ld = 2;
+  bad.tile_n = 256;  // two blocks of B's scales in one tile
+  e = errors(bad);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("error [gemm.block_scales] block-scaled tiles are at most 128 columns wide", 0), 0u) << e[0];
 }
 
 TEST(GemmLarge, IssueShapes) {
