@@ -9,6 +9,8 @@
 
 namespace tmakit::gemm_sm90 {
 
+static_assert(kPromotedTileN == kPromotedBlockN, "the tuning table's promoted width is the kernel's block registers'");
+
 using KernelFn = void (*)(KernelParams);
 
 // One compiled kernel form and what the launcher needs to know of it: the shapes its copy programs

@@ -175,7 +175,7 @@ struct Form {
   static constexpr int kConsumers = Tile::kConsumers;
   static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
   static_assert(!is_fp8(In) || (!AMn && !BMn), "WGMMA reads FP8 operands K-major only");
-  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && Tile::kTileN <= 2 * kPromotedTileN),
+  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && Tile::kTileN <= 2 * kPromotedBlockN),
                 "promoted FP8 tiles hold a second set of accumulators for 128 columns: 256 at most (promoted "
                 "by halves), not ping-pong");
   static_assert(Out == DataType::bfloat16 || Out == DataType::float16, "C and D are bf16 or f16");
@@ -329,14 +329,14 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
 // One n128 half `H` of a 256-column tile's stage into `block` (m64n128 products of the stage's K
 // block, starting from zero): the stage's B rows [128 H, 128 H + 128) against the consumer's A.
 template <class F, int H>
-__device__ __forceinline__ void multiply_half(float (&block)[kPromotedTileN / 2], const StageDescriptors<F>& desc,
+__device__ __forceinline__ void multiply_half(float (&block)[kPromotedBlockN / 2], const StageDescriptors<F>& desc,
                                               std::uint32_t stage) {
   static_assert(!F::BMn && !F::Tile::kSwapped && !F::Tile::kPingPong, "K-major B, one 64-row share per consumer");
-  constexpr std::uint32_t kHalfBytes = kPromotedTileN * kTileKBytes;  // 128 K-major rows of B
+  constexpr std::uint32_t kHalfBytes = kPromotedBlockN * kTileKBytes;  // 128 K-major rows of B
   device::wgmma::fence();
   device::wgmma::fence_operands(block);
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-    ((mma<F::In, kPromotedTileN, 0, 0>(block, desc.template a<Kk>(stage),
+    ((mma<F::In, kPromotedBlockN, 0, 0>(block, desc.template a<Kk>(stage),
                                        wgmma_descriptor_advance(desc.template b<Kk>(stage), H * kHalfBytes), Kk > 0)),
      ...);
   }(std::make_integer_sequence<int, kKSteps>{});
@@ -375,8 +375,8 @@ __device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const K
                                                   AllFull&& all_full) {
   static_assert(F::Promote, "the promoted forms' mainloop");
   // A 256-column tile promotes its two n128 halves in turn, through one half's registers.
-  constexpr bool kHalves = F::kTileN > kPromotedTileN;
-  static_assert(!kHalves || (F::kTileN == 2 * kPromotedTileN && !F::BlockScales), "256 columns: per-tensor scales");
+  constexpr bool kHalves = F::kTileN > kPromotedBlockN;
+  static_assert(!kHalves || (F::kTileN == 2 * kPromotedBlockN && !F::BlockScales), "256 columns: per-tensor scales");
   float block[kHalves ? F::kAcc / 2 : F::kAcc];
   const int t = threadIdx.x % 128;
   const int row = 64 * (static_cast<int>(threadIdx.x) / 128 - 1) + 16 * (t / 32) + (t % 32) / 4;

@@ -37,6 +37,9 @@ inline constexpr int kTileM = 128;
 inline constexpr int kTileKBytes = 128;                  // a K block: one 128-byte swizzle row per operand row
 inline constexpr int kKStepBytes = 32;                   // K of one WGMMA instruction (k16 16-bit, k32 FP8)
 inline constexpr int kKSteps = kTileKBytes / kKStepBytes;
+// A promoted FP8 form's block registers (kernel.cuh's mainloop_promoted) hold the products of this
+// many columns; a wider tile goes through them a part at a time.
+inline constexpr int kPromotedBlockN = 128;
 template <int InBytes>
 inline constexpr int kTileK = kTileKBytes / InBytes;     // a K block in elements: 64 (16-bit) or 128 (FP8)
 inline constexpr int kConsumers = 2;  // warpgroups of an unswapped tile, kTileM / 64 rows each
