@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tmakit/tensor_map/names.hpp"
 
@@ -22,6 +23,25 @@ std::string upper(std::string s) {
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
+}
+
+// Each canonical name of every set that has a cuda.h prefix, spelled as `spell(prefix, name)`,
+// parses to its value (and, `lower_too`, in lower case as well).
+template <class Spell>
+void expect_every_canonical_parses(Spell spell, bool lower_too) {
+  for (NameSet set : kAllSets) {
+    const std::string prefix = cuda_prefix(set);
+    if (prefix.empty()) continue;
+    for (const NameEntry& e : name_entries(set)) {
+      if (!e.canonical) continue;
+      const std::string text = spell(prefix, std::string(e.name));
+      for (const std::string& t : lower_too ? std::vector<std::string>{text, lower(text)} : std::vector<std::string>{text}) {
+        std::uint32_t v = 999;
+        EXPECT_TRUE(parse_name(set, t, v)) << t;
+        EXPECT_EQ(v, e.value) << t;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -54,18 +74,7 @@ TEST(Names, CanonicalNamesRoundTripAndAreUnique) {
 }
 
 TEST(Names, FullCudaSpellingsAccepted) {
-  for (NameSet set : kAllSets) {
-    const std::string prefix = cuda_prefix(set);
-    if (prefix.empty()) continue;
-    for (const NameEntry& e : name_entries(set)) {
-      if (!e.canonical) continue;
-      std::uint32_t v = 999;
-      EXPECT_TRUE(parse_name(set, prefix + e.name, v)) << prefix + e.name;
-      EXPECT_EQ(v, e.value);
-      EXPECT_TRUE(parse_name(set, lower(prefix + e.name), v)) << lower(prefix + e.name);
-      EXPECT_EQ(v, e.value);
-    }
-  }
+  expect_every_canonical_parses([](const std::string& prefix, const std::string& name) { return prefix + name; }, true);
   DataType t{};
   EXPECT_TRUE(parse_name("CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", t));
   EXPECT_EQ(t, DataType::bfloat16);
@@ -83,17 +92,11 @@ TEST(Names, FullCudaSpellingsAccepted) {
 // cuda.core's enum members: the cuda.h names without CU_TENSOR_MAP_ (TensorMapSwizzle.SWIZZLE_128B,
 // TensorMapInterleave.INTERLEAVE_16B), or the cuda.h suffix where the rest is the suffix itself.
 TEST(Names, CudaCoreMemberNamesAccepted) {
-  for (NameSet set : kAllSets) {
-    const std::string prefix = cuda_prefix(set);
-    if (prefix.empty()) continue;
-    const std::string short_prefix = prefix.substr(std::string("CU_TENSOR_MAP_").size());
-    for (const NameEntry& e : name_entries(set)) {
-      if (!e.canonical) continue;
-      std::uint32_t v = 999;
-      EXPECT_TRUE(parse_name(set, short_prefix + e.name, v)) << short_prefix + e.name;
-      EXPECT_EQ(v, e.value);
-    }
-  }
+  expect_every_canonical_parses(
+      [](const std::string& prefix, const std::string& name) {
+        return prefix.substr(std::string("CU_TENSOR_MAP_").size()) + name;
+      },
+      false);
   Swizzle s{};
   EXPECT_TRUE(parse_name("SWIZZLE_128B", s));
   EXPECT_EQ(s, Swizzle::b128);
