@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff,reference_tflops,cublas_fast_tflops\n";
+  std::string csv = "shape,m,n,k,a,b,cublas_tflops,tmakit_tflops,ratio,sm_mhz_before,sm_mhz_after,watts_before,watts_after,max_rel_diff,reference_tflops,cublas_fast_tflops,err_tmakit,err_cublas,err_cublas_fast\n";
   std::printf("%-20s %10s %10s %7s %11s %9s %9s\n", "shape", "cuBLASLt", "tmakit", "ratio", "SM MHz", "W", "diff");
 
   for (const Shape& s : shapes) {
@@ -293,6 +293,31 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(hd, diff, 8, cudaMemcpyDeviceToHost));
     cudaFree(diff);
     const double rel = hd[1] > 0 ? hd[0] / hd[1] : hd[0];
+    // FP8, per-tensor: each output's error against the exact product on sampled elements (mean, in
+    // units of S = sum |a b|), tmakit's, cuBLASLt's and cuBLASLt's with fast accumulation: what the
+    // promotion buys, side by side.
+    double err[3] = {-1, -1, -1};
+    if (fp8 && !block_scales) {
+      constexpr int kSamples = 4096;
+      float* e = nullptr;
+      CK(cudaMalloc(&e, 8));
+      __nv_bfloat16* dfast = nullptr;
+      CK(cudaMalloc(&dfast, 2 * nd));
+      lt_fast.run(buf[0].a, buf[0].b, dfast, st);
+      const __nv_bfloat16* outs[3] = {static_cast<const __nv_bfloat16*>(buf[0].d), dref, dfast};
+      for (int o = 0; o < 3; ++o) {
+        CK(cudaMemsetAsync(e, 0, 8, st));
+        const auto* a8 = static_cast<const std::uint8_t*>(buf[0].a);
+        const auto* b8 = static_cast<const std::uint8_t*>(buf[0].b);
+        if (b_e5m2) tmakit_bench::fp8_sampled_error<true><<<32, 128, 0, st>>>(a8, b8, outs[o], s.m, s.n, s.k, kSamples, e);
+        else tmakit_bench::fp8_sampled_error<false><<<32, 128, 0, st>>>(a8, b8, outs[o], s.m, s.n, s.k, kSamples, e);
+        float he[2];
+        CK(cudaMemcpy(he, e, 8, cudaMemcpyDeviceToHost));
+        err[o] = he[0] / kSamples;
+      }
+      cudaFree(dfast);
+      cudaFree(e);
+    }
 
     // The reference GEMM, where it takes the shape: one prepared call per buffer set, its output
     // compared with cuBLASLt's (it writes D column-major).
@@ -365,9 +390,12 @@ int main(int argc, char** argv) {
     const double tf_ref = contenders > 2 && !fp8 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
     const double tf_fast = fp8 ? flop / (median(times[2]) * 1e-3) / 1e12 : 0.0;
     const auto& cfg = prepared[0].status().config;
-    char ref_text[96] = "", lead_text[32] = "";
+    char ref_text[160] = "", lead_text[32] = "";
     if (cfg.split_lead > 0) std::snprintf(lead_text, sizeof lead_text, " (lead %d)", cfg.split_lead);
-    if (fp8)
+    if (fp8 && err[0] >= 0)
+      std::snprintf(ref_text, sizeof ref_text, "  cuBLASLt fast accumulation %.1f (tmakit / it %.3f); error %.2e / %.2e / %.2e S",
+                    tf_fast, tf_tm / tf_fast, err[0], err[1], err[2]);
+    else if (fp8)
       std::snprintf(ref_text, sizeof ref_text, "  cuBLASLt fast accumulation %.1f (tmakit / it %.3f)", tf_fast, tf_tm / tf_fast);
     else if (contenders > 2)
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
@@ -378,10 +406,10 @@ int main(int argc, char** argv) {
                 cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, cfg.early_start ? "" : ", plain launch", ref_text);
     std::fflush(stdout);
     char line[512];
-    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f,%.1f\n", s.name.c_str(),
-                  static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+    std::snprintf(line, sizeof line, "%s,%lld,%lld,%lld,%s,%s,%.1f,%.1f,%.4f,%u,%u,%u,%u,%.3e,%.1f,%.1f,%.3e,%.3e,%.3e\n",
+                  s.name.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
                   s.a == Order::row_major ? "row" : "col", s.b == Order::row_major ? "row" : "col", tf_lt, tf_tm,
-                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, tf_ref, tf_fast);
+                  tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, tf_ref, tf_fast, err[0], err[1], err[2]);
     csv += line;
     for (auto& x : buf) {
       cudaFree(x.a);

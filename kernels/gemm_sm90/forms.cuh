@@ -9,8 +9,6 @@
 
 namespace tmakit::gemm_sm90 {
 
-static_assert(kPromotedTileN == kPromotedBlockN, "the tuning table's promoted width is the kernel's block registers'");
-
 using KernelFn = void (*)(KernelParams);
 
 // One compiled kernel form and what the launcher needs to know of it: the shapes its copy programs
@@ -46,8 +44,7 @@ KernelForm form_of() {
           Tile::kThreads};
 }
 // Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms are not ping-pong (their
-// second set of accumulators: 128 columns, a 256-column tile promoted by halves); block-scaled ones
-// are neither swapped nor wider than 128 columns.
+// block registers beside the accumulators); block-scaled ones are not swapped.
 template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote, bool BlockScales>
 KernelForm form_by_tile(const FormChoice& c) {
   if constexpr (!SplitK && !Promote) {
@@ -58,6 +55,7 @@ KernelForm form_by_tile(const FormChoice& c) {
   }
   if constexpr (BlockScales) {
     if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64Scaled, Promote, BlockScales>();
+    if (c.tile_n == 256) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, WideTileScaled, Promote, BlockScales>();
     return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128Scaled, Promote, BlockScales>();
   }
   if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64, Promote>();

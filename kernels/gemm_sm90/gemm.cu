@@ -146,7 +146,7 @@ void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
 }
 
 // FP8 block scales: both, with FP8 inputs, promoted, alone (no per-tensor scales), batch 1, unswapped
-// tiles of at most 128 columns (one block of B's scales), leading dimensions the scales fit.
+// tiles, leading dimensions the scales fit.
 void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   const bool a = g.a_scales != nullptr, b = g.b_scales != nullptr;
   if (!a && !b) return;
@@ -157,9 +157,6 @@ void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   if (g.fast_accumulation) refuse("block scales are applied as each K block is promoted: not with fast_accumulation");
   if (g.batch != 1) refuse("block scales with batch " + std::to_string(g.batch) + " (one matrix only)");
   if (g.swapped == 1) refuse("block-scaled tiles are not swapped (swapped 1)");
-  if (g.tile_n > kPromotedTileN)
-    refuse("block-scaled tiles are at most " + std::to_string(kPromotedTileN) + " columns wide (one block of B's " +
-           "scales): tile_n " + std::to_string(g.tile_n));
   const std::int64_t k_blocks = (g.k + kScaleBlock - 1) / kScaleBlock;
   if (a && (g.a_scales_ld < g.m || g.a_scales_ld % 4 != 0))
     refuse("a_scales_ld " + std::to_string(g.a_scales_ld) + ": at least m (" + std::to_string(g.m) +
@@ -250,7 +247,7 @@ Gemm::Gemm(const GemmArgs& g) {
   const bool block_scales = g.a_scales != nullptr;
   const FormChoice choice =
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
-                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong, promote ? promoted_widest(block_scales) : 256);
+                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;
@@ -295,6 +292,7 @@ Gemm::Gemm(const GemmArgs& g) {
     p.sa_map = sa.map;
     p.b_scales = g.b_scales;
     p.b_scales_ld = static_cast<std::int32_t>(g.b_scales_ld);
+    p.b_scale_rows = static_cast<std::int32_t>((g.n + kScaleBlock - 1) / kScaleBlock);
   }
   p.c_map = read_c ? c.map : d.map;
   p.d_map = d.map;

@@ -59,16 +59,11 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 // its tiles split along K to fill the GPU (docs/lab/gemm.md, 2026-12-01 20:59: the sweep of widths,
 // clusters and slices on the skinny shapes). An unswapped form that splits K runs one CTA per cluster
 // when the cluster size is left to the launcher: with the slices summed inside the kernel, every such
-// form of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44).
-// Promoted FP8 tiles (kernel.cuh's mainloop) hold a second set of accumulators for 128 columns; a
-// 256-column tile promotes its two halves in turn through it (faster than 128 x 128 tiles on every
-// large shape of the benchmark set: docs/lab/gemm.md, 2026-12-07 08:23). Block-scaled tiles stay
-// within one 128-column block of B's scales. No promoted form is ping-pong.
-inline constexpr int kPromotedTileN = 128;
-inline int promoted_widest(bool block_scales) { return block_scales ? kPromotedTileN : 2 * kPromotedTileN; }
-
+// form of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44). Promoted FP8 forms, per-tensor
+// or block-scaled, take the same widths (their 256-column tiles add two 128-column slices per K block:
+// faster than 128-column tiles on every large shape, docs/lab/gemm.md, 2026-12-07 10:37).
 inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
-                                 int tile_n, int cluster_m, int splits, int widest = 256) {
+                                 int tile_n, int cluster_m, int splits) {
   FormChoice c;
   c.cluster_m = cluster_m == 2 && tiles_m >= 2 ? 2 : 1;
   const std::int64_t resident = std::max(1, sms / c.cluster_m);
@@ -78,14 +73,14 @@ inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int6
   } else {
     c.tile_n = 0;
     for (int w : {256, 128, 64})
-      if (w <= widest && fill(cluster_tiles(w), resident) >= 0.75) {
+      if (fill(cluster_tiles(w), resident) >= 0.75) {
         c.tile_n = w;
         break;
       }
     if (c.tile_n == 0) {
       double best = -1;
       for (int w : {256, 128, 64})
-        if (const double f = fill(cluster_tiles(w), resident); w <= widest && f > best + 1e-9) {
+        if (const double f = fill(cluster_tiles(w), resident); f > best + 1e-9) {
           best = f;
           c.tile_n = w;
         }
@@ -115,24 +110,24 @@ inline bool pingpong_is_faster(std::int64_t tiles_m, std::int64_t n, std::int64_
   return static_cast<double>(waves(kPingPongTileN) * kPingPongTileN) / kPingPongSpeed <
          static_cast<double>(waves(256) * 256);
 }
-// widest: the widest tile the form may take (kPromotedTileN for promoted FP8, which has no
-// ping-pong tiles either).
+// pingpong -1: the form has no ping-pong tiles (promoted FP8); swapped -1: no swapped ones
+// (block-scaled FP8).
 inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
-                              int tile_n, int cluster_m, int splits, int swapped, int pingpong, int widest = 256) {
-  if (widest >= 256 && (pingpong == 1 || tile_n == kPingPongTileN)) {
+                              int tile_n, int cluster_m, int splits, int swapped, int pingpong) {
+  if (pingpong == 1 || tile_n == kPingPongTileN) {
     FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, kPingPongTileN,
                                   cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), 1);
     c.pingpong = true;
     return c;
   }
   FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n,
-                                cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), splits, widest);
+                                cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), splits);
   c.swapped = automatic_swapped(swapped, c.tile_n);
   if (cluster_m == 0 && c.cluster_m == 2 && c.splits > 1 && !c.swapped) {
-    c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n, 1, splits, widest);
+    c = choose_form_in(tiles_m, n, batch, k_blocks, sms, tile_n, 1, splits);
     c.swapped = automatic_swapped(swapped, c.tile_n);
   }
-  if (widest >= 256 && pingpong == 0 && tile_n == 0 && c.tile_n == 256 && c.splits == 1 && swapped != 1 &&
+  if (pingpong == 0 && tile_n == 0 && c.tile_n == 256 && c.splits == 1 && swapped != 1 &&
       pingpong_is_faster(tiles_m, n, batch, c.cluster_m, sms)) {
     c.tile_n = kPingPongTileN;
     c.pingpong = true;

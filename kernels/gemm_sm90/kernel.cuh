@@ -71,10 +71,11 @@ struct KernelParams {
   const float* scale_b = nullptr;
   std::int32_t read_c = 0;
   // Block scales (forms with BlockScales): A's scale columns (tiles.cuh) and B's per-block scales,
-  // b_scales[nb * b_scales_ld + kb] for B's columns [128 nb, 128 nb + 128) and K block kb.
+  // b_scales[nb * b_scales_ld + kb] for B's columns [128 nb, 128 nb + 128) and K block kb, nb <
+  // b_scale_rows.
   CUtensorMap sa_map;
   const float* b_scales = nullptr;
-  std::int32_t b_scales_ld = 0;
+  std::int32_t b_scales_ld = 0, b_scale_rows = 0;
 };
 
 // What the accumulators are multiplied by on their way to D: alpha and the inputs' scales, read from
@@ -175,12 +176,11 @@ struct Form {
   static constexpr int kConsumers = Tile::kConsumers;
   static_assert(ClusterM == 1 || ClusterM == kSplitRowsPadding, "clusters of 1 or 2 CTAs along M");
   static_assert(!is_fp8(In) || (!AMn && !BMn), "WGMMA reads FP8 operands K-major only");
-  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong && Tile::kTileN <= 2 * kPromotedBlockN),
-                "promoted FP8 tiles hold a second set of accumulators for 128 columns: 256 at most (promoted "
-                "by halves), not ping-pong");
+  static_assert(!Promote || (is_fp8(In) && !Tile::kPingPong),
+                "promoted FP8 tiles hold block registers beside their accumulators: not ping-pong");
   static_assert(Out == DataType::bfloat16 || Out == DataType::float16, "C and D are bf16 or f16");
-  static_assert(!BlockScales || (Promote && !Tile::kSwapped && Tile::kTileN <= kScaleBlock),
-                "block scales are applied as each K block is promoted, on a tile within one block of B's columns");
+  static_assert(!BlockScales || (Promote && !Tile::kSwapped),
+                "block scales are applied as each K block is promoted, on unswapped tiles");
   static_assert(!(SplitK && Tile::kPingPong), "split K meets its slices per (tile, warpgroup): not in ping-pong tiles");
 };
 
@@ -326,89 +326,175 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[F::kAcc], const Stag
   device::wgmma::fence_operands(acc);
 }
 
-// One n128 half `H` of a 256-column tile's stage into `block` (m64n128 products of the stage's K
-// block, starting from zero): the stage's B rows [128 H, 128 H + 128) against the consumer's A.
-template <class F, int H>
-__device__ __forceinline__ void multiply_half(float (&block)[kPromotedBlockN / 2], const StageDescriptors<F>& desc,
-                                              std::uint32_t stage) {
-  static_assert(!F::BMn && !F::Tile::kSwapped && !F::Tile::kPingPong, "K-major B, one 64-row share per consumer");
-  constexpr std::uint32_t kHalfBytes = kPromotedBlockN * kTileKBytes;  // 128 K-major rows of B
+// ---- the promoted FP8 mainloop (F::Promote)
+//
+// The tensor cores add FP8 products with fewer bits than fp32 (about 14: DeepSeek-V3's report), so
+// that a long K loses precision in one accumulator. A promoted form multiplies each K block of its
+// share into block registers starting from zero and adds them to the fp32 accumulators once its
+// WGMMAs have completed: each accumulator register then holds sums of 128 bytes of K at a time.
+//
+// A K block goes through the block registers in column slices (tiles.cuh's promoted_slice_n), a
+// WGMMA group each. With two sets of block registers (Promoted::kSets) the slices take them in
+// turn: slice j is issued before slice j - 1 is waited for and added, so the tensor cores hold this
+// warpgroup's next slice while its CUDA cores add the last one; the K block's last slice is added
+// once it has completed, and its stage goes back to the producers. With one set each slice is
+// waited for before the next is issued. Either way the other consumer's groups run meanwhile.
+//
+// No group is in flight from one K block (a turn of the loop) into the next: ptxas counts WGMMA
+// groups exactly only in straight-line code, and an accumulator register read after a wait for a
+// group issued in an earlier turn (measured: with every path into the loop alike) makes it
+// serialize every WGMMA of the kernel (C7514; tests/tools/ptxas_report_check.py fails on it).
+template <class F>
+struct Promoted {
+  static constexpr int kSliceN = promoted_slice_n(F::kTileN, F::Tile::kSwapped);
+  static constexpr int kSlices = (F::Tile::kSwapped ? kTileM : F::kTileN) / kSliceN;  // groups per K block
+  static constexpr int kBlock = kSliceN / 2;  // registers of an m64nN group
+  // (A block-scaled form that splits K keeps one set: beside its scales' registers, split K's
+  // epilogue spills with two.)
+  static constexpr int kSets =
+      kSlices > 1 && F::kAcc + 2 * kBlock <= kPromotedRegisters && !(F::BlockScales && F::SplitK) ? 2 : 1;
+  static_assert(kSlices * kBlock == F::kAcc, "the slices cover the share");
+  static_assert(F::kAcc + kSets * kBlock <= kPromotedRegisters, "the accumulators and block registers fit");
+  // Blocks of B's scales a tile's columns meet (block scales: slice J takes block J N / 128's).
+  static constexpr int kScaleBlocks = (F::kTileN + kScaleBlock - 1) / kScaleBlock;
+  static_assert(!F::BlockScales || kSliceN <= kScaleBlock, "a slice lies within one block of B's scales");
+  // K blocks whose products a slice's block registers sum before they are added (one set, per-tensor
+  // scales: a block-scaled K block's products are scaled on their own).
+  static constexpr int kBlocks = kSets == 1 && !F::BlockScales ? kPromoteBlocks : 1;
+  static_assert(kBlocks < F::kStages, "the K blocks of a promotion are held at once");
+};
+
+// Slice J of a stage's K block into `block` (m64nN products starting from zero): the stage's B rows
+// [J N, J N + N) against the consumer's A; in a swapped tile, B's tile (WGMMA's A) against A's rows
+// [J N, J N + N).
+template <class F, int J>
+__device__ __forceinline__ void multiply_slice(float (&block)[Promoted<F>::kBlock], const StageDescriptors<F>& desc,
+                                               std::uint32_t stage, bool accumulate = false) {
+  static_assert(!F::BMn && !F::AMn && !F::Tile::kPingPong, "FP8: K-major operands, one share per consumer");
+  constexpr int kN = Promoted<F>::kSliceN;
+  constexpr std::uint32_t kSliceBytes = J * kN * kTileKBytes;  // N K-major rows of the sliced operand
   device::wgmma::fence();
   device::wgmma::fence_operands(block);
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
-    ((mma<F::In, kPromotedBlockN, 0, 0>(block, desc.template a<Kk>(stage),
-                                       wgmma_descriptor_advance(desc.template b<Kk>(stage), H * kHalfBytes), Kk > 0)),
-     ...);
+    if constexpr (F::Tile::kSwapped)
+      ((mma<F::In, kN, 0, 0, true>(block, desc.template b<Kk>(stage),
+                                   wgmma_descriptor_advance(desc.template a<Kk>(stage), kSliceBytes), accumulate || Kk > 0)),
+       ...);
+    else
+      ((mma<F::In, kN, 0, 0>(block, desc.template a<Kk>(stage),
+                             wgmma_descriptor_advance(desc.template b<Kk>(stage), kSliceBytes), accumulate || Kk > 0)),
+       ...);
   }(std::make_integer_sequence<int, kKSteps>{});
   device::wgmma::commit_group();
   device::wgmma::fence_operands(block);
 }
 
-// A tile's products of one K block, added into `acc` (or, first, moved there), scaled per row and
-// block where the form has block scales. `Slots` of `acc` from `Base` on are `block`'s.
-template <class F, int Base, int Slots>
-__device__ __forceinline__ void promote_into(float (&acc)[F::kAcc], const float (&block)[Slots], const float (&scale)[2],
-                                             bool first) {
-#pragma unroll
-  for (int i = 0; i < Slots; ++i) {
-    const float v = F::BlockScales ? block[i] * scale[(i / 2) % 2] : block[i];
-    acc[Base + i] = first ? v : acc[Base + i] + v;
+// A block-scaled slice's factors: A's scales of the thread's two rows in the stage's K block (slot v
+// of m64nN holds row 16 warp + lane / 4 + 8 ((v / 2) % 2) of the warpgroup's 64) times B's scale
+// of the K block and the slice's 128 columns, read while the stage is held. Per-tensor forms: 1
+// (their scales are applied once, in the epilogue).
+template <class F>
+struct RowScales {
+  float v[2] = {1.0f, 1.0f};
+  __device__ __forceinline__ static RowScales read(typename F::Storage& s, std::uint32_t stage, int row, float scale_b) {
+    RowScales r;
+    if constexpr (F::BlockScales) {
+      r.v[0] = s.scales.a[stage][row] * scale_b;
+      r.v[1] = s.scales.a[stage][row + 8] * scale_b;
+    }
+    return r;
   }
+};
+
+// Slice J's products added into its slots of `acc` (m64nN slots [J N / 2, (J + 1) N / 2): a slice
+// of WGMMA's N is a run of slots), scaled per row where the form has block scales.
+template <class F, int J>
+__device__ __forceinline__ void promote(float (&acc)[F::kAcc], float (&block)[Promoted<F>::kBlock],
+                                        const RowScales<F>& scale) {
+  constexpr int kBase = J * Promoted<F>::kBlock;
+  device::wgmma::fence_operands(block);
+#pragma unroll
+  for (int i = 0; i < Promoted<F>::kBlock; ++i)
+    acc[kBase + i] += F::BlockScales ? block[i] * scale.v[(i / 2) % 2] : block[i];
 }
 
-// The mainloop of a promoted FP8 form (F::Promote): it multiplies each K block into registers of
-// its own and adds them to the fp32 accumulators once its WGMMAs have completed: the tensor cores
-// add FP8 products with fewer bits than fp32 (about 14, DeepSeek-V3's report), so that a long K loses precision in one
-// accumulator; promoted, each holds only 128 bytes of K. The warpgroup waits for its own WGMMAs at
-// every block (wait_group<0>); the other consumer's keep the tensor cores busy meanwhile. A
-// 256-column tile goes through the block registers of 128 columns twice per stage, a half at a time
-// (multiply_half): twice the products per stage loaded of a 128-column tile.
-//
-// With block scales (F::BlockScales) each block's products are scaled as they are promoted: by A's
-// scale of the accumulator slot's row (slot v of m64nN holds row 16 warp + lane / 4 + 8 ((v / 2) % 2)
-// of the warpgroup's 64: two rows per thread, their scales read from the stage before it is
-// released) times B's scale of the block (one per 128 x 128 block: the tile lies within one).
 template <class F, class AllFull>
 __device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const KernelParams& p, typename F::Storage& s,
                                                   const WorkUnit& w, const StageDescriptors<F>& desc,
                                                   typename F::State& st, const typename F::Release& rel,
                                                   AllFull&& all_full) {
-  static_assert(F::Promote, "the promoted forms' mainloop");
-  // A 256-column tile promotes its two n128 halves in turn, through one half's registers.
-  constexpr bool kHalves = F::kTileN > kPromotedBlockN;
-  static_assert(!kHalves || (F::kTileN == 2 * kPromotedBlockN && !F::BlockScales), "256 columns: per-tensor scales");
-  float block[kHalves ? F::kAcc / 2 : F::kAcc];
+  using Pr = Promoted<F>;
+  constexpr int kS = Pr::kSlices;
+  constexpr int kNb = Pr::kScaleBlocks;
+  float block[Pr::kSets][Pr::kBlock];
   const int t = threadIdx.x % 128;
   const int row = 64 * (static_cast<int>(threadIdx.x) / 128 - 1) + 16 * (t / 32) + (t % 32) / 4;
-  const float* b_scales = F::BlockScales ? p.b_scales + (w.pos.n * F::kTileN / kScaleBlock) * p.b_scales_ld : nullptr;
-  for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb) {
-    float scale_b = 1.0f;
-    if constexpr (F::BlockScales) scale_b = __ldg(b_scales + kb);
-    s.ring.wait_full(st);
-    const bool first = kb == w.kb_begin;
-    float scale[2] = {1.0f, 1.0f};
-    if constexpr (kHalves) {
-      multiply_half<F, 0>(block, desc, st.index);
-      device::wgmma::wait_group<0>();
-      device::wgmma::fence_operands(block);
-      promote_into<F, 0>(acc, block, scale, first);
-      multiply_half<F, 1>(block, desc, st.index);
-      device::wgmma::wait_group<0>();
-      device::wgmma::fence_operands(block);
-      rel.release(s.ring, st);
-      promote_into<F, F::kAcc / 2>(acc, block, scale, first);
-    } else {
-      multiply_stage<F>(block, desc, st.index, true);
-      if constexpr (F::BlockScales) {
-        scale[0] = s.scales.a[st.index][row] * scale_b;
-        scale[1] = s.scales.a[st.index][row + 8] * scale_b;
-      }
-      device::wgmma::wait_group<0>();
-      device::wgmma::fence_operands(block);
-      rel.release(s.ring, st);
-      promote_into<F, 0>(acc, block, scale, first);
+  // Block scales: B's scale row of each of the tile's 128-column blocks (one past N: the last row,
+  // for columns D never receives)
+  const float* b_rows[kNb] = {};
+  if constexpr (F::BlockScales)
+#pragma unroll
+    for (int h = 0; h < kNb; ++h)
+      b_rows[h] = p.b_scales + min(w.pos.n * F::kTileN / kScaleBlock + h, p.b_scale_rows - 1) * p.b_scales_ld;
+#pragma unroll
+  for (int i = 0; i < F::kAcc; ++i) acc[i] = 0.0f;
+  if constexpr (Pr::kBlocks > 1) {
+    // One set, per-tensor scales: each slice sums the products of kBlocks K blocks (their stages
+    // held together) before they are added.
+    for (std::int32_t kb = w.kb_begin; kb < w.kb_end; kb += Pr::kBlocks) {
+      const int n = min(Pr::kBlocks, w.kb_end - kb);
+      const typename F::State first = st;
+      for (int i = 0; i < n; ++i, ++st) s.ring.wait_full(st);
+      [&]<int... J>(std::integer_sequence<int, J...>) {
+        (
+            [&] {
+              typename F::State at = first;
+              for (int i = 0; i < n; ++i, ++at) multiply_slice<F, J>(block[0], desc, at.index, i > 0);
+              device::wgmma::wait_group<0>();
+              if constexpr (J == kS - 1) {
+                at = first;
+                for (int i = 0; i < n; ++i, ++at) rel.release(s.ring, at);
+              }
+              promote<F, J>(acc, block[0], RowScales<F>{});
+            }(),
+            ...);
+      }(std::make_integer_sequence<int, kS>{});
     }
-    ++st;
+    all_full();
+    return;
+  }
+  for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb, ++st) {
+    float scale_b[kNb];
+#pragma unroll
+    for (int h = 0; h < kNb; ++h) scale_b[h] = F::BlockScales ? __ldg(b_rows[h] + kb) : 1.0f;
+    s.ring.wait_full(st);
+    RowScales<F> scale[kNb];
+#pragma unroll
+    for (int h = 0; h < kNb; ++h) scale[h] = RowScales<F>::read(s, st.index, row, scale_b[h]);
+    [&]<int... J>(std::integer_sequence<int, J...>) {
+      (
+          [&] {
+            constexpr int kH = J * Pr::kSliceN / kScaleBlock;  // the slice's block of B's scales
+            if constexpr (Pr::kSets == 1) {
+              multiply_slice<F, J>(block[0], desc, st.index);
+              device::wgmma::wait_group<0>();
+              if constexpr (J == kS - 1) rel.release(s.ring, st);
+              promote<F, J>(acc, block[0], scale[kH]);
+            } else {
+              multiply_slice<F, J>(block[J % 2], desc, st.index);
+              if constexpr (J > 0) {
+                device::wgmma::wait_group<1>();  // slice J - 1 has completed
+                promote<F, J - 1>(acc, block[(J - 1) % 2], scale[(J - 1) * Pr::kSliceN / kScaleBlock]);
+              }
+              if constexpr (J == kS - 1) {
+                device::wgmma::wait_group<0>();
+                rel.release(s.ring, st);
+                promote<F, J>(acc, block[J % 2], scale[kH]);
+              }
+            }
+          }(),
+          ...);
+    }(std::make_integer_sequence<int, kS>{});
   }
   all_full();
 }

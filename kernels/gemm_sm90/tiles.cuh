@@ -37,9 +37,25 @@ inline constexpr int kTileM = 128;
 inline constexpr int kTileKBytes = 128;                  // a K block: one 128-byte swizzle row per operand row
 inline constexpr int kKStepBytes = 32;                   // K of one WGMMA instruction (k16 16-bit, k32 FP8)
 inline constexpr int kKSteps = kTileKBytes / kKStepBytes;
-// A promoted FP8 form's block registers (kernel.cuh's mainloop_promoted) hold the products of this
-// many columns; a wider tile goes through them a part at a time.
-inline constexpr int kPromotedBlockN = 128;
+// A promoted FP8 form (kernel.cuh's mainloop_promoted) multiplies each K block of a consumer's share
+// in column slices (of WGMMA's N: a swapped tile's 128 rows), each into block registers of its own
+// before they are added to the accumulators. Two sets of block registers take turns where the
+// accumulators and both sets fit in this many registers (of the consumers' kConsumerRegisters: the
+// rest holds descriptors, addresses and counters); one set otherwise.
+inline constexpr int kPromotedRegisters = 192;
+// The slice width: a 256-column share in two n128 halves (one set: 128 accumulators and 64 block
+// registers); a 128-wide one (a 128-column or swapped tile) in two n64 slices, one in each set; a
+// 64-column share whole (FP8 WGMMA's narrowest compiled N is 64). Two sets of n64 slices in the
+// 256-column tile ran slower than one set of halves, and one set of n128 in the 128-wide share no
+// faster than two sets of n64 (docs/lab/gemm.md, 2026-12-07 10:26 and 10:37).
+constexpr int promoted_slice_n(int tile_n, bool swapped) {
+  const int n = swapped ? 128 : tile_n;
+  return n == 128 ? 64 : n == 256 ? 128 : n;
+}
+#ifndef TMAKIT_GEMM_PROMOTE_BLOCKS
+#define TMAKIT_GEMM_PROMOTE_BLOCKS 1
+#endif
+inline constexpr int kPromoteBlocks = TMAKIT_GEMM_PROMOTE_BLOCKS;
 template <int InBytes>
 inline constexpr int kTileK = kTileKBytes / InBytes;     // a K block in elements: 64 (16-bit) or 128 (FP8)
 inline constexpr int kConsumers = 2;  // warpgroups of an unswapped tile, kTileM / 64 rows each
@@ -98,8 +114,8 @@ using Tile128 = TileShape<128, 6>;                         // skinny problems: m
 using Tile64 = TileShape<64, 8>;                           // the skinniest: more tiles still
 using SwappedTile = TileShape<64, 8, Split::swapped>;      // the same tiles, one consumer warpgroup
 using PingPongTile = TileShape<192, 4, Split::pingpong>;  // the large problems, epilogues overlapped
-// Block-scaled FP8 (kernel.cuh): the 128- and 64-column tiles with a stage less, for the stages' scale
-// columns.
+// Block-scaled FP8 (kernel.cuh): the tiles with a stage less, for the stages' scale columns.
+using WideTileScaled = TileShape<256, 3>;
 using Tile128Scaled = TileShape<128, 5>;
 using Tile64Scaled = TileShape<64, 7>;
 
@@ -210,7 +226,8 @@ template <class Tile, bool BlockScales = false>
 inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile, BlockScales>) + 1024;
 static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
                   kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448 &&
-                  kDynamicSmem<Tile128Scaled, true> <= 232448 && kDynamicSmem<Tile64Scaled, true> <= 232448,
+                  kDynamicSmem<WideTileScaled, true> <= 232448 && kDynamicSmem<Tile128Scaled, true> <= 232448 &&
+                  kDynamicSmem<Tile64Scaled, true> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
 
 }  // namespace tmakit::gemm_sm90

@@ -246,7 +246,6 @@ void run_case(const Case& c) {
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.promoted, fp8 && !c.fast_accumulation);
   if (s.ok && s.config.promoted) EXPECT_TRUE(!s.config.pingpong && s.config.tile_n != 192);
-  if (s.ok && s.config.block_scales) EXPECT_LE(s.config.tile_n, 128);
   if (s.ok) EXPECT_EQ(s.config.block_scales, c.block_scales);
   if (s.ok && c.block_scales) EXPECT_FALSE(s.config.swapped);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
@@ -802,8 +801,9 @@ TEST(GemmSmall, Fp8) {
 }
 
 // FP8 block scales (DeepSeek-V3's recipe): A per row and K block, B per 128 x 128 block, against the
-// reference on the scaled values; both pairs, partial tiles and K blocks, 64- and 128-column tiles,
-// clusters, split K, beta.
+// reference on the scaled values; both pairs, partial tiles and K blocks, 64-, 128- and 256-column
+// tiles (256: two blocks of B's scales per tile, the last tile's second past N), clusters, split K,
+// beta.
 TEST(GemmSmall, Fp8BlockScales) {
   TMAKIT_REQUIRE_GPU();
   for (Input b : {Input::e4m3, Input::e5m2}) {
@@ -815,7 +815,7 @@ TEST(GemmSmall, Fp8BlockScales) {
     };
     run_case(scaled({256, 512, 1024}));
     run_case(scaled({200, 300, 400, 1, Order::row_major, Order::col_major, 0.5f, 1.0f}));
-    for (int tile_n : {64, 128}) {
+    for (int tile_n : {64, 128, 256}) {
       Case c = scaled({384, 640, 768});
       c.tile_n = tile_n;
       run_case(c);
@@ -890,9 +890,12 @@ TEST(GemmArgs, Fp8Refusals) {
   bad.a_scales_ld = 256;
   bad.b_scales_ld = 2;
   bad.tile_n = 256;  // two blocks of B's scales in one tile
+  for (const std::string& x : errors(bad)) EXPECT_EQ(x.find("[gemm.block_scales]"), std::string::npos) << x;
+  bad.swapped = 1;
+  bad.tile_n = 0;
   e = errors(bad);
   ASSERT_EQ(e.size(), 1u);
-  EXPECT_EQ(e[0].rfind("error [gemm.block_scales] block-scaled tiles are at most 128 columns wide", 0), 0u) << e[0];
+  EXPECT_EQ(e[0].rfind("error [gemm.block_scales] block-scaled tiles are not swapped (swapped 1)", 0), 0u) << e[0];
 }
 
 TEST(GemmLarge, IssueShapes) {

@@ -6,8 +6,10 @@
 For every entry function ptxas compiled (`Compiling entry function 'F' for 'sm_XX'`), its
 `Function properties` line must show 0 bytes of stack frame (no local memory), 0 bytes of spill
 stores and 0 bytes of spill loads; and no line may carry ptxas's warnings that it injected
-warpgroup waits into a WGMMA pipeline (C7517 warpgroup.wait, C7519 warpgroup.arrive), which
-serialize the multiplies. Prints one line per offence (the function demangled where c++filt is
+warpgroup waits into a WGMMA pipeline (C7517 warpgroup.wait, C7519 warpgroup.arrive) or that it
+serialized a function's WGMMAs ("wgmma.mma_async instructions are serialized", C7510-C7520: e.g.
+C7514, an instruction that may read a WGMMA's accumulators while the WGMMA can still be in flight),
+either of which stops the multiplies from overlapping. Prints one line per offence (the function demangled where c++filt is
 there) and a summary; exits 1 on any offence, 2 when the report holds no entry function at all
 (the compile failed or printed nothing), else 0.
 """
@@ -21,6 +23,7 @@ ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(sm_\w+)'")
 PROPS = re.compile(r"Function properties for (\S+)")
 FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 INJECTED = re.compile(r"\((C7517|C7519)\)")
+SERIALIZED = re.compile(r"\((C75\d\d)\)[^\n]*wgmma\.mma_async instructions are serialized")
 
 
 def demangle(names):
@@ -56,6 +59,12 @@ def check(lines):
         if m:
             fn = re.search(r"in function '([^']+)'", line)
             offences.append((fn.group(1) if fn else "?", f"ptxas warning {m.group(1)}: injected warpgroup wait"))
+            continue
+        m = SERIALIZED.search(line)
+        if m:
+            fn = re.search(r"in the function '([^']+)'|in function '([^']+)'", line)
+            name = (fn.group(1) or fn.group(2)) if fn else "?"
+            offences.append((name, f"ptxas warning {m.group(1)}: its WGMMAs serialized"))
     return entries, offences
 
 
