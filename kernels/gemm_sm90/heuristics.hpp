@@ -61,7 +61,7 @@ inline double fill(std::int64_t units, std::int64_t resident) {
 // when the cluster size is left to the launcher: with the slices summed inside the kernel, every such
 // form of the sweep ran faster so (docs/lab/gemm.md, 2026-12-02 00:44). Promoted FP8 forms, per-tensor
 // or block-scaled, take the same widths (their 256-column tiles add two 128-column slices per K block:
-// faster than 128-column tiles on every large shape, docs/lab/gemm.md, 2026-12-07 10:37).
+// faster than 128-column tiles on every large shape, docs/lab/gemm.md, 2026-12-07 10:26 and 10:37).
 inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
                                  int tile_n, int cluster_m, int splits) {
   FormChoice c;

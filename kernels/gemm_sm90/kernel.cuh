@@ -358,10 +358,6 @@ struct Promoted {
   // Blocks of B's scales a tile's columns meet (block scales: slice J takes block J N / 128's).
   static constexpr int kScaleBlocks = (F::kTileN + kScaleBlock - 1) / kScaleBlock;
   static_assert(!F::BlockScales || kSliceN <= kScaleBlock, "a slice lies within one block of B's scales");
-  // K blocks whose products a slice's block registers sum before they are added (one set, per-tensor
-  // scales: a block-scaled K block's products are scaled on their own).
-  static constexpr int kBlocks = kSets == 1 && !F::BlockScales ? kPromoteBlocks : 1;
-  static_assert(kBlocks < F::kStages, "the K blocks of a promotion are held at once");
 };
 
 // Slice J of a stage's K block into `block` (m64nN products starting from zero): the stage's B rows
@@ -369,7 +365,7 @@ struct Promoted {
 // [J N, J N + N).
 template <class F, int J>
 __device__ __forceinline__ void multiply_slice(float (&block)[Promoted<F>::kBlock], const StageDescriptors<F>& desc,
-                                               std::uint32_t stage, bool accumulate = false) {
+                                               std::uint32_t stage) {
   static_assert(!F::BMn && !F::AMn && !F::Tile::kPingPong, "FP8: K-major operands, one share per consumer");
   constexpr int kN = Promoted<F>::kSliceN;
   constexpr std::uint32_t kSliceBytes = J * kN * kTileKBytes;  // N K-major rows of the sliced operand
@@ -378,11 +374,11 @@ __device__ __forceinline__ void multiply_slice(float (&block)[Promoted<F>::kBloc
   [&]<int... Kk>(std::integer_sequence<int, Kk...>) {
     if constexpr (F::Tile::kSwapped)
       ((mma<F::In, kN, 0, 0, true>(block, desc.template b<Kk>(stage),
-                                   wgmma_descriptor_advance(desc.template a<Kk>(stage), kSliceBytes), accumulate || Kk > 0)),
+                                   wgmma_descriptor_advance(desc.template a<Kk>(stage), kSliceBytes), Kk > 0)),
        ...);
     else
       ((mma<F::In, kN, 0, 0>(block, desc.template a<Kk>(stage),
-                             wgmma_descriptor_advance(desc.template b<Kk>(stage), kSliceBytes), accumulate || Kk > 0)),
+                             wgmma_descriptor_advance(desc.template b<Kk>(stage), kSliceBytes), Kk > 0)),
        ...);
   }(std::make_integer_sequence<int, kKSteps>{});
   device::wgmma::commit_group();
@@ -438,31 +434,6 @@ __device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const K
       b_rows[h] = p.b_scales + min(w.pos.n * F::kTileN / kScaleBlock + h, p.b_scale_rows - 1) * p.b_scales_ld;
 #pragma unroll
   for (int i = 0; i < F::kAcc; ++i) acc[i] = 0.0f;
-  if constexpr (Pr::kBlocks > 1) {
-    // One set, per-tensor scales: each slice sums the products of kBlocks K blocks (their stages
-    // held together) before they are added.
-    for (std::int32_t kb = w.kb_begin; kb < w.kb_end; kb += Pr::kBlocks) {
-      const int n = min(Pr::kBlocks, w.kb_end - kb);
-      const typename F::State first = st;
-      for (int i = 0; i < n; ++i, ++st) s.ring.wait_full(st);
-      [&]<int... J>(std::integer_sequence<int, J...>) {
-        (
-            [&] {
-              typename F::State at = first;
-              for (int i = 0; i < n; ++i, ++at) multiply_slice<F, J>(block[0], desc, at.index, i > 0);
-              device::wgmma::wait_group<0>();
-              if constexpr (J == kS - 1) {
-                at = first;
-                for (int i = 0; i < n; ++i, ++at) rel.release(s.ring, at);
-              }
-              promote<F, J>(acc, block[0], RowScales<F>{});
-            }(),
-            ...);
-      }(std::make_integer_sequence<int, kS>{});
-    }
-    all_full();
-    return;
-  }
   for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb, ++st) {
     float scale_b[kNb];
 #pragma unroll

@@ -52,10 +52,6 @@ constexpr int promoted_slice_n(int tile_n, bool swapped) {
   const int n = swapped ? 128 : tile_n;
   return n == 128 ? 64 : n == 256 ? 128 : n;
 }
-#ifndef TMAKIT_GEMM_PROMOTE_BLOCKS
-#define TMAKIT_GEMM_PROMOTE_BLOCKS 1
-#endif
-inline constexpr int kPromoteBlocks = TMAKIT_GEMM_PROMOTE_BLOCKS;
 template <int InBytes>
 inline constexpr int kTileK = kTileKBytes / InBytes;     // a K block in elements: 64 (16-bit) or 128 (FP8)
 inline constexpr int kConsumers = 2;  // warpgroups of an unswapped tile, kTileM / 64 rows each
