@@ -300,20 +300,20 @@ int main(int argc, char** argv) {
     if (fp8 && !block_scales) {
       constexpr int kSamples = 4096;
       float* e = nullptr;
-      CK(cudaMalloc(&e, 8));
+      CK(cudaMalloc(&e, sizeof(float)));
       __nv_bfloat16* dfast = nullptr;
       CK(cudaMalloc(&dfast, 2 * nd));
       lt_fast.run(buf[0].a, buf[0].b, dfast, st);
       const __nv_bfloat16* outs[3] = {static_cast<const __nv_bfloat16*>(buf[0].d), dref, dfast};
       for (int o = 0; o < 3; ++o) {
-        CK(cudaMemsetAsync(e, 0, 8, st));
+        CK(cudaMemsetAsync(e, 0, sizeof(float), st));
         const auto* a8 = static_cast<const std::uint8_t*>(buf[0].a);
         const auto* b8 = static_cast<const std::uint8_t*>(buf[0].b);
         if (b_e5m2) tmakit_bench::fp8_sampled_error<true><<<32, 128, 0, st>>>(a8, b8, outs[o], s.m, s.n, s.k, kSamples, e);
         else tmakit_bench::fp8_sampled_error<false><<<32, 128, 0, st>>>(a8, b8, outs[o], s.m, s.n, s.k, kSamples, e);
-        float he[2];
-        CK(cudaMemcpy(he, e, 8, cudaMemcpyDeviceToHost));
-        err[o] = he[0] / kSamples;
+        float sum = 0;
+        CK(cudaMemcpy(&sum, e, sizeof sum, cudaMemcpyDeviceToHost));
+        err[o] = sum / kSamples;
       }
       cudaFree(dfast);
       cudaFree(e);

@@ -60,8 +60,9 @@ struct GemmArgs {
   // FP8: false (default) adds each K block's products (128 of K) into fp32 registers once its
   // WGMMAs have completed, as cuBLASLt's default and torch._scaled_mm's use_fast_accum=False do: the
   // tensor cores keep fewer bits than fp32 when they add FP8 products, which a long K accumulates.
-  // Promoted tiles are 64, 128 or 256 columns wide, not ping-pong (kernel.cuh). true: one accumulation in the tensor
-  // cores over all of K (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM), with every tile shape.
+  // Promoted tiles are 64, 128 or 256 columns wide, not ping-pong (kernel.cuh). true: one
+  // accumulation in the tensor cores over all of K (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM),
+  // with every tile shape.
   bool fast_accumulation = false;
   // FP8 block scales (DeepSeek-V3's recipe), instead of per-tensor ones: fp32 device arrays, A's per
   // row and K block of 128, B's per 128 x 128 block, applied as each K block is promoted:
@@ -70,7 +71,8 @@ struct GemmArgs {
   //   b_scales[nb * b_scales_ld + kb]  columns [128 nb, 128 nb + 128) of B, K block kb
   //                                    (b_scales_ld >= ceil(k / 128))
   // Both or neither; not with scale_a / scale_b or fast_accumulation; batch 1; not swapped
-  // (gemm.block_scales); tiles of 128 or 64 columns (one block of B's scales).
+  // (gemm.block_scales); tiles of 64, 128 or 256 columns (a 256-column tile's halves take one block
+  // of B's scales each).
   const float* a_scales = nullptr;
   std::int64_t a_scales_ld = 0;
   const float* b_scales = nullptr;
