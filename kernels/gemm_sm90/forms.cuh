@@ -44,7 +44,8 @@ KernelForm form_of() {
           Tile::kThreads};
 }
 // Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms are not ping-pong (their
-// block registers beside the accumulators); block-scaled ones are not swapped.
+// block registers beside the accumulators: their 192-column tile is cooperative); block-scaled ones
+// are neither swapped nor 192 columns wide.
 template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote, bool BlockScales>
 KernelForm form_by_tile(const FormChoice& c) {
   if constexpr (!SplitK && !Promote) {
@@ -61,6 +62,7 @@ KernelForm form_by_tile(const FormChoice& c) {
   if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64, Promote>();
   if constexpr (Promote) {
     if (c.tile_n == 256) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, WideTile, Promote>();
+    if (c.tile_n == kPromotedNarrowTileN) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile192, Promote>();
     return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128, Promote>();
   } else {
     if (c.tile_n == 128) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128, Promote>();

@@ -133,11 +133,11 @@ void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
                                                               " is not built (FP8: A e4m3 with B e4m3 or e5m2)"));
     return;
   }
-  if (a_fp8 && !g.fast_accumulation && (g.tile_n == kPingPongTileN || g.pingpong == 1))
+  if (a_fp8 && !g.fast_accumulation && g.pingpong == 1)
     errors.push_back(refusal(KernelRule::gemm_tile_n,
-                             "promoted FP8 tiles are 64, 128 or 256 columns wide and not ping-pong; tile_n " +
-                                 std::to_string(g.tile_n) + (g.pingpong == 1 ? ", pingpong 1" : "") + " asks for another",
-                             "give tile_n 0, 64, 128 or 256 and pingpong 0, or fast_accumulation = true"));
+                             "promoted FP8 tiles are not ping-pong (their 192-column tile is cooperative); pingpong 1 "
+                             "asks for them",
+                             "give pingpong 0 (tile_n 192 for the cooperative 192-column tile), or fast_accumulation = true"));
   if (a_fp8 && (g.a.order != Order::row_major || g.b.order != Order::col_major))
     errors.push_back(refusal(KernelRule::gemm_fp8_order,
                              std::string("FP8 operands must be K-major: A row-major (got ") +
@@ -157,6 +157,7 @@ void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   if (g.fast_accumulation) refuse("block scales are applied as each K block is promoted: not with fast_accumulation");
   if (g.batch != 1) refuse("block scales with batch " + std::to_string(g.batch) + " (one matrix only)");
   if (g.swapped == 1) refuse("block-scaled tiles are not swapped (swapped 1)");
+  if (g.tile_n == 192) refuse("block-scaled tiles are 64, 128 or 256 columns wide (tile_n 192: a slice of its K block would meet two blocks of B's scales)");
   const std::int64_t k_blocks = (g.k + kScaleBlock - 1) / kScaleBlock;
   if (a && (g.a_scales_ld < g.m || g.a_scales_ld % 4 != 0))
     refuse("a_scales_ld " + std::to_string(g.a_scales_ld) + ": at least m (" + std::to_string(g.m) +
@@ -180,6 +181,8 @@ void check_problem(const GemmArgs& g, std::vector<std::string>& errors) {
 
 void check_choices(const GemmArgs& g, std::vector<std::string>& errors) {
   const std::string tile_n = std::to_string(g.tile_n);
+  // Promoted FP8 (check_inputs refuses its ping-pong): tile_n 192 is a cooperative tile there.
+  const bool promoted = g.a_type != Input::same && !g.fast_accumulation;
   if (g.cluster_m < 0 || g.cluster_m > 2)
     errors.push_back(refusal(KernelRule::gemm_cluster_m, "0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m)));
   if (g.split_lead < -1)
@@ -192,16 +195,17 @@ void check_choices(const GemmArgs& g, std::vector<std::string>& errors) {
     errors.push_back(refusal(KernelRule::gemm_pingpong,
                              "0 (automatic), 1 (ping-pong tiles) or -1 (never), got " + std::to_string(g.pingpong)));
   if (g.tile_n != 0 && g.tile_n != 64 && g.tile_n != 128 && g.tile_n != 192 && g.tile_n != 256)
-    errors.push_back(refusal(KernelRule::gemm_tile_n, "0 (automatic), 64, 128, 192 (ping-pong tiles) or 256, got " + tile_n));
+    errors.push_back(refusal(KernelRule::gemm_tile_n,
+                             "0 (automatic), 64, 128, 192 (ping-pong tiles; promoted FP8: cooperative) or 256, got " + tile_n));
   else if (g.pingpong == 1 && g.tile_n != 0 && g.tile_n != 192)
     errors.push_back(refusal(KernelRule::gemm_pingpong,
                              "ping-pong tiles are 192 columns wide; tile_n " + tile_n + " asks for another",
                              "leave tile_n 0 or give 192"));
-  else if (g.pingpong == -1 && g.tile_n == 192)
+  else if (g.pingpong == -1 && g.tile_n == 192 && !promoted)
     errors.push_back(refusal(KernelRule::gemm_pingpong,
                              "192-column tiles are ping-pong tiles, and pingpong = -1 rules them out",
                              "give tile_n 256, 128 or 64, or leave pingpong 0"));
-  const bool pingpong = g.pingpong == 1 || g.tile_n == 192;
+  const bool pingpong = g.pingpong == 1 || (g.tile_n == 192 && !promoted);
   if (pingpong && (g.swapped == 1 || g.splits > 1))
     errors.push_back(refusal(KernelRule::gemm_pingpong, "ping-pong tiles are neither swapped nor split along K",
                              "leave swapped and splits 0, or give swapped = -1 and splits = 1"));
@@ -247,7 +251,7 @@ Gemm::Gemm(const GemmArgs& g) {
   const bool block_scales = g.a_scales != nullptr;
   const FormChoice choice =
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
-                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong);
+                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong, promote && !block_scales);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;

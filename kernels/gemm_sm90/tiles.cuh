@@ -45,9 +45,10 @@ inline constexpr int kKSteps = kTileKBytes / kKStepBytes;
 inline constexpr int kPromotedRegisters = 192;
 // The slice width: a 256-column share in two n128 halves (one set: 128 accumulators and 64 block
 // registers); a 128-wide one (a 128-column or swapped tile) in two n64 slices, one in each set; a
-// 64-column share whole (FP8 WGMMA's narrowest compiled N is 64). Two sets of n64 slices in the
-// 256-column tile ran slower than one set of halves, and one set of n128 in the 128-wide share no
-// faster than two sets of n64 (docs/lab/gemm.md, 2026-12-07 10:26 and 10:37).
+// 192- or 64-column share whole (one set: 96 accumulators and 96 block registers in the 192-column
+// tile). Two sets of n64 slices in the 256-column tile ran slower than one set of halves, and one
+// set of n128 in the 128-wide share no faster than two sets of n64 (docs/lab/gemm.md, 2026-12-07
+// 10:26 and 10:37).
 constexpr int promoted_slice_n(int tile_n, bool swapped) {
   const int n = swapped ? 128 : tile_n;
   return n == 128 ? 64 : n == 256 ? 128 : n;
@@ -81,8 +82,8 @@ template <int TileN, int Stages, Split How = Split::cooperative>
 struct TileShape {
   static constexpr bool kSwapped = How == Split::swapped;
   static constexpr bool kPingPong = How == Split::pingpong;
-  static_assert(kPingPong ? TileN == 192 : TileN == 64 || TileN == 128 || TileN == 256,
-                "m64nNk16 with N = 64, 128 or 256 (ping-pong: 192, its accumulators two halves of N / 2 registers)");
+  static_assert(kPingPong ? TileN == 192 : TileN == 64 || TileN == 128 || TileN == 192 || TileN == 256,
+                "m64nNk16 with N = 64, 128, 192 or 256 (ping-pong: 192, its accumulators two halves of N / 2 registers)");
   static_assert(!kSwapped || TileN == 64, "a swapped tile's 64 columns are WGMMA's M");
   static constexpr int kTileN = TileN;
   static constexpr int kStages = Stages;
@@ -114,6 +115,9 @@ using PingPongTile = TileShape<192, 4, Split::pingpong>;  // the large problems,
 using WideTileScaled = TileShape<256, 3>;
 using Tile128Scaled = TileShape<128, 5>;
 using Tile64Scaled = TileShape<64, 7>;
+// Promoted per-tensor FP8 on the large problems (heuristics.hpp): 128 x 192, each consumer's K block
+// one m64n192k32 group, waited for and added once (the 256-column tile's two halves wait twice).
+using Tile192 = TileShape<192, 4>;
 
 // A as 128 x K block (M x K), B as TileN x K block (N x K), of InBytes-byte elements: K-major when
 // the operand's K is contiguous in global memory, MN-major otherwise (WGMMA reads either of 16-bit
@@ -221,7 +225,7 @@ struct alignas(1024) SharedStorage {
 template <class Tile, bool BlockScales = false>
 inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile, BlockScales>) + 1024;
 static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
-                  kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448 &&
+                  kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448 && kDynamicSmem<Tile192> <= 232448 &&
                   kDynamicSmem<WideTileScaled, true> <= 232448 && kDynamicSmem<Tile128Scaled, true> <= 232448 &&
                   kDynamicSmem<Tile64Scaled, true> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");

@@ -245,7 +245,8 @@ void run_case(const Case& c) {
   if (s.ok && c.expect_split_lead >= 0) EXPECT_EQ(s.config.split_lead, c.expect_split_lead);
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.promoted, fp8 && !c.fast_accumulation);
-  if (s.ok && s.config.promoted) EXPECT_TRUE(!s.config.pingpong && s.config.tile_n != 192);
+  if (s.ok && s.config.promoted) EXPECT_FALSE(s.config.pingpong);  // promoted 192-column tiles are cooperative
+  if (s.ok && c.block_scales) EXPECT_NE(s.config.tile_n, 192);
   if (s.ok) EXPECT_EQ(s.config.block_scales, c.block_scales);
   if (s.ok && c.block_scales) EXPECT_FALSE(s.config.swapped);
   if (s.ok) EXPECT_EQ(s.config.tile_n, c.tile_n > 0 ? c.tile_n : c.expect_tile_n > 0 ? c.expect_tile_n : s.config.tile_n);
@@ -584,6 +585,32 @@ TEST(GemmHeuristics, PingPongWhereItsWavesAreShorter) {
   EXPECT_TRUE(choose_form(64, 8192, 1, 128, 132, 192, 0, 0, 0, 0).pingpong);
 }
 
+// Promoted per-tensor FP8: cooperative 128 x 192 tiles where their waves, each a sixteenth faster
+// than the 256-column tile's, take less time; the 256-column tile where the narrower one's extra
+// waves decide; never for block-scaled forms (which pass no promoted_per_tensor).
+TEST(GemmHeuristics, PromotedFp8NarrowTileWhereItsWavesAreShorter) {
+  using tmakit::gemm_sm90::choose_form;
+  auto form = [](std::int64_t m, std::int64_t n, std::int64_t k, bool per_tensor) {
+    return choose_form((m + 127) / 128, n, 1, (k + 127) / 128, 132, 0, 0, 0, per_tensor ? 0 : -1, -1, per_tensor);
+  };
+  struct Want {
+    std::int64_t m, n, k;
+    int tile_n;
+  };
+  for (const Want& w : {Want{4096, 4096, 4096, 256}, Want{6144, 6144, 6144, 192}, Want{8192, 8192, 8192, 192},
+                        Want{16384, 8192, 8192, 192}, Want{8192, 28672, 4096, 192}, Want{8192, 4096, 14336, 192},
+                        Want{512, 8192, 8192, 256}}) {
+    const auto c = form(w.m, w.n, w.k, true);
+    EXPECT_EQ(c.tile_n, w.tile_n) << w.m << "x" << w.n << "x" << w.k;
+    EXPECT_FALSE(c.pingpong);
+    EXPECT_EQ(form(w.m, w.n, w.k, false).tile_n, 256) << w.m << "x" << w.n << "x" << w.k;  // block-scaled
+  }
+  // asked for: cooperative, not ping-pong
+  const auto asked = choose_form(64, 8192, 1, 64, 132, 192, 0, 0, 0, -1, true);
+  EXPECT_EQ(asked.tile_n, 192);
+  EXPECT_FALSE(asked.pingpong);
+}
+
 // Swapped 128 x 64 tiles (one consumer warpgroup, WGMMA's M along N, D written through the
 // transposing store plan; split K's workspace held transposed): every layout in clusters of one and
 // two on partial tiles, batches with alpha and beta, f16, odd and tiny shapes, split K (K not a
@@ -703,7 +730,7 @@ TEST(GemmArgs, RefusalsCarryTheirIds) {
                         "give m, n, k and batch of at least 1");
   bad = g;
   bad.tile_n = 96;
-  EXPECT_EQ(first(bad).rfind("error [gemm.tile_n] 0 (automatic), 64, 128, 192 (ping-pong tiles) or 256, got 96; fix: ", 0),
+  EXPECT_EQ(first(bad).rfind("error [gemm.tile_n] 0 (automatic), 64, 128, 192 (ping-pong tiles; promoted FP8: cooperative) or 256, got 96; fix: ", 0),
             0u);
   bad = g;
   bad.swapped = 1;
@@ -784,10 +811,20 @@ TEST(GemmSmall, Fp8) {
       };
       run_case(fp8({256, 512, 512}));
       run_case(fp8({200, 300, 144, 2, Order::row_major, Order::col_major, 0.5f, 1.0f}));
-      for (int tile_n : {64, 128, 192, 256}) {
-        if (!fast && tile_n == 192) continue;  // promoted tiles: 64, 128 or 256 columns (no ping-pong)
+      for (int tile_n : {64, 128, 192, 256}) {  // 192: ping-pong with fast accumulation, else cooperative
         Case c = fp8({384, 640, 1024});
         c.tile_n = tile_n;
+        run_case(c);
+      }
+      if (!fast) {  // the cooperative 192-column tile: partial tiles, clusters of two, split K
+        Case c = fp8({300, 1000, 1200});
+        c.tile_n = 192;
+        c.cluster_m = 2;
+        run_case(c);
+        c = fp8({256, 384, 4096});
+        c.tile_n = 192;
+        c.splits = 3;
+        c.expect_splits = 3;
         run_case(c);
       }
       Case c = fp8({128, 256, 4096});
@@ -857,14 +894,19 @@ TEST(GemmArgs, Fp8Refusals) {
   bad.a_type = Input::e5m2;
   EXPECT_EQ(errors(bad).at(0).rfind("error [gemm.fp8_inputs] A e5m2 with B e4m3 is not built", 0), 0u);
   bad = g;
-  bad.tile_n = 192;
-  EXPECT_EQ(errors(bad).at(0), "error [gemm.tile_n] promoted FP8 tiles are 64, 128 or 256 columns wide and not "
-                               "ping-pong; tile_n 192 asks for another; fix: give tile_n 0, 64, 128 or 256 and "
-                               "pingpong 0, or fast_accumulation = true");
-  bad = g;
-  bad.tile_n = 256;
-  for (const std::string& x : errors(bad))  // 256 columns are promoted by halves
-    EXPECT_EQ(x.find("[gemm.tile_n]"), std::string::npos) << x;
+  bad.pingpong = 1;
+  EXPECT_EQ(errors(bad).at(0), "error [gemm.tile_n] promoted FP8 tiles are not ping-pong (their 192-column tile is "
+                               "cooperative); pingpong 1 asks for them; fix: give pingpong 0 (tile_n 192 for the "
+                               "cooperative 192-column tile), or fast_accumulation = true");
+  for (int tile_n : {192, 256}) {  // 256 columns are promoted by halves, 192 whole
+    bad = g;
+    bad.tile_n = tile_n;
+    bad.pingpong = tile_n == 192 ? -1 : 0;  // no ping-pong tile is asked for
+    for (const std::string& x : errors(bad)) {
+      EXPECT_EQ(x.find("[gemm.tile_n]"), std::string::npos) << x;
+      EXPECT_EQ(x.find("[gemm.pingpong]"), std::string::npos) << x;
+    }
+  }
   // block scales: in pairs, alone, promoted, with leading dimensions the scales fit
   const float* fake_scales = reinterpret_cast<const float*>(std::uintptr_t{1} << 33);
   bad = g;
@@ -896,6 +938,12 @@ TEST(GemmArgs, Fp8Refusals) {
   e = errors(bad);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].rfind("error [gemm.block_scales] block-scaled tiles are not swapped (swapped 1)", 0), 0u) << e[0];
+  bad.swapped = 0;
+  bad.tile_n = 192;  // a 192-column slice would meet two blocks of B's scales
+  e = errors(bad);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("error [gemm.block_scales] block-scaled tiles are 64, 128 or 256 columns wide (tile_n 192", 0), 0u)
+      << e[0];
 }
 
 TEST(GemmLarge, IssueShapes) {
