@@ -101,9 +101,9 @@ inline bool automatic_swapped(int swapped, int tile_n) { return swapped == 1 || 
 //     benchmark set, where the narrower tile's extra waves decide (docs/lab/gemm.md, 2026-12-06 06:18
 //     and 06:33).
 //   promoted per-tensor FP8 128 x 192 (Tile192): one WGMMA group and one add per K block where the
-//     256-column tile has two; 6 % fewer cycles at 8192^3 under ncu, and kPromotedNarrowSpeed
-//     ranks the two as they measured on the benchmark set: the narrower at 6144^3 and up, the wider
-//     at 4096^3 and 512 x 8192 x 8192 (docs/lab/gemm.md, 2026-12-07 14:46).
+//     256-column tile has two; kPromotedNarrowSpeed is the two tiles' cycle ratio under ncu at
+//     8192^3, and ranks them as they measured on the benchmark set: the narrower at 6144^3 and up,
+//     the wider at 4096^3 and 512 x 8192 x 8192 (docs/lab/gemm.md, 2026-12-07 14:46 and 14:57).
 inline constexpr int kPingPongTileN = 192;
 inline constexpr double kPingPongSpeed = 1.02;
 inline constexpr int kPromotedNarrowTileN = 192;

@@ -585,9 +585,9 @@ TEST(GemmHeuristics, PingPongWhereItsWavesAreShorter) {
   EXPECT_TRUE(choose_form(64, 8192, 1, 128, 132, 192, 0, 0, 0, 0).pingpong);
 }
 
-// Promoted per-tensor FP8: cooperative 128 x 192 tiles where their waves, each a sixteenth faster
-// than the 256-column tile's, take less time; the 256-column tile where the narrower one's extra
-// waves decide; never for block-scaled forms (which pass no promoted_per_tensor).
+// Promoted per-tensor FP8: cooperative 128 x 192 tiles where their waves, each timed at
+// 1 / kPromotedNarrowSpeed of its area, take less time; the 256-column tile where the narrower
+// one's extra waves decide; never for block-scaled forms (which pass no promoted_per_tensor).
 TEST(GemmHeuristics, PromotedFp8NarrowTileWhereItsWavesAreShorter) {
   using tmakit::gemm_sm90::choose_form;
   auto form = [](std::int64_t m, std::int64_t n, std::int64_t k, bool per_tensor) {
