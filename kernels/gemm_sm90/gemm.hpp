@@ -60,7 +60,7 @@ struct GemmArgs {
   // FP8: false (default) adds each K block's products (128 of K) into fp32 registers once its
   // WGMMAs have completed, as cuBLASLt's default and torch._scaled_mm's use_fast_accum=False do: the
   // tensor cores keep fewer bits than fp32 when they add FP8 products, which a long K accumulates.
-  // Promoted tiles are 64, 128 or 256 columns wide, not ping-pong (kernel.cuh). true: one
+  // Promoted tiles are 64, 128, 192 or 256 columns wide, not ping-pong (kernel.cuh). true: one
   // accumulation in the tensor cores over all of K (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM),
   // with every tile shape.
   bool fast_accumulation = false;
