@@ -117,6 +117,9 @@ Inputs inputs_of(const GemmArgs& g) {
   if (g.a_type == Input::same) return g.dtype == DataType::bfloat16 ? Inputs::bf16 : Inputs::f16;
   return g.b_type == Input::e5m2 ? Inputs::e4m3_e5m2 : Inputs::e4m3_e4m3;
 }
+// Whether the kernel promotes (kernel.cuh's mainloop_promoted): FP8 inputs without fast
+// accumulation. Its 192-column tile is cooperative, where the other forms' is ping-pong.
+bool promotes(const GemmArgs& g) { return g.a_type != Input::same && !g.fast_accumulation; }
 
 // The element types: C and D's, and FP8 inputs (a pair that is built, K-major, bf16 out).
 void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
@@ -133,7 +136,7 @@ void check_inputs(const GemmArgs& g, std::vector<std::string>& errors) {
                                                               " is not built (FP8: A e4m3 with B e4m3 or e5m2)"));
     return;
   }
-  if (a_fp8 && !g.fast_accumulation && g.pingpong == 1)
+  if (promotes(g) && g.pingpong == 1)
     errors.push_back(refusal(KernelRule::gemm_tile_n,
                              "promoted FP8 tiles are not ping-pong (their 192-column tile is cooperative); pingpong 1 "
                              "asks for them",
@@ -157,7 +160,7 @@ void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   if (g.fast_accumulation) refuse("block scales are applied as each K block is promoted: not with fast_accumulation");
   if (g.batch != 1) refuse("block scales with batch " + std::to_string(g.batch) + " (one matrix only)");
   if (g.swapped == 1) refuse("block-scaled tiles are not swapped (swapped 1)");
-  if (g.tile_n == 192) refuse("block-scaled tiles are 64, 128 or 256 columns wide (tile_n 192: a slice of its K block would meet two blocks of B's scales)");
+  if (g.tile_n == kPromotedNarrowTileN) refuse("block-scaled tiles are 64, 128 or 256 columns wide (tile_n 192: a slice of its K block would meet two blocks of B's scales)");
   const std::int64_t k_blocks = (g.k + kScaleBlock - 1) / kScaleBlock;
   if (a && (g.a_scales_ld < g.m || g.a_scales_ld % 4 != 0))
     refuse("a_scales_ld " + std::to_string(g.a_scales_ld) + ": at least m (" + std::to_string(g.m) +
@@ -181,8 +184,7 @@ void check_problem(const GemmArgs& g, std::vector<std::string>& errors) {
 
 void check_choices(const GemmArgs& g, std::vector<std::string>& errors) {
   const std::string tile_n = std::to_string(g.tile_n);
-  // Promoted FP8 (check_inputs refuses its ping-pong): tile_n 192 is a cooperative tile there.
-  const bool promoted = g.a_type != Input::same && !g.fast_accumulation;
+  const bool promoted = promotes(g);  // tile_n 192 is a cooperative tile (check_inputs refuses its ping-pong)
   if (g.cluster_m < 0 || g.cluster_m > 2)
     errors.push_back(refusal(KernelRule::gemm_cluster_m, "0 (automatic), 1 or 2, got " + std::to_string(g.cluster_m)));
   if (g.split_lead < -1)
@@ -247,7 +249,7 @@ Gemm::Gemm(const GemmArgs& g) {
     errors.push_back(cuda_refusal("the device's multiprocessor count", st.cuda));
     return;
   }
-  const bool promote = is_fp8(in) && !g.fast_accumulation;
+  const bool promote = promotes(g);
   const bool block_scales = g.a_scales != nullptr;
   const FormChoice choice =
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
