@@ -11,7 +11,7 @@
 //   build/bench/bench_gemm [samples=21] [shape filter substring]
 //   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
-//   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128 or 256; unset: automatic).
+//   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128, 192 or 256; unset: automatic).
 //   TMAKIT_GEMM_SWAPPED=1|-1 sets GemmArgs::swapped (1: swapped 128 x 64 tiles; -1: never; unset: automatic).
 //   TMAKIT_GEMM_PINGPONG=1|-1 sets GemmArgs::pingpong (1: ping-pong tiles, TILE_N 128 or 192; -1: never).
 //   TMAKIT_GEMM_SPLIT_LEAD=n sets GemmArgs::split_lead (K blocks the first slice gives to the last).

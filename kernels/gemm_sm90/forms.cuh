@@ -45,7 +45,7 @@ KernelForm form_of() {
 }
 // Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms are not ping-pong (their
 // block registers beside the accumulators: their 192-column tile is cooperative); block-scaled ones
-// are neither swapped nor 192 columns wide.
+// are not swapped.
 template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote, bool BlockScales>
 KernelForm form_by_tile(const FormChoice& c) {
   if constexpr (!SplitK && !Promote) {
@@ -57,6 +57,7 @@ KernelForm form_by_tile(const FormChoice& c) {
   if constexpr (BlockScales) {
     if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64Scaled, Promote, BlockScales>();
     if (c.tile_n == 256) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, WideTileScaled, Promote, BlockScales>();
+    if (c.tile_n == kPromotedNarrowTileN) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile192, Promote, BlockScales>();
     return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile128Scaled, Promote, BlockScales>();
   }
   if (c.tile_n == 64) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64, Promote>();

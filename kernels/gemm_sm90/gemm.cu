@@ -160,7 +160,6 @@ void check_block_scales(const GemmArgs& g, std::vector<std::string>& errors) {
   if (g.fast_accumulation) refuse("block scales are applied as each K block is promoted: not with fast_accumulation");
   if (g.batch != 1) refuse("block scales with batch " + std::to_string(g.batch) + " (one matrix only)");
   if (g.swapped == 1) refuse("block-scaled tiles are not swapped (swapped 1)");
-  if (g.tile_n == kPromotedNarrowTileN) refuse("block-scaled tiles are 64, 128 or 256 columns wide (tile_n 192: a slice of its K block would meet two blocks of B's scales)");
   const std::int64_t k_blocks = (g.k + kScaleBlock - 1) / kScaleBlock;
   if (a && (g.a_scales_ld < g.m || g.a_scales_ld % 4 != 0))
     refuse("a_scales_ld " + std::to_string(g.a_scales_ld) + ": at least m (" + std::to_string(g.m) +
@@ -253,7 +252,7 @@ Gemm::Gemm(const GemmArgs& g) {
   const bool block_scales = g.a_scales != nullptr;
   const FormChoice choice =
       choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
-                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong, promote && !block_scales);
+                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong, promote);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;

@@ -97,8 +97,8 @@ struct GemmArgs {
   // n blocks (less than a slice).
   int split_lead = -1;
   // Columns of D per tile: 0: the launcher decides (heuristics.hpp: narrower tiles where the wide
-  // ones would leave most SMs idle); 64, 128, 192 (ping-pong tiles: pingpong below; promoted FP8 with
-  // per-tensor scales: a cooperative 128 x 192 tile) or 256.
+  // ones would leave most SMs idle); 64, 128, 192 (ping-pong tiles: pingpong below; promoted FP8,
+  // per-tensor or block-scaled: a cooperative 128 x 192 tile) or 256.
   int tile_n = 0;
   // Swapped tiles (kernels/gemm_sm90/tiles.cuh): 128 x 64 tiles multiplied by one consumer warpgroup
   // with WGMMA's M along N (m64n128k16), where the unswapped 128 x 64 tile takes two warpgroups of

@@ -93,40 +93,43 @@ inline FormChoice choose_form_in(std::int64_t tiles_m, std::int64_t n, std::int6
 // GemmArgs says otherwise: faster at 256 x 2112 x 7168, as fast at 128 x 8192 x 8192 (docs/lab/gemm.md,
 // 2026-12-02 04:17). A swapped tile that splits K keeps its clusters of two (faster so, same entry).
 inline bool automatic_swapped(int swapped, int tile_n) { return swapped == 1 || (swapped == 0 && tile_n == 64); }
-// A narrower tile than the cooperative 128 x 256 one, where the wide tile is the automatic choice and
-// K is not split: whichever form's waves of cluster tiles take less time, a wave timed by its tile's
-// area, the narrower tile's counted at 1 / speed of it.
-//   ping-pong 128 x 192 (tiles.cuh; 16-bit and fast-accumulating FP8): no epilogue stops its
-//     multiplies; kPingPongSpeed ranks the two forms as they measured on every large shape of the
-//     benchmark set, where the narrower tile's extra waves decide (docs/lab/gemm.md, 2026-12-06 06:18
-//     and 06:33).
-//   promoted per-tensor FP8 128 x 192 (Tile192): one WGMMA group and one add per K block where the
-//     256-column tile has two; kPromotedNarrowSpeed is the two tiles' cycle ratio under ncu at
-//     8192^3, and ranks them as they measured on the benchmark set: the narrower at 6144^3 and up,
-//     the wider at 4096^3 and 512 x 8192 x 8192 (docs/lab/gemm.md, 2026-12-07 14:46 and 14:57).
+// A 192-column tile in place of the automatic choice where K is not split: whichever form's waves of
+// cluster tiles take less time, a wave timed by its tile's area, the narrower tile's counted at
+// 1 / speed of it.
+//   ping-pong 128 x 192 (tiles.cuh; 16-bit and fast-accumulating FP8), in place of 128 x 256: no
+//     epilogue stops its multiplies; kPingPongSpeed ranks the two forms as they measured on every
+//     large shape of the benchmark set, where the narrower tile's extra waves decide
+//     (docs/lab/gemm.md, 2026-12-06 06:18 and 06:33).
+//   promoted FP8 128 x 192 (Tile192, per-tensor or block-scaled), in place of 128 x 256: its K
+//     block's second group is issued before the first is added, where the 256-column tile waits
+//     for each; kPromotedNarrowSpeed is the two tiles' cycle ratio under ncu at 8192^3 (with one
+//     n192 group per K block; two n96 groups ran faster still: 2026-12-07 17:54), and ranks them as
+//     they measured on the benchmark set: the narrower at 6144^3 and up, the wider at 4096^3 and
+//     512 x 8192 x 8192 (docs/lab/gemm.md, 2026-12-07 14:46 and 14:57). In place of 128 x 128 at a
+//     speed of 1: only where its waves cover fewer columns (block-scaled 4096 x 2112 x 7168: 3
+//     waves against 5, 1.3 times as fast, 2026-12-07 17:54).
 inline constexpr int kPingPongTileN = 192;
 inline constexpr double kPingPongSpeed = 1.02;
 inline constexpr int kPromotedNarrowTileN = 192;
 inline constexpr double kPromotedNarrowSpeed = 1.06;
 inline bool narrower_is_faster(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, int cluster_m, int sms,
-                               int narrow_n, double speed) {
+                               int narrow_n, double speed, int wide_n = 256) {
   const std::int64_t resident = std::max(1, sms / cluster_m);
   auto waves = [&](int w) {
     const std::int64_t units = (tiles_m + cluster_m - 1) / cluster_m * ((n + w - 1) / w) * batch;
     return (units + resident - 1) / resident;
   };
-  return static_cast<double>(waves(narrow_n) * narrow_n) / speed < static_cast<double>(waves(256) * 256);
+  return static_cast<double>(waves(narrow_n) * narrow_n) / speed < static_cast<double>(waves(wide_n) * wide_n);
 }
 inline bool pingpong_is_faster(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, int cluster_m, int sms) {
   return narrower_is_faster(tiles_m, n, batch, cluster_m, sms, kPingPongTileN, kPingPongSpeed);
 }
 // pingpong -1: the form has no ping-pong tiles (promoted FP8); swapped -1: no swapped ones
-// (block-scaled FP8). promoted_per_tensor: promoted FP8 with per-tensor scales, whose 192-column
-// tile is cooperative (tile_n 192 asks for it; the other forms' 192-column tiles are ping-pong).
+// (block-scaled FP8). promoted: promoted FP8, per-tensor or block-scaled, whose 192-column tile is
+// cooperative (tile_n 192 asks for it; the other forms' 192-column tiles are ping-pong).
 inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t batch, std::int64_t k_blocks, int sms,
-                              int tile_n, int cluster_m, int splits, int swapped, int pingpong,
-                              bool promoted_per_tensor = false) {
-  if (!promoted_per_tensor && (pingpong == 1 || tile_n == kPingPongTileN)) {
+                              int tile_n, int cluster_m, int splits, int swapped, int pingpong, bool promoted = false) {
+  if (!promoted && (pingpong == 1 || tile_n == kPingPongTileN)) {
     FormChoice c = choose_form_in(tiles_m, n, batch, k_blocks, sms, kPingPongTileN,
                                   cluster_m != 0 ? cluster_m : automatic_cluster_m(tiles_m), 1);
     c.pingpong = true;
@@ -144,8 +147,10 @@ inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t
     c.tile_n = kPingPongTileN;
     c.pingpong = true;
   }
-  if (promoted_per_tensor && tile_n == 0 && c.tile_n == 256 && c.splits == 1 &&
-      narrower_is_faster(tiles_m, n, batch, c.cluster_m, sms, kPromotedNarrowTileN, kPromotedNarrowSpeed))
+  if (promoted && tile_n == 0 && c.splits == 1 && !c.swapped &&
+      ((c.tile_n == 256 &&
+        narrower_is_faster(tiles_m, n, batch, c.cluster_m, sms, kPromotedNarrowTileN, kPromotedNarrowSpeed)) ||
+       (c.tile_n == 128 && narrower_is_faster(tiles_m, n, batch, c.cluster_m, sms, kPromotedNarrowTileN, 1.0, 128))))
     c.tile_n = kPromotedNarrowTileN;
   return c;
 }

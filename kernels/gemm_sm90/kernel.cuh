@@ -355,9 +355,21 @@ struct Promoted {
       kSlices > 1 && F::kAcc + 2 * kBlock <= kPromotedRegisters && !(F::BlockScales && F::SplitK) ? 2 : 1;
   static_assert(kSlices * kBlock == F::kAcc, "the slices cover the share");
   static_assert(F::kAcc + kSets * kBlock <= kPromotedRegisters, "the accumulators and block registers fit");
-  // Blocks of B's scales a tile's columns meet (block scales: slice J takes block J N / 128's).
-  static constexpr int kScaleBlocks = (F::kTileN + kScaleBlock - 1) / kScaleBlock;
-  static_assert(!F::BlockScales || kSliceN <= kScaleBlock, "a slice lies within one block of B's scales");
+};
+
+// Block scales: which of B's 128 x 128 scale blocks a tile's columns take. A tile starts at column
+// n0 = TileN pos.n, so a 128- or 256-column tile starts on a block's edge and a 64-column one lies
+// within one block; a 192-column tile starts on an edge or 64 columns past one (odd pos.n), and
+// its middle 64 columns [64, 128) then belong to its second block, not its first. The consumers
+// read kBlocks of B's scales per K block, the tile's first block's and the next; a 64-column group
+// of the tile's columns takes block G / 2, the middle group of a 192-column tile the one chosen at
+// run time.
+template <class F>
+struct ScaleBlocks {
+  static constexpr int kGroups = F::kTileN / 64;  // 64-column groups of the tile
+  static constexpr bool kMiddleVaries = F::kTileN % kScaleBlock != 0 && kGroups > 1;
+  static constexpr int kBlocks = (F::kTileN + (kMiddleVaries ? 64 : 0) + kScaleBlock - 1) / kScaleBlock;
+  static_assert(!kMiddleVaries || kGroups == 3, "only a 192-column tile starts between blocks and spans three groups");
 };
 
 // Slice J of a stage's K block into `block` (m64nN products starting from zero): the stage's B rows
@@ -385,10 +397,10 @@ __device__ __forceinline__ void multiply_slice(float (&block)[Promoted<F>::kBloc
   device::wgmma::fence_operands(block);
 }
 
-// A block-scaled slice's factors: A's scales of the thread's two rows in the stage's K block (slot v
+// A block-scaled K block's factors: A's scales of the thread's two rows in the stage's K block (slot v
 // of m64nN holds row 16 warp + lane / 4 + 8 ((v / 2) % 2) of the warpgroup's 64) times B's scale
-// of the K block and the slice's 128 columns, read while the stage is held. Per-tensor forms: 1
-// (their scales are applied once, in the epilogue).
+// of the K block and one block of the tile's columns, read while the stage is held. Per-tensor
+// forms: 1 (their scales are applied once, in the epilogue).
 template <class F>
 struct RowScales {
   float v[2] = {1.0f, 1.0f};
@@ -401,17 +413,41 @@ struct RowScales {
     return r;
   }
 };
+// The factors of a K block for each 64-column group of the tile (ScaleBlocks).
+template <class F>
+struct GroupScales {
+  using SB = ScaleBlocks<F>;
+  RowScales<F> block[SB::kBlocks];
+  RowScales<F> middle;  // a 192-column tile's group 1: its first block's or its second's
+  __device__ __forceinline__ static GroupScales read(typename F::Storage& s, std::uint32_t stage, int row,
+                                                     const float (&scale_b)[SB::kBlocks], bool middle_in_second) {
+    GroupScales g;
+#pragma unroll
+    for (int h = 0; h < SB::kBlocks; ++h) g.block[h] = RowScales<F>::read(s, stage, row, scale_b[h]);
+    if constexpr (SB::kMiddleVaries) g.middle = middle_in_second ? g.block[1] : g.block[0];
+    return g;
+  }
+  // (g: a constant once promote's loop is unrolled)
+  __device__ __forceinline__ const RowScales<F>& group(int g) const {
+    return SB::kMiddleVaries && g == 1 ? middle : block[g / 2];
+  }
+};
 
 // Slice J's products added into its slots of `acc` (m64nN slots [J N / 2, (J + 1) N / 2): a slice
-// of WGMMA's N is a run of slots), scaled per row where the form has block scales.
+// of WGMMA's N is a run of slots; slot v of the slice holds column J N + 8 (v / 4) + ...), scaled
+// per row and column group where the form has block scales.
 template <class F, int J>
 __device__ __forceinline__ void promote(float (&acc)[F::kAcc], float (&block)[Promoted<F>::kBlock],
-                                        const RowScales<F>& scale) {
+                                        const GroupScales<F>& scale) {
   constexpr int kBase = J * Promoted<F>::kBlock;
   device::wgmma::fence_operands(block);
 #pragma unroll
-  for (int i = 0; i < Promoted<F>::kBlock; ++i)
-    acc[kBase + i] += F::BlockScales ? block[i] * scale.v[(i / 2) % 2] : block[i];
+  for (int i = 0; i < Promoted<F>::kBlock; ++i) {
+    if constexpr (F::BlockScales)
+      acc[kBase + i] += block[i] * scale.group((J * Promoted<F>::kSliceN + 8 * (i / 4)) / 64).v[(i / 2) % 2];
+    else
+      acc[kBase + i] += block[i];
+  }
 }
 
 template <class F, class AllFull>
@@ -420,47 +456,44 @@ __device__ __forceinline__ void mainloop_promoted(float (&acc)[F::kAcc], const K
                                                   typename F::State& st, const typename F::Release& rel,
                                                   AllFull&& all_full) {
   using Pr = Promoted<F>;
+  using SB = ScaleBlocks<F>;
   constexpr int kS = Pr::kSlices;
-  constexpr int kNb = Pr::kScaleBlocks;
   float block[Pr::kSets][Pr::kBlock];
   const int t = threadIdx.x % 128;
   const int row = 64 * (static_cast<int>(threadIdx.x) / 128 - 1) + 16 * (t / 32) + (t % 32) / 4;
-  // Block scales: B's scale row of each of the tile's 128-column blocks (one past N: the last row,
-  // for columns D never receives)
-  const float* b_rows[kNb] = {};
+  // Block scales: B's scale row of each block the tile's columns meet (one past N: the last row,
+  // for columns D never receives).
+  const float* b_rows[SB::kBlocks] = {};
+  const bool middle_in_second = SB::kMiddleVaries && (w.pos.n * F::kTileN) % kScaleBlock != 0;
   if constexpr (F::BlockScales)
 #pragma unroll
-    for (int h = 0; h < kNb; ++h)
+    for (int h = 0; h < SB::kBlocks; ++h)
       b_rows[h] = p.b_scales + min(w.pos.n * F::kTileN / kScaleBlock + h, p.b_scale_rows - 1) * p.b_scales_ld;
-#pragma unroll
-  for (int i = 0; i < F::kAcc; ++i) acc[i] = 0.0f;
+  device::wgmma::zero_operands(acc);  // (not acc[i] = 0: wgmma.cuh)
   for (std::int32_t kb = w.kb_begin; kb < w.kb_end; ++kb, ++st) {
-    float scale_b[kNb];
+    float scale_b[SB::kBlocks];
 #pragma unroll
-    for (int h = 0; h < kNb; ++h) scale_b[h] = F::BlockScales ? __ldg(b_rows[h] + kb) : 1.0f;
+    for (int h = 0; h < SB::kBlocks; ++h) scale_b[h] = F::BlockScales ? __ldg(b_rows[h] + kb) : 1.0f;
     s.ring.wait_full(st);
-    RowScales<F> scale[kNb];
-#pragma unroll
-    for (int h = 0; h < kNb; ++h) scale[h] = RowScales<F>::read(s, st.index, row, scale_b[h]);
+    const GroupScales<F> scale = GroupScales<F>::read(s, st.index, row, scale_b, middle_in_second);
     [&]<int... J>(std::integer_sequence<int, J...>) {
       (
           [&] {
-            constexpr int kH = J * Pr::kSliceN / kScaleBlock;  // the slice's block of B's scales
             if constexpr (Pr::kSets == 1) {
               multiply_slice<F, J>(block[0], desc, st.index);
               device::wgmma::wait_group<0>();
               if constexpr (J == kS - 1) rel.release(s.ring, st);
-              promote<F, J>(acc, block[0], scale[kH]);
+              promote<F, J>(acc, block[0], scale);
             } else {
               multiply_slice<F, J>(block[J % 2], desc, st.index);
               if constexpr (J > 0) {
                 device::wgmma::wait_group<1>();  // slice J - 1 has completed
-                promote<F, J - 1>(acc, block[(J - 1) % 2], scale[(J - 1) * Pr::kSliceN / kScaleBlock]);
+                promote<F, J - 1>(acc, block[(J - 1) % 2], scale);
               }
               if constexpr (J == kS - 1) {
                 device::wgmma::wait_group<0>();
                 rel.release(s.ring, st);
-                promote<F, J>(acc, block[J % 2], scale[kH]);
+                promote<F, J>(acc, block[J % 2], scale);
               }
             }
           }(),

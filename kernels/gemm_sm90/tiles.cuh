@@ -44,14 +44,15 @@ inline constexpr int kKSteps = kTileKBytes / kKStepBytes;
 // rest holds descriptors, addresses and counters); one set otherwise.
 inline constexpr int kPromotedRegisters = 192;
 // The slice width: a 256-column share in two n128 halves (one set: 128 accumulators and 64 block
+// registers); a 192-column one in two n96 slices, one in each set (96 accumulators and 2 x 48 block
 // registers); a 128-wide one (a 128-column or swapped tile) in two n64 slices, one in each set; a
-// 192- or 64-column share whole (one set: 96 accumulators and 96 block registers in the 192-column
-// tile). Two sets of n64 slices in the 256-column tile ran slower than one set of halves, and one
-// set of n128 in the 128-wide share no faster than two sets of n64 (docs/lab/gemm.md, 2026-12-07
-// 10:26 and 10:37).
+// 64-column share whole. Two sets of n64 slices in the 256-column tile ran slower than one set of
+// halves, one set of n128 in the 128-wide share no faster than two sets of n64 (docs/lab/gemm.md,
+// 2026-12-07 10:26 and 10:37), and two sets of n96 in the 192-column share faster than one n192
+// group (2026-12-07 17:54).
 constexpr int promoted_slice_n(int tile_n, bool swapped) {
   const int n = swapped ? 128 : tile_n;
-  return n == 128 ? 64 : n == 256 ? 128 : n;
+  return n == 128 ? 64 : n == 256 ? 128 : n == 192 ? 96 : n;
 }
 template <int InBytes>
 inline constexpr int kTileK = kTileKBytes / InBytes;     // a K block in elements: 64 (16-bit) or 128 (FP8)
@@ -115,8 +116,9 @@ using PingPongTile = TileShape<192, 4, Split::pingpong>;  // the large problems,
 using WideTileScaled = TileShape<256, 3>;
 using Tile128Scaled = TileShape<128, 5>;
 using Tile64Scaled = TileShape<64, 7>;
-// Promoted per-tensor FP8 on the large problems (heuristics.hpp): 128 x 192, each consumer's K block
-// one m64n192k32 group, waited for and added once (the 256-column tile's two halves wait twice).
+// Promoted FP8 on the large problems (heuristics.hpp): 128 x 192, each consumer's K block in two
+// m64n96k32 groups, the second issued before the first is added (the 256-column tile's two halves
+// wait for each in turn); with block scales, the same stages (their scale columns fit beside them).
 using Tile192 = TileShape<192, 4>;
 
 // A as 128 x K block (M x K), B as TileN x K block (N x K), of InBytes-byte elements: K-major when
@@ -227,7 +229,7 @@ inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile, BlockScal
 static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
                   kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448 && kDynamicSmem<Tile192> <= 232448 &&
                   kDynamicSmem<WideTileScaled, true> <= 232448 && kDynamicSmem<Tile128Scaled, true> <= 232448 &&
-                  kDynamicSmem<Tile64Scaled, true> <= 232448,
+                  kDynamicSmem<Tile64Scaled, true> <= 232448 && kDynamicSmem<Tile192, true> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
 
 }  // namespace tmakit::gemm_sm90

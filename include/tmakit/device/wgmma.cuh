@@ -44,6 +44,16 @@ __device__ __forceinline__ void fence_operands(float (&d)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// Accumulators set to zero where no wgmma's scale-d does it: before sums added on the CUDA cores.
+// Each zero comes out of an asm statement, which the compiler can neither hoist out of a loop over
+// tiles nor fold into the adds that follow. A plain `acc[i] = 0` there was compiled, in one build of
+// the promoted FP8 GEMM, to a zeroing before the loop over tiles only: every tile after a CTA's first
+// started from the one before's sums (docs/lab/gemm.md, 2026-12-07 16:56).
+template <int R>
+__device__ __forceinline__ void zero_operands(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("mov.b32 %0, 0;" : "=f"(d[i])::"memory");
+}
 // The same for the A registers of the RS form (mma_rs): they must not change while a wgmma reads them.
 template <int R>
 __device__ __forceinline__ void fence_operands(std::uint32_t (&a)[R]) {
