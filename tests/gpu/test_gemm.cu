@@ -899,6 +899,35 @@ TEST(GemmSmall, Fp8BlockScales) {
   }
 }
 
+// Every promoted FP8 form once, small enough for compute-sanitizer's racecheck to get through in
+// seconds (Fp8 and Fp8BlockScales, with their 4352-row cases, take minutes there): more K blocks
+// than any ring has stages (each stage refilled), tiles of 64 to 256 columns per-tensor and
+// block-scaled, a cluster of two, split K.
+TEST(GemmSmall, Fp8FormsOnce) {
+  TMAKIT_REQUIRE_GPU();
+  for (bool block_scales : {false, true}) {
+    auto fp8 = [&](Case c) {
+      c.a_type = Input::e4m3;
+      c.b_type = Input::e4m3;
+      c.block_scales = block_scales;
+      return c;
+    };
+    for (int tile_n : {64, 128, 192, 256}) {
+      Case c = fp8({256, 512, 1024});
+      c.tile_n = tile_n;
+      run_case(c);
+    }
+    Case c = fp8({256, 640, 1024});
+    c.tile_n = 192;
+    c.cluster_m = 2;
+    run_case(c);
+    c = fp8({128, 256, 2048});
+    c.splits = 2;
+    c.expect_splits = 2;
+    run_case(c);
+  }
+}
+
 TEST(GemmArgs, Fp8Refusals) {
   GemmArgs g;
   g.m = g.n = g.k = 256;
