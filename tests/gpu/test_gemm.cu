@@ -899,10 +899,10 @@ TEST(GemmSmall, Fp8BlockScales) {
   }
 }
 
-// Every promoted FP8 form once, small enough for compute-sanitizer's racecheck to get through in
-// seconds (Fp8 and Fp8BlockScales, with their 4352-row cases, take minutes there): more K blocks
-// than any ring has stages (each stage refilled), tiles of 64 to 256 columns per-tensor and
-// block-scaled, a cluster of two, split K.
+// Every promoted FP8 form once, at sizes meant for compute-sanitizer's racecheck (under which
+// Fp8BlockScales, with its 4352-row cases, ran past 90 s: docs/lab/gpu_suite.md, 2026-12-07 19:38):
+// more K blocks than any ring has stages (each stage refilled), tiles of 64 to 256 columns
+// per-tensor (64: swapped) and block-scaled, a cluster of two, split K.
 TEST(GemmSmall, Fp8FormsOnce) {
   TMAKIT_REQUIRE_GPU();
   for (bool block_scales : {false, true}) {
