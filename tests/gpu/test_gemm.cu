@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,15 @@ void reference(cublasHandle_t h, const Case& c, const float* a, const float* b, 
                                       &alpha, b, static_cast<int>(ldb), sb, a, static_cast<int>(lda), sa, &beta, out,
                                       static_cast<int>(ldd), sd, static_cast<int>(c.batch)),
             CUBLAS_STATUS_SUCCESS);
+}
+
+// Whether scripts/gpu_suite.sh runs this binary under compute-sanitizer (it sets TMAKIT_SWEEP_STRIDE
+// there): the FP8 cases that exist for their size (more tiles than CTAs, 4352 rows) are left to the
+// plain run, where racecheck took more than 90 s over them (docs/lab/gpu_suite.md, 2026-12-07
+// 19:38); GemmSmall.Fp8FormsOnce covers every FP8 form under the sanitizer.
+bool under_sanitizer_sweep() {
+  const char* k = std::getenv("TMAKIT_SWEEP_STRIDE");
+  return k && std::atoi(k) > 1;
 }
 
 void run_case(const Case& c) {
@@ -829,6 +839,7 @@ TEST(GemmSmall, Fp8) {
         run_case(c);
       }
       for (int tile_n : {128, 192, 256}) {  // more tiles than CTAs: a CTA's later tiles start from zero
+        if (under_sanitizer_sweep()) break;
         Case c = fp8({4352, 1024, 256});
         c.tile_n = tile_n;
         run_case(c);
@@ -880,6 +891,7 @@ TEST(GemmSmall, Fp8BlockScales) {
     c.expect_splits = 4;
     run_case(c);
     for (int tile_n : {128, 192, 256}) {  // more tiles than CTAs: a CTA's later tiles start from zero
+      if (under_sanitizer_sweep()) break;
       c = scaled({4352, 1024, 256});
       c.tile_n = tile_n;
       run_case(c);
