@@ -12,6 +12,7 @@
 //   TMAKIT_GEMM_CLUSTER_M=1|2 forces GemmArgs::cluster_m (clusters of two share B by multicast).
 //   TMAKIT_GEMM_SPLITS=n sets GemmArgs::splits (1: no split K; n > 1: n K slices; unset: automatic).
 //   TMAKIT_GEMM_TILE_N=n sets GemmArgs::tile_n (64, 128, 192 or 256; unset: automatic).
+//   TMAKIT_GEMM_TILE_M=n sets GemmArgs::tile_m (64 or 128; unset: automatic).
 //   TMAKIT_GEMM_SWAPPED=1|-1 sets GemmArgs::swapped (1: swapped 128 x 64 tiles; -1: never; unset: automatic).
 //   TMAKIT_GEMM_PINGPONG=1|-1 sets GemmArgs::pingpong (1: ping-pong tiles, TILE_N 128 or 192; -1: never).
 //   TMAKIT_GEMM_SPLIT_LEAD=n sets GemmArgs::split_lead (K blocks the first slice gives to the last).
@@ -232,6 +233,7 @@ int main(int argc, char** argv) {
     const char* force = std::getenv("TMAKIT_GEMM_CLUSTER_M");  // measurements: force the cluster size
     const char* splits = std::getenv("TMAKIT_GEMM_SPLITS");
     const char* tile_n = std::getenv("TMAKIT_GEMM_TILE_N");
+    const char* tile_m = std::getenv("TMAKIT_GEMM_TILE_M");
     const char* swapped = std::getenv("TMAKIT_GEMM_SWAPPED");
     const char* split_lead = std::getenv("TMAKIT_GEMM_SPLIT_LEAD");
     const char* pingpong = std::getenv("TMAKIT_GEMM_PINGPONG");
@@ -241,6 +243,7 @@ int main(int argc, char** argv) {
       g.cluster_m = force ? std::atoi(force) : 0;
       g.splits = splits ? std::atoi(splits) : 0;
       g.tile_n = tile_n ? std::atoi(tile_n) : 0;
+      g.tile_m = tile_m ? std::atoi(tile_m) : 0;
       g.swapped = swapped ? std::atoi(swapped) : 0;
       g.split_lead = split_lead ? std::atoi(split_lead) : -1;
       g.pingpong = pingpong ? std::atoi(pingpong) : 0;
@@ -400,8 +403,8 @@ int main(int argc, char** argv) {
     else if (contenders > 2)
       std::snprintf(ref_text, sizeof ref_text, "  %s %.1f (tmakit / it %.3f, diff %.2e)", reference.name(), tf_ref,
                     tf_tm / tf_ref, ref_rel);
-    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  128x%d tiles%s%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
-                s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_n, cfg.swapped ? " swapped" : cfg.pingpong ? " ping-pong" : "",
+    std::printf("%-20s %10.1f %10.1f %7.3f %5u-%-5u %4u-%-4u %9.2e  %dx%d tiles%s%s, %d stages, %d CTAs, cluster %d, splits %d%s%s%s\n",
+                s.name.c_str(), tf_lt, tf_tm, tf_tm / tf_lt, mhz0, mhz1, w0, w1, rel, cfg.tile_m, cfg.tile_n, cfg.swapped ? " swapped" : cfg.pingpong ? " ping-pong" : "",
                 cfg.block_scales ? " block-scaled" : cfg.promoted ? " promoted" : "",
                 cfg.stages, cfg.ctas, cfg.cluster_m, cfg.splits, lead_text, cfg.early_start ? "" : ", plain launch", ref_text);
     std::fflush(stdout);

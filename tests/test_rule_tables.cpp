@@ -188,7 +188,7 @@ TEST(RuleTables, KernelRefusals) {
                      "attention.grid_form",  "attention.max_ctas",  "attention.grid",       "attention.cu_seqlens",
                      "attention.packed_base", "attention.occupancy", "attention.plan_shape", "allgather_gemm.window",
                      "allgather_gemm.null",  "allgather_gemm.withhold_rank", "allgather_gemm.internal",
-                     "gemm.fp8_inputs",      "gemm.fp8_order",       "gemm.block_scales"}));
+                     "gemm.fp8_inputs",      "gemm.fp8_order",       "gemm.block_scales",    "gemm.tile_m"}));
   EXPECT_EQ(refusal(KernelRule::gemm_tile_n, "64, 128, 192 or 256, got 96"),
             "error [gemm.tile_n] 64, 128, 192 or 256, got 96; fix: give tile_n 0, 64, 128, 192 or 256");
   EXPECT_EQ(refusal(KernelRule::gemm_swapped, "a swapped tile is 64 columns wide", "leave tile_n 0"),

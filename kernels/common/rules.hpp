@@ -54,11 +54,12 @@ enum class KernelRule : std::uint32_t {
   gemm_fp8_inputs,               // gemm.fp8_inputs: one operand FP8 and the other not, or an input type out of range
   gemm_fp8_order,                // gemm.fp8_order: an FP8 operand that is not K-major
   gemm_block_scales,             // gemm.block_scales: block scales that cannot be used as given
+  gemm_tile_m,                   // gemm.tile_m: a tile height that is not built, or at odds with the other choices
 };
 
 // `part` names the argument the rule concerns, `text` what the arguments do wrong in one line, and
 // `fix` a remedy that needs no values (a launcher computes a sharper one where it has them).
-TMAKIT_HD constexpr RuleTable<KernelRule, 34> rule_table(KernelRule) {
+TMAKIT_HD constexpr RuleTable<KernelRule, 35> rule_table(KernelRule) {
   constexpr const char* kDefect =
       "none on the caller's side (the kernel's compiled shapes must cover every fixed-shape plan of its layouts): "
       "report it with the kernel's arguments";
@@ -168,10 +169,14 @@ TMAKIT_HD constexpr RuleTable<KernelRule, 34> rule_table(KernelRule) {
        Severity::error,
        "give FP8 inputs both a_scales (a_scales_ld >= m, a multiple of 4) and b_scales (b_scales_ld >= ceil(k / 128)), "
        "without scale_a, scale_b or fast_accumulation, batch 1"},
+      {KernelRule::gemm_tile_m, "gemm.tile_m", "GemmArgs::tile_m",
+       "a tile height other than 0 (automatic), 64 or 128, or 64-row tiles without promoted FP8 or with another "
+       "width than 64 columns, clusters of two, swapped or ping-pong tiles",
+       Severity::error, "give tile_m 0 or 128; 64 only with promoted FP8 inputs, tile_n 0 or 64, cluster_m 0 or 1"},
   }};
 }
 static_assert(rule_table_well_formed(rule_table(KernelRule{})), "one row per rule in enum order, with unique ids");
-static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::gemm_block_scales) + 1,
+static_assert(rule_count<KernelRule> == static_cast<int>(KernelRule::gemm_tile_m) + 1,
               "a row for every enum value");
 
 // One refusal in the library's one diagnostic shape (tmakit/core/finding.hpp), "error [<id>] <what>;

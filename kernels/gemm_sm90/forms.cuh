@@ -12,32 +12,38 @@ namespace tmakit::gemm_sm90 {
 using KernelFn = void (*)(KernelParams);
 
 // One compiled kernel form and what the launcher needs to know of it: the shapes its copy programs
-// were compiled from (for the check of the plans it makes), A's and B's shared layouts, the K block
-// in elements, its shared memory.
+// were compiled from (for the check of the plans it makes), A's and B's shared layouts and A's scale
+// column's, the tile's rows, the K block in elements, its shared memory.
 struct KernelForm {
   KernelFn kernel = nullptr;
   const TmaPlan* a_shape = nullptr;
   const TmaPlan* b_shape = nullptr;
   const TmaPlan* c_shape = nullptr;
   const TmaPlan* d_shape = nullptr;
+  const TmaPlan* sa_shape = nullptr;
   const SwizzledLayout* a_tile = nullptr;
   const SwizzledLayout* b_tile = nullptr;
+  const SwizzledLayout* sa_tile = nullptr;
   std::size_t smem = 0;
-  int tile_n = 0, tile_k = 0, stages = 0, threads = 0;
+  int tile_m = 0, tile_n = 0, tile_k = 0, stages = 0, threads = 0;
 };
 
 template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, class Tile, bool Promote,
           bool BlockScales = false>
 KernelForm form_of() {
   constexpr int kIn = input_bytes(In);
+  constexpr int kRows = Tile::kTileRows;
   return {&gemm_kernel<In, Out, AMn, BMn, ClusterM, SplitK, Tile, Promote, BlockScales>,
-          &kAShape<In, AMn>,
+          &kAShape<In, AMn, kRows>,
           &kBShape<In, BMn, Tile::kTileN, ClusterM>,
           &kCShape<Out>,
           &kDShape<Out>,
-          &kATile<AMn, kIn>.tile,
+          &kScaleShape<kRows>,
+          &kATile<AMn, kIn, kRows>.tile,
           &kBTile<BMn, Tile::kTileN, kIn>.tile,
+          &kScaleColumnLayout<kRows>,
           kDynamicSmem<Tile, BlockScales>,
+          kRows,
           Tile::kTileN,
           kTileK<kIn>,
           Tile::kStages,
@@ -45,9 +51,12 @@ KernelForm form_of() {
 }
 // Ping-pong tiles have no split-K form (kernel.cuh); promoted FP8 forms are not ping-pong (their
 // block registers beside the accumulators: their 192-column tile is cooperative); block-scaled ones
-// are not swapped.
+// are not swapped; 64-row tiles are promoted FP8's, one CTA per cluster.
 template <Inputs In, DataType Out, bool AMn, bool BMn, int ClusterM, bool SplitK, bool Promote, bool BlockScales>
 KernelForm form_by_tile(const FormChoice& c) {
+  if constexpr (Promote && ClusterM == 1) {
+    if (c.tile_m == kShortTileM) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, Tile64Rows, Promote, BlockScales>();
+  }
   if constexpr (!SplitK && !Promote) {
     if (c.pingpong) return form_of<In, Out, AMn, BMn, ClusterM, SplitK, PingPongTile, Promote>();
   }

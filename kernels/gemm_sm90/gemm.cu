@@ -219,6 +219,18 @@ void check_choices(const GemmArgs& g, std::vector<std::string>& errors) {
                              "leave tile_n 0 or give 64"));
   if (g.d.order == Order::col_major || (g.beta != 0.0f && g.c.order == Order::col_major))
     errors.push_back(refusal(KernelRule::gemm_d_order, "C and D must be row-major"));
+  if (g.tile_m != 0 && g.tile_m != kShortTileM && g.tile_m != kTileM)
+    errors.push_back(refusal(KernelRule::gemm_tile_m, "0 (automatic), 64 or 128, got " + std::to_string(g.tile_m)));
+  if (g.tile_m == kShortTileM) {
+    auto refuse = [&](const std::string& what) {
+      errors.push_back(refusal(KernelRule::gemm_tile_m, "64-row tiles " + what));
+    };
+    if (!promoted) refuse("are promoted FP8's (FP8 inputs without fast_accumulation)");
+    if (g.tile_n != 0 && g.tile_n != 64) refuse("are 64 columns wide; tile_n " + tile_n + " asks for another");
+    if (g.cluster_m == 2) refuse("run in clusters of one (cluster_m 2)");
+    if (g.swapped == 1) refuse("are not swapped (swapped 1)");
+    if (g.pingpong == 1) refuse("are not ping-pong tiles (pingpong 1)");
+  }
 }
 
 }  // namespace
@@ -237,8 +249,12 @@ Gemm::Gemm(const GemmArgs& g) {
   const bool b_mn = g.b.order == Order::row_major;
 
   // The kernel form: tile shape, cluster size and split count, the automatic ones from
-  // heuristics.hpp. Clusters of two need two M tiles to pair.
-  const std::int64_t tiles_m = (g.m + kTileM - 1) / kTileM;
+  // heuristics.hpp. Clusters of two need two M tiles to pair. 64-row tiles asked for (tile_m 64)
+  // are 64 columns wide, unswapped, in clusters of one; taken automatically, they leave the tile
+  // count as it was (M fits in one tile of either height).
+  const bool short_rows = g.tile_m == kShortTileM;
+  const std::int64_t rows = short_rows ? kShortTileM : kTileM;
+  const std::int64_t tiles_m = (g.m + rows - 1) / rows;
   const Inputs in = inputs_of(g);
   const std::int64_t tile_k = kTileKBytes / input_bytes(in);
   const std::int64_t k_blocks = (g.k + tile_k - 1) / tile_k;
@@ -250,9 +266,10 @@ Gemm::Gemm(const GemmArgs& g) {
   }
   const bool promote = promotes(g);
   const bool block_scales = g.a_scales != nullptr;
-  const FormChoice choice =
-      choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 ? 64 : g.tile_n, g.cluster_m, g.splits,
-                  block_scales ? -1 : g.swapped, promote ? -1 : g.pingpong, promote);
+  FormChoice choice = choose_form(tiles_m, g.n, g.batch, k_blocks, sms, g.swapped == 1 || short_rows ? 64 : g.tile_n,
+                                  short_rows ? 1 : g.cluster_m, g.splits, block_scales || short_rows ? -1 : g.swapped,
+                                  promote ? -1 : g.pingpong, promote);
+  choice.tile_m = choose_tile_m(g.m, g.tile_m, promote, choice);
   const bool swapped = choice.swapped;
   prep->cluster_m = choice.cluster_m;
   prep->early_start = g.early_start;
@@ -268,7 +285,7 @@ Gemm::Gemm(const GemmArgs& g) {
   const GlobalTensor ga = global_tensor(tma_type(in), g.a, g.m, g.k, g.batch, a_mn);
   const GlobalTensor gb = global_tensor(tma_type(in), g.b, g.n, g.k, g.batch, b_mn);
   const GlobalTensor gd = global_tensor(g.dtype, g.d, g.m, g.n, g.batch, false);
-  bool ok = plan_operand("A", ga, *form.a_tile, kTileM, form.tile_k, a_names, operand_options(1),
+  bool ok = plan_operand("A", ga, *form.a_tile, form.tile_m, form.tile_k, a_names, operand_options(1),
                          *form.a_shape, a, errors);
   ok &= plan_operand("B", gb, *form.b_tile, form.tile_n, form.tile_k, b_names, operand_options(prep->cluster_m), *form.b_shape,
                      b, errors);
@@ -285,8 +302,8 @@ Gemm::Gemm(const GemmArgs& g) {
     // A's scales as a (rows of A) x (K blocks) fp32 tensor, rows contiguous: one column per stage
     const GlobalTensor gs = operand_tensor(DataType::float32, reinterpret_cast<std::uint64_t>(g.a_scales), g.m,
                                            (g.k + kScaleBlock - 1) / kScaleBlock, 1, g.a_scales_ld, 0, true);
-    ok &= plan_operand("a_scales", gs, kScaleColumnLayout, kTileM, 1, {"M", "K block", "batch"}, operand_options(1),
-                       kScaleShape, sa, errors);
+    ok &= plan_operand("a_scales", gs, *form.sa_tile, form.tile_m, 1, {"M", "K block", "batch"}, operand_options(1),
+                       *form.sa_shape, sa, errors);
   }
   if (!ok) return;
 
@@ -301,7 +318,7 @@ Gemm::Gemm(const GemmArgs& g) {
   }
   p.c_map = read_c ? c.map : d.map;
   p.d_map = d.map;
-  p.tiles_m = static_cast<std::int32_t>(tiles_m);
+  p.tiles_m = static_cast<std::int32_t>((g.m + form.tile_m - 1) / form.tile_m);
   p.tiles_n = static_cast<std::int32_t>((g.n + form.tile_n - 1) / form.tile_n);
   p.batch = static_cast<std::int32_t>(g.batch);
   p.k_blocks = static_cast<std::int32_t>(k_blocks);
@@ -352,6 +369,7 @@ Gemm::Gemm(const GemmArgs& g) {
   prep->smem = form.smem;
   prep->threads = form.threads;
   prep->ctas = static_cast<int>(grid_clusters(cluster_tiles * splits, resident)) * prep->cluster_m;
+  st.config.tile_m = form.tile_m;
   st.config.tile_n = form.tile_n;
   st.config.stages = form.stages;
   st.config.swapped = swapped;

@@ -100,6 +100,10 @@ struct GemmArgs {
   // ones would leave most SMs idle); 64, 128, 192 (ping-pong tiles: pingpong below; promoted FP8,
   // per-tensor or block-scaled: a cooperative 128 x 192 tile) or 256.
   int tile_n = 0;
+  // Rows of D per tile: 0: the launcher decides (heuristics.hpp: 64 for promoted FP8 whose M fits in
+  // one 64-row tile, else 128); 128; 64 (promoted FP8 only: 64 x 64 tiles, one consumer warpgroup,
+  // a deeper ring; not with clusters of two, swapped or ping-pong tiles).
+  int tile_m = 0;
   // Swapped tiles (kernels/gemm_sm90/tiles.cuh): 128 x 64 tiles multiplied by one consumer warpgroup
   // with WGMMA's M along N (m64n128k16), where the unswapped 128 x 64 tile takes two warpgroups of
   // m64n64k16. 0: the launcher decides (heuristics.hpp); 1: swapped (tile_n 0 or 64); -1: never.

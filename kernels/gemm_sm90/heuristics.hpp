@@ -42,6 +42,7 @@ inline std::int64_t grid_clusters(std::int64_t units, std::int64_t resident) {
 // The form the launcher takes: tile width, CTAs per cluster (two only where M has two tiles to
 // pair), K slices. A GemmArgs value other than 0 (automatic) is taken as given.
 struct FormChoice {
+  int tile_m = 128;  // rows per tile: 128, or 64 (promoted FP8 where M fits in one: choose_tile_m)
   int tile_n = 256, cluster_m = 1;
   std::int64_t splits = 1;
   bool swapped = false;  // 128 x 64 tiles with one consumer warpgroup (tiles.cuh)
@@ -153,6 +154,18 @@ inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t
        (c.tile_n == 128 && narrower_is_faster(tiles_m, n, batch, c.cluster_m, sms, kPromotedNarrowTileN, 1.0, 128))))
     c.tile_n = kPromotedNarrowTileN;
   return c;
+}
+
+// Rows per tile. 128, but 64 for promoted FP8 whose M fits in one 64-row tile and whose form took
+// 64-column tiles in clusters of one, unswapped (block-scaled; per-tensor FP8 there takes swapped
+// tiles): the 128-row tile loads a half of zeros there, and with 24 KiB stages its ring of 7 held
+// HBM at half its bandwidth, the consumers waiting for full stages (ncu at 64 x 7168 x 16384:
+// docs/lab/gemm.md, 2026-12-07 17:54); the 64 x 64 tile's 16 KiB stages make it 12 deep. A
+// GemmArgs::tile_m other than 0 is taken as given (Gemm checks it against the rest: gemm.tile_m).
+inline constexpr int kShortTileM = 64;
+inline int choose_tile_m(std::int64_t m, int tile_m, bool promoted, const FormChoice& c) {
+  if (tile_m != 0) return tile_m;
+  return promoted && m <= kShortTileM && c.tile_n == 64 && c.cluster_m == 1 && !c.swapped && !c.pingpong ? kShortTileM : 128;
 }
 
 }  // namespace tmakit::gemm_sm90

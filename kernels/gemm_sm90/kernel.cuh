@@ -166,7 +166,7 @@ struct Form {
   static constexpr bool AMn = AMn_, BMn = BMn_, SplitK = SplitK_;
   static constexpr int ClusterM = ClusterM_;
   using Tile = Tile_;
-  using P = Programs<In, Out, AMn, BMn, Tile::kTileN, ClusterM, BlockScales>;
+  using P = Programs<In, Out, AMn, BMn, Tile::kTileN, ClusterM, BlockScales, Tile::kTileRows>;
   using Storage = SharedStorage<Tile, BlockScales>;
   using State = device::RingState<Tile::kStages>;
   using Release = device::RingRelease<Tile::kStages, ClusterM>;
@@ -182,10 +182,13 @@ struct Form {
   static_assert(!BlockScales || (Promote && !Tile::kSwapped),
                 "block scales are applied as each K block is promoted, on unswapped tiles");
   static_assert(!(SplitK && Tile::kPingPong), "split K meets its slices per (tile, warpgroup): not in ping-pong tiles");
+  static_assert(Tile::kTileRows == kTileM || (Promote && ClusterM == 1),
+                "64-row tiles: promoted FP8 where M fits in one tile, no cluster to pair");
 };
 
 // Where chunk c of consumer wg's share of tile pos lies in D (in 64 x 64 chunks) and in W (in
-// 64 x 32 chunks: rows x columns of the workspace, which a swapped tile holds transposed).
+// 64 x 32 chunks: rows x columns of the workspace, which a swapped tile holds transposed). A tile is
+// kConsumers 64-row shares tall (a 64-row tile one), a ping-pong or swapped one 128 rows.
 struct ChunkAt {
   std::int32_t row, col;
 };
@@ -194,12 +197,12 @@ __device__ __forceinline__ ChunkAt d_chunk(const device::TileIndex& pos, int wg,
   constexpr int kPerRow = F::Tile::kChunksPerRow;
   if constexpr (F::Tile::kSwapped) return {2 * pos.m + c, pos.n};
   else if constexpr (F::Tile::kPingPong) return {2 * pos.m + c / kPerRow, kPerRow * pos.n + c % kPerRow};
-  else return {2 * pos.m + wg, kPerRow * pos.n + c};
+  else return {F::kConsumers * pos.m + wg, kPerRow * pos.n + c};
 }
 template <class F>
 __device__ __forceinline__ ChunkAt w_chunk(const device::TileIndex& pos, int wg, int c) {
   if constexpr (F::Tile::kSwapped) return {pos.n, F::Tile::kChunksF32 * pos.m + c};
-  else return {2 * pos.m + wg, F::Tile::kChunksF32 * pos.n + c};
+  else return {F::kConsumers * pos.m + wg, F::Tile::kChunksF32 * pos.n + c};
 }
 
 // ---- producer: one thread walks the same units as the consumers; per K block it waits until the
@@ -247,21 +250,27 @@ inline constexpr std::uint32_t kTurnBarrier = 3;
 template <class F>
 struct StageDescriptors {
   static constexpr int kIn = F::kInBytes;
-  static_assert(kAFields<F::AMn, kIn>.ok && kBFields<F::BMn, F::kTileN, kIn>.ok,
+  static constexpr int kRows = F::Tile::kTileRows;
+  static constexpr std::uint32_t kABytes = F::Tile::kABytes;
+  static_assert(kAFields<F::AMn, kIn, kRows>.ok && kBFields<F::BMn, F::kTileN, kIn>.ok,
                 "the operand tiles must be canonical WGMMA layouts");
-  static_assert(kAStart<F::AMn, kIn, 0, 0> == 0 && kBStart<F::BMn, F::kTileN, kIn, 0> == 0, "K step 0 starts the tile");
+  static_assert(kAStart<F::AMn, kIn, 0, 0, kRows> == 0 && kBStart<F::BMn, F::kTileN, kIn, 0> == 0, "K step 0 starts the tile");
   std::uint64_t a0, b0;
 
   __device__ __forceinline__ StageDescriptors(typename F::Storage& s, int wg) {
-    constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn, kIn>;
+    constexpr WgmmaDescriptorFields kAF = kAFields<F::AMn, kIn, kRows>;
     constexpr WgmmaDescriptorFields kBF = kBFields<F::BMn, F::kTileN, kIn>;
-    const int uniform_wg = __shfl_sync(0xffffffffu, wg, 0);  // lane 0's: the compiler sees one value per warp
-    a0 = wgmma_descriptor(device::shared_address(s.a[0]) + (uniform_wg == 0 ? kAStart<F::AMn, kIn, 0, 0> : kAStart<F::AMn, kIn, 1, 0>), kAF);
+    std::uint32_t a_start = 0;  // the warpgroup's first row of A (a 64-row tile's one consumer: row 0)
+    if constexpr (kRows > 64) {
+      const int uniform_wg = __shfl_sync(0xffffffffu, wg, 0);  // lane 0's: the compiler sees one value per warp
+      a_start = uniform_wg == 0 ? kAStart<F::AMn, kIn, 0, 0, kRows> : kAStart<F::AMn, kIn, 1, 0, kRows>;
+    }
+    a0 = wgmma_descriptor(device::shared_address(s.a[0]) + a_start, kAF);
     b0 = wgmma_descriptor(device::shared_address(s.b[0]), kBF);
   }
   template <int Kk>
   __device__ __forceinline__ std::uint64_t a(std::uint32_t stage) const {
-    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, kIn, 0, Kk>);
+    return wgmma_descriptor_advance(a0, stage * kABytes + kAStart<F::AMn, kIn, 0, Kk, kRows>);
   }
   // A ping-pong consumer's (built with wg 0): the 64-row half `Half` of the whole tile's A.
   template <int Half, int Kk>

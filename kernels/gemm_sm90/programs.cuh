@@ -62,8 +62,8 @@ constexpr TmaPlan compiled_shape(DataType t, bool rows_contiguous, const Swizzle
   const PlanResult r = plan_tile(g, smem, tile_extents(rows, cols), o);
   return r.ok() ? plan_shape(r.plan) : TmaPlan{};
 }
-template <Inputs In, bool MnMajor>
-inline constexpr TmaPlan kAShape = compiled_shape(tma_type(In), MnMajor, kATile<MnMajor, input_bytes(In)>.tile, kTileM,
+template <Inputs In, bool MnMajor, int Rows = kTileM>
+inline constexpr TmaPlan kAShape = compiled_shape(tma_type(In), MnMajor, kATile<MnMajor, input_bytes(In), Rows>.tile, Rows,
                                                   kTileK<input_bytes(In)>, operand_options(1));
 template <Inputs In, bool MnMajor, int TileN, int ClusterM>
 inline constexpr TmaPlan kBShape = compiled_shape(tma_type(In), MnMajor, kBTile<MnMajor, TileN, input_bytes(In)>.tile, TileN,
@@ -80,26 +80,27 @@ inline constexpr TmaPlan kWShape =
 
 // Block scales: A's column of one K block for the tile's rows (tiles.cuh), in the tile coordinates of
 // A's own copies (row tile, K block, batch).
+template <int Rows = kTileM>
 inline constexpr TmaPlan kScaleShape =
-    compiled_shape(DataType::float32, true, kScaleColumnLayout, kTileM, 1, operand_options(1));
+    compiled_shape(DataType::float32, true, kScaleColumnLayout<Rows>, Rows, 1, operand_options(1));
 
 // The copy programs of one kernel form: A and B of the input types, C and D of the output type, and
-// with block scales A's scale column.
-template <Inputs In, DataType Out, bool AMn, bool BMn, int TileN, int ClusterM, bool BlockScales = false>
+// with block scales A's scale column; A's tile and scale column of the tile's rows.
+template <Inputs In, DataType Out, bool AMn, bool BMn, int TileN, int ClusterM, bool BlockScales = false, int Rows = kTileM>
 struct Programs {
-  using A = device::CopyProgram<kAShape<In, AMn>>;
+  using A = device::CopyProgram<kAShape<In, AMn, Rows>>;
   using B = device::CopyProgram<kBShape<In, BMn, TileN, ClusterM>>;
   using C = device::CopyProgram<kCShape<Out>>;
   using D = device::CopyProgram<kDShape<Out>>;
   using WStore = device::CopyProgram<kWShape<PlanDirection::store>>;
   using WAdd = device::CopyProgram<kWShape<PlanDirection::reduce>>;
   using WLoad = device::CopyProgram<kWShape<PlanDirection::load>>;
-  using SA = device::CopyProgram<kScaleShape>;
+  using SA = device::CopyProgram<kScaleShape<Rows>>;
   // Every byte that lands in a stage of one CTA: its A tile and the whole B tile (each slice, its
   // own and its peers' multicasts), and A's scale column.
   static constexpr std::uint32_t kStageBytes = A::kBytes + B::kBytes + (BlockScales ? SA::kBytes : 0);
-  static_assert(SA::kBytes == kTileM * sizeof(float), "a scale column per stage");
-  static_assert(A::kBytes == kABytes && B::kBytes == kBBytes<TileN>, "the plans fill the stage buffers exactly");
+  static_assert(SA::kBytes == Rows * sizeof(float), "a scale column per stage");
+  static_assert(A::kBytes == Rows * kTileKBytes && B::kBytes == kBBytes<TileN>, "the plans fill the stage buffers exactly");
   static_assert(D::kShape.smem_bytes <= kChunkBytes && WStore::kShape.smem_bytes <= kChunkBytes &&
                     WLoad::kBytes == kChunkBytes,
                 "chunks fit their buffers");

@@ -78,22 +78,28 @@ static_assert(kProducerRegisters * 128 + kConsumers * kConsumerRegisters * 128 <
 //     TileN is 192: 192 accumulators per thread, the most the consumers' registers hold (a 128 x
 //     128 ping-pong tile reads each k16 step's B twice for half the work of a 128 x 256 one, and
 //     measured slower: docs/lab/gemm.md, 2026-12-06 06:18).
+//   64 rows (Rows = 64, cooperative): one consumer warpgroup over a 64-row tile, for problems whose
+//     M fits in one (promoted FP8, heuristics.hpp): a 128-row tile there loads a half of zeros, and
+//     the 64-row tile's smaller stages make the ring twice as deep.
 enum class Split { cooperative, swapped, pingpong };
-template <int TileN, int Stages, Split How = Split::cooperative>
+template <int TileN, int Stages, Split How = Split::cooperative, int Rows = kTileM>
 struct TileShape {
   static constexpr bool kSwapped = How == Split::swapped;
   static constexpr bool kPingPong = How == Split::pingpong;
   static_assert(kPingPong ? TileN == 192 : TileN == 64 || TileN == 128 || TileN == 192 || TileN == 256,
                 "m64nNk16 with N = 64, 128, 192 or 256 (ping-pong: 192, its accumulators two halves of N / 2 registers)");
   static_assert(!kSwapped || TileN == 64, "a swapped tile's 64 columns are WGMMA's M");
+  static_assert(Rows == kTileM || (Rows == 64 && How == Split::cooperative), "128 rows, or 64 in one cooperative warpgroup");
   static constexpr int kTileN = TileN;
+  static constexpr int kTileRows = Rows;
+  static constexpr std::uint32_t kABytes = Rows * kTileKBytes;  // a stage's A tile
   static constexpr int kStages = Stages;
-  static constexpr int kConsumers = kSwapped ? 1 : 2;
+  static constexpr int kConsumers = kSwapped ? 1 : kPingPong ? 2 : Rows / 64;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   // Warpgroups that read each stage (and release it): ping-pong's stages belong to one tile each.
   static constexpr int kReaders = kPingPong ? 1 : kConsumers;
   // Rows of the tile one consumer multiplies and writes out.
-  static constexpr int kRowsPerConsumer = kPingPong ? kTileM : kTileM / kConsumers;
+  static constexpr int kRowsPerConsumer = kPingPong ? kTileM : Rows / kConsumers;
   // D chunks per consumer and tile: 64 x 64 each, row-major over the consumer's rows (unswapped), 64
   // rows each (swapped); W's 64 x 32.
   static constexpr int kChunksPerRow = kSwapped ? 1 : TileN / kChunkN;
@@ -120,16 +126,20 @@ using Tile64Scaled = TileShape<64, 7>;
 // m64n96k32 groups, the second issued before the first is added (the 256-column tile's two halves
 // wait for each in turn); with block scales, the same stages (their scale columns fit beside them).
 using Tile192 = TileShape<192, 4>;
+// Promoted FP8 where M fits in 64 rows (heuristics.hpp): 64 x 64 tiles, one consumer warpgroup, 12
+// stages of 16 KiB (a 128 x 64 tile's 24 KiB stages leave room for 7 or 8), per-tensor or
+// block-scaled alike (the scale columns fit beside them).
+using Tile64Rows = TileShape<64, 12, Split::cooperative, 64>;
 
-// A as 128 x K block (M x K), B as TileN x K block (N x K), of InBytes-byte elements: K-major when
+// A as Rows x K block (M x K: 128 rows, or a 64-row tile's 64), B as TileN x K block (N x K), of InBytes-byte elements: K-major when
 // the operand's K is contiguous in global memory, MN-major otherwise (WGMMA reads either of 16-bit
 // operands, imm-trans says which; FP8 operands are K-major).
 constexpr StoreDestination operand_tile(bool mn_major, int mn, int in_bytes) {
   return gmma_operand(mn_major ? OperandMajor::mn : OperandMajor::k, Swizzle::b128, in_bytes, mn, kTileKBytes / in_bytes)
       .value;
 }
-template <bool MnMajor, int InBytes>
-inline constexpr StoreDestination kATile = operand_tile(MnMajor, kTileM, InBytes);
+template <bool MnMajor, int InBytes, int Rows = kTileM>
+inline constexpr StoreDestination kATile = operand_tile(MnMajor, Rows, InBytes);
 template <bool MnMajor, int TileN, int InBytes>
 inline constexpr StoreDestination kBTile = operand_tile(MnMajor, TileN, InBytes);
 
@@ -175,16 +185,15 @@ static_assert(device::smem_store_impl::XorAddressMap<kChunkSrcF32, kChunkDstF32>
 // Where a warpgroup's wgmma operands start inside a stage, before the swizzle (scalar constants:
 // device code never evaluates a layout at run time): the first row of warpgroup w's 64-row share of
 // A, and the first column of K step kk (kKStepBytes of K) of A and of B.
-template <bool AMn, int InBytes, int Wg, int Kk>
-inline constexpr std::uint32_t kAStart = wgmma_start_offset(kATile<AMn, InBytes>, 64 * Wg, Kk * kKStepBytes / InBytes);
+template <bool AMn, int InBytes, int Wg, int Kk, int Rows = kTileM>
+inline constexpr std::uint32_t kAStart = wgmma_start_offset(kATile<AMn, InBytes, Rows>, 64 * Wg, Kk * kKStepBytes / InBytes);
 template <bool BMn, int TileN, int InBytes, int Kk>
 inline constexpr std::uint32_t kBStart = wgmma_start_offset(kBTile<BMn, TileN, InBytes>, 0, Kk * kKStepBytes / InBytes);
-template <bool MnMajor, int InBytes>
-inline constexpr WgmmaDescriptorFields kAFields = wgmma_descriptor_fields(kATile<MnMajor, InBytes>);
+template <bool MnMajor, int InBytes, int Rows = kTileM>
+inline constexpr WgmmaDescriptorFields kAFields = wgmma_descriptor_fields(kATile<MnMajor, InBytes, Rows>);
 template <bool MnMajor, int TileN, int InBytes>
 inline constexpr WgmmaDescriptorFields kBFields = wgmma_descriptor_fields(kBTile<MnMajor, TileN, InBytes>);
 
-inline constexpr std::uint32_t kABytes = kTileM * kTileKBytes;
 template <int TileN>
 inline constexpr std::uint32_t kBBytes = TileN * kTileKBytes;
 inline constexpr std::uint32_t kChunkBytes = 64 * kChunkN * kOutBytes;
@@ -195,33 +204,34 @@ static_assert(kAFields<false, 1>.ok && kAFields<false, 1>.lbo_bytes == kAFields<
               "FP8 and 16-bit K-major operand tiles share their bytes");
 
 // Block scales (DeepSeek-V3's FP8 recipe): A's scales, one fp32 per row and K block, M contiguous in
-// global memory; a stage holds the column of its K block for the tile's 128 rows (512 bytes, loaded
-// beside the A tile). B's, one per 128 x 128 block, are read from global memory by the consumers.
+// global memory; a stage holds the column of its K block for the tile's rows (128 or 64: 512 or 256
+// bytes, loaded beside the A tile). B's, one per 128 x 128 block, are read from global memory by the consumers.
 inline constexpr int kScaleBlock = 128;  // K (and B's N) elements per scale
-constexpr SwizzledLayout scale_column_layout() {
+constexpr SwizzledLayout scale_column_layout(int rows) {
   SwizzledLayout s;
   s.swizzle = swizzle_for(Swizzle::none);
-  s.layout = make_layout(IntTuple::make(kTileM), IntTuple::make(1));  // the K block's mode has extent 1
+  s.layout = make_layout(IntTuple::make(rows), IntTuple::make(1));  // the K block's mode has extent 1
   return s;
 }
-inline constexpr SwizzledLayout kScaleColumnLayout = scale_column_layout();
-template <int Stages>
+template <int Rows = kTileM>
+inline constexpr SwizzledLayout kScaleColumnLayout = scale_column_layout(Rows);
+template <int Stages, int Rows>
 struct ScaleColumns {
-  alignas(128) float a[Stages][kTileM];
+  alignas(128) float a[Stages][Rows];
 };
-template <>
-struct ScaleColumns<0> {};
+template <int Rows>
+struct ScaleColumns<0, Rows> {};
 
 template <class Tile, bool BlockScales = false>
 struct alignas(1024) SharedStorage {
-  unsigned char a[Tile::kStages][kABytes];
+  unsigned char a[Tile::kStages][Tile::kABytes];
   unsigned char b[Tile::kStages][kBBytes<Tile::kTileN>];
   unsigned char d[Tile::kConsumers][2][kChunkBytes];  // two chunks per consumer: one fills while one stores
   device::Ring<Tile::kStages> ring;
   device::Barrier c_full[Tile::kConsumers];
   device::Barrier w_full[Tile::kConsumers][2];  // split K, the last slice: W's chunks into d[wg][buf]
   std::uint32_t turn[Tile::kConsumers];         // split K: the slice's turn, told to the warpgroup
-  [[no_unique_address]] ScaleColumns<BlockScales ? Tile::kStages : 0> scales;  // block scales: A's per stage
+  [[no_unique_address]] ScaleColumns<BlockScales ? Tile::kStages : 0, Tile::kTileRows> scales;  // block scales: A's per stage
 };
 // What a CTA asks for: the storage and the alignment the kernel rounds its base up to.
 template <class Tile, bool BlockScales = false>
@@ -229,7 +239,8 @@ inline constexpr std::size_t kDynamicSmem = sizeof(SharedStorage<Tile, BlockScal
 static_assert(kDynamicSmem<WideTile> <= 232448 && kDynamicSmem<Tile128> <= 232448 && kDynamicSmem<Tile64> <= 232448 &&
                   kDynamicSmem<SwappedTile> <= 232448 && kDynamicSmem<PingPongTile> <= 232448 && kDynamicSmem<Tile192> <= 232448 &&
                   kDynamicSmem<WideTileScaled, true> <= 232448 && kDynamicSmem<Tile128Scaled, true> <= 232448 &&
-                  kDynamicSmem<Tile64Scaled, true> <= 232448 && kDynamicSmem<Tile192, true> <= 232448,
+                  kDynamicSmem<Tile64Scaled, true> <= 232448 && kDynamicSmem<Tile192, true> <= 232448 &&
+                  kDynamicSmem<Tile64Rows, true> <= 232448,
               "every tile shape fits in an sm_90 CTA's 227 KiB of shared memory");
 
 }  // namespace tmakit::gemm_sm90

@@ -98,6 +98,8 @@ struct Case {
   int expect_min_ctas = 0;         // > 0: at least this many CTAs launched (the launcher filled the GPU)
   int tile_n = 0;                  // GemmArgs::tile_n
   int expect_tile_n = 0;           // > 0: the tile width the launcher must choose
+  int tile_m = 0;                  // GemmArgs::tile_m
+  int expect_tile_m = 0;           // > 0: the tile height the launcher must choose
   int launches = 1;                // > 1: one Gemm launched this many times (the workspace is reused)
   int swapped = 0;                 // GemmArgs::swapped (1: the launcher must run swapped tiles)
   int split_lead = -1;             // GemmArgs::split_lead
@@ -114,6 +116,7 @@ std::string describe(const Case& c) {
          std::to_string(c.batch) + " A " + o(c.a) + " B " + o(c.b) + " alpha " + std::to_string(c.alpha) + " beta " +
          std::to_string(c.beta) + (c.dtype == DataType::bfloat16 ? " bf16" : " f16") + " splits " +
          std::to_string(c.splits) + " cluster " + std::to_string(c.cluster_m) + " tile_n " + std::to_string(c.tile_n) +
+         (c.tile_m != 0 ? " tile_m " + std::to_string(c.tile_m) : "") +
          (c.swapped == 1 ? " swapped" : "") + (c.pingpong == 1 ? " ping-pong" : "") + (c.split_lead >= 0 ? " lead " + std::to_string(c.split_lead) : "") +
          (c.a_type == Input::same ? "" : c.b_type == Input::e5m2 ? " FP8 e4m3 x e5m2" : " FP8 e4m3 x e4m3") +
          (c.a_type != Input::same && c.fast_accumulation ? " fast accumulation" : "") + (c.block_scales ? " block scales" : "");
@@ -214,6 +217,7 @@ void run_case(const Case& c) {
   g.beta = c.beta;
   g.cluster_m = c.cluster_m;
   g.tile_n = c.tile_n;
+  g.tile_m = c.tile_m;
   g.splits = c.splits;
   g.swapped = c.swapped;
   g.split_lead = c.split_lead;
@@ -241,17 +245,19 @@ void run_case(const Case& c) {
     s = tmakit::gemm_sm90::gemm(g);
   }
   // clusters of two where asked for, if M has two tiles to pair; left to the launcher
-  // (heuristics.hpp), also only where it does not split K
+  // (heuristics.hpp), also only where it does not split K; 64-row tiles in clusters of one
   if (s.ok) {
     const bool one = s.config.splits > 1 && !s.config.swapped;  // an unswapped split form: one CTA per cluster
-    const int want = c.cluster_m == 1 || c.m <= 128 ? 1 : c.cluster_m == 2 ? 2 : one ? 1 : 2;
+    const int want = c.cluster_m == 1 || c.m <= 128 || s.config.tile_m == 64 ? 1 : c.cluster_m == 2 ? 2 : one ? 1 : 2;
     EXPECT_EQ(s.config.cluster_m, want);
   }
   if (s.ok && c.expect_splits > 0) EXPECT_EQ(s.config.splits, c.expect_splits);
   if (s.ok && c.swapped != 0) EXPECT_EQ(s.config.swapped, c.swapped == 1);
   if (s.ok && c.pingpong != 0) EXPECT_EQ(s.config.pingpong, c.pingpong == 1);
-  // a 64-column tile is swapped (a block-scaled one never is, as checked below)
-  if (s.ok && c.swapped == 0 && !c.block_scales) EXPECT_EQ(s.config.swapped, s.config.tile_n == 64);
+  // a 64-column tile is swapped (a block-scaled one never is, as checked below; a 64-row one neither)
+  if (s.ok && c.swapped == 0 && !c.block_scales) EXPECT_EQ(s.config.swapped, s.config.tile_n == 64 && s.config.tile_m == 128);
+  if (s.ok) EXPECT_EQ(s.config.tile_m, c.tile_m > 0 ? c.tile_m : c.expect_tile_m > 0 ? c.expect_tile_m : 128);
+  if (s.ok && s.config.tile_m == 64) EXPECT_EQ(s.config.tile_n, 64);
   if (s.ok && c.expect_split_lead >= 0) EXPECT_EQ(s.config.split_lead, c.expect_split_lead);
   if (s.ok && c.expect_min_ctas > 0) EXPECT_GE(s.config.ctas, c.expect_min_ctas);
   if (s.ok) EXPECT_EQ(s.config.promoted, fp8 && !c.fast_accumulation);
@@ -633,6 +639,30 @@ TEST(GemmHeuristics, PromotedFp8NarrowTileWhereItsWavesAreShorter) {
   EXPECT_FALSE(asked.pingpong);
 }
 
+// 64-row tiles: promoted FP8 whose M fits in one, where the form took unclustered, unswapped
+// 64-column tiles (block-scaled at DeepGEMM's M = 64 shapes); 128 elsewhere; a tile_m given is kept.
+TEST(GemmHeuristics, ShortTilesWhereMFitsInOne) {
+  using tmakit::gemm_sm90::choose_form;
+  using tmakit::gemm_sm90::choose_tile_m;
+  auto rows = [](std::int64_t m, std::int64_t n, std::int64_t k, bool block_scaled, bool promoted = true) {
+    const auto c = choose_form((m + 127) / 128, n, 1, (k + 127) / 128, 132, 0, 0, 0, block_scaled ? -1 : 0,
+                               promoted ? -1 : 0, promoted);
+    return choose_tile_m(m, 0, promoted, c);
+  };
+  for (std::int64_t n : {2112, 24576, 7168, 4096})  // DeepGEMM's M = 64 shapes that take 64 columns
+    EXPECT_EQ(rows(64, n, 7168, true), 64) << n;
+  EXPECT_EQ(rows(64, 32768, 512, true), 128);  // 128 tiles of 256 columns fill the GPU
+  EXPECT_EQ(rows(128, 7168, 16384, true), 128);
+  EXPECT_EQ(rows(48, 7168, 16384, false), 128);  // per-tensor: swapped 128 x 64 tiles
+  EXPECT_EQ(rows(64, 7168, 16384, true, false), 128);  // not promoted
+  tmakit::gemm_sm90::FormChoice c;
+  c.tile_n = 64;
+  EXPECT_EQ(choose_tile_m(64, 0, true, c), 64);
+  c.cluster_m = 2;
+  EXPECT_EQ(choose_tile_m(64, 0, true, c), 128);
+  EXPECT_EQ(choose_tile_m(4096, 64, true, c), 64);  // asked for: kept (Gemm checks it)
+}
+
 // Swapped 128 x 64 tiles (one consumer warpgroup, WGMMA's M along N, D written through the
 // transposing store plan; split K's workspace held transposed): every layout in clusters of one and
 // two on partial tiles, batches with alpha and beta, f16, odd and tiny shapes, split K (K not a
@@ -862,6 +892,18 @@ TEST(GemmSmall, Fp8) {
       c = fp8({256, 512, 2048});
       c.cluster_m = 2;
       run_case(c);
+      if (!fast) {  // 64-row tiles: full, partial rows and columns with alpha and beta, several row tiles, split K
+        for (Case r : {fp8({64, 512, 2048}), fp8({40, 300, 1000, 1, Order::row_major, Order::col_major, 0.5f, 1.0f}),
+                       fp8({200, 640, 768})}) {
+          r.tile_m = 64;
+          run_case(r);
+        }
+        c = fp8({64, 256, 4096});
+        c.tile_m = 64;
+        c.splits = 4;
+        c.expect_splits = 4;
+        run_case(c);
+      }
     }
 }
 
@@ -908,13 +950,23 @@ TEST(GemmSmall, Fp8BlockScales) {
     c = scaled({512, 256, 1024});
     c.cluster_m = 2;
     run_case(c);
+    // 64-row tiles: chosen where M fits in one (split K: 16 tiles of 64 columns leave most SMs
+    // idle), asked for on partial rows and columns with beta and on several row tiles
+    c = scaled({64, 1024, 2048});
+    c.expect_tile_m = 64;
+    c.expect_splits = 2;
+    run_case(c);
+    for (Case r : {scaled({40, 300, 1000, 1, Order::row_major, Order::col_major, 0.5f, 1.0f}), scaled({200, 640, 768})}) {
+      r.tile_m = 64;
+      run_case(r);
+    }
   }
 }
 
 // Every promoted FP8 form once, at sizes meant for compute-sanitizer's racecheck (under which
 // Fp8BlockScales, with its 4352-row cases, ran past 90 s: docs/lab/gpu_suite.md, 2026-12-07 19:38):
 // more K blocks than any ring has stages (each stage refilled), tiles of 64 to 256 columns
-// per-tensor (64: swapped) and block-scaled, a cluster of two, split K.
+// per-tensor (64: swapped) and block-scaled, 64-row tiles, a cluster of two, split K.
 TEST(GemmSmall, Fp8FormsOnce) {
   TMAKIT_REQUIRE_GPU();
   for (bool block_scales : {false, true}) {
@@ -934,6 +986,12 @@ TEST(GemmSmall, Fp8FormsOnce) {
     c.cluster_m = 2;
     run_case(c);
     c = fp8({128, 256, 2048});
+    c.splits = 2;
+    c.expect_splits = 2;
+    run_case(c);
+    c = fp8({64, 256, 2048});  // 16 K blocks through a 12-stage ring
+    c.tile_m = 64;
+    run_case(c);
     c.splits = 2;
     c.expect_splits = 2;
     run_case(c);
@@ -1014,6 +1072,31 @@ TEST(GemmArgs, Fp8Refusals) {
   bad.swapped = 0;
   bad.tile_n = 192;  // a cooperative tile that may start 64 columns into a block of B's scales
   for (const std::string& x : errors(bad)) EXPECT_EQ(x.find("[gemm.block_scales]"), std::string::npos) << x;
+  // tile heights: 0, 64 or 128; 64 rows only promoted, 64 columns wide, unclustered, unswapped
+  bad = g;
+  bad.tile_m = 96;
+  e = errors(bad);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0], "error [gemm.tile_m] 0 (automatic), 64 or 128, got 96; fix: give tile_m 0 or 128; 64 only with "
+                  "promoted FP8 inputs, tile_n 0 or 64, cluster_m 0 or 1");
+  bad.tile_m = 64;
+  bad.tile_n = 128;
+  bad.cluster_m = 2;
+  bad.swapped = 1;
+  bad.fast_accumulation = true;
+  e = errors(bad);
+  for (const char* why : {"are promoted FP8's", "are 64 columns wide; tile_n 128", "run in clusters of one",
+                          "are not swapped"}) {
+    bool found = false;
+    for (const std::string& x : e) found |= x.rfind(std::string("error [gemm.tile_m] 64-row tiles ") + why, 0) == 0;
+    EXPECT_TRUE(found) << why;
+  }
+  for (int tile_m : {0, 64, 128}) {
+    bad = g;
+    bad.tile_m = tile_m;
+    bad.tile_n = tile_m == 64 ? 64 : 0;
+    for (const std::string& x : errors(bad)) EXPECT_EQ(x.find("[gemm.tile_m]"), std::string::npos) << x;
+  }
 }
 
 TEST(GemmLarge, IssueShapes) {
@@ -1029,6 +1112,11 @@ TEST(GemmLarge, IssueShapes) {
   run_case(fp8);
   fp8.fast_accumulation = true;
   run_case(fp8);
+  Case scaled{64, 7168, 16384};  // block-scaled at DeepGEMM's M = 64: 64-row tiles over a long K
+  scaled.a_type = scaled.b_type = Input::e4m3;
+  scaled.block_scales = true;
+  scaled.expect_tile_m = 64;
+  run_case(scaled);
 }
 
 }  // namespace
