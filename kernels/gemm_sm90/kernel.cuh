@@ -1,4 +1,5 @@
-// The GEMM kernel: persistent, warp-specialized, one 128 x TileN output tile per CTA at a time.
+// The GEMM kernel: persistent, warp-specialized, one 128 x TileN output tile per CTA at a time (a
+// promoted FP8 form's 64-row tile: 64 x 64, one consumer warpgroup, where M fits in one).
 //
 //   warpgroup 0  thread 0 (producer): per K block, waits until a ring stage is free, arms its
 //                `full` barrier with the stage's bytes and issues the A and B copies
