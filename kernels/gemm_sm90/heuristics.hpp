@@ -161,8 +161,9 @@ inline FormChoice choose_form(std::int64_t tiles_m, std::int64_t n, std::int64_t
 // tiles): the 128-row tile loads a half of zeros there, and with 24 KiB stages its ring of 7 held
 // HBM at half its bandwidth, the consumers waiting for full stages (ncu at 64 x 7168 x 16384:
 // docs/lab/gemm.md, 2026-12-07 17:54); the 64 x 64 tile's 16 KiB stages make it 12 deep, 1.15-1.54
-// times as fast on DeepGEMM's M = 64 shapes, and slower on five of its six M = 128 shapes, where
-// two row tiles make twice the tiles of half the work (2026-12-07 23:36). A GemmArgs::tile_m
+// times as fast on the five of DeepGEMM's M = 64 shapes that take 64-column tiles, and slower on
+// five of its six M = 128 shapes, where two row tiles make twice the tiles of half the work
+// (2026-12-07 23:36). A GemmArgs::tile_m
 // other than 0 is taken as given (Gemm checks it against the rest: gemm.tile_m).
 inline constexpr int kShortTileM = 64;
 inline int choose_tile_m(std::int64_t m, int tile_m, bool promoted, const FormChoice& c) {
