@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from ratio_plot import finish_ratio_plot  # noqa: E402 (tools/ratio_plot.py)
 
 ROW = re.compile(r"^(\d+x\d+x\d+)\s+([\d.]+)\s+([\d.]+)\s")
 HEADER = re.compile(r"^-- (?:round \d+ )?(.*)$")
@@ -65,12 +66,4 @@ for k, (name, runs) in enumerate(series):
             xs.append(i - 0.4 + width * (k + 0.5))
             ys.append(statistics.median(runs[s]) / ref[s])
     ax.plot(xs, ys, "o", label=name)
-ax.axhline(1.0, color="black", linewidth=0.8)
-ax.set_xticks(range(len(shapes)))
-ax.set_xticklabels(shapes, rotation=30, ha="right", fontsize=8)
-ax.set_ylabel("tmakit / DeepGEMM (TFLOP/s)")
-ax.set_title(title)
-ax.grid(True, axis="y", alpha=0.3)
-ax.legend(fontsize=8, loc="upper right")
-fig.tight_layout()
-fig.savefig(dst)
+finish_ratio_plot(fig, ax, shapes, "tmakit / DeepGEMM (TFLOP/s)", title, dst, "upper right")

@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from bench_csv import read_csv_block  # noqa: E402 (tools/bench_csv.py)
+from ratio_plot import finish_ratio_plot  # noqa: E402 (tools/ratio_plot.py)
 
 dst, title = sys.argv[1], sys.argv[2]
 builds = [arg.split("=", 1) for arg in sys.argv[3:]]
@@ -35,12 +36,4 @@ for b, ((label, _), per_shape) in enumerate(zip(builds, ratios)):
     hi = [max(per_shape[s]) - m for m, s in zip(med, shapes)]
     n = len(per_shape[shapes[0]])
     ax.errorbar(xs, med, yerr=[lo, hi], fmt="o", capsize=3, label=f"{label} (median, min-max of {n} rounds)")
-ax.axhline(1.0, color="black", linewidth=0.8)
-ax.set_xticks(range(len(shapes)))
-ax.set_xticklabels(shapes, rotation=30, ha="right", fontsize=8)
-ax.set_ylabel("tmakit / cuBLASLt (TFLOP/s)")
-ax.set_title(title)
-ax.grid(True, axis="y", alpha=0.3)
-ax.legend(fontsize=8, loc="lower left")
-fig.tight_layout()
-fig.savefig(dst)
+finish_ratio_plot(fig, ax, shapes, "tmakit / cuBLASLt (TFLOP/s)", title, dst, "lower left")
