@@ -96,6 +96,13 @@ inline void put_pattern(tmakit::DataType t, std::uint64_t idx, unsigned char* ds
   for (std::uint32_t i = 0; i < eb; ++i) dst[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
+// scripts/gpu_suite.sh's TMAKIT_SWEEP_STRIDE, set under compute-sanitizer only: k > 1 keeps every
+// k-th configuration of a sweep (and tells a test it runs under the sanitizer); 1 when unset.
+inline int sweep_stride() {
+  const char* k = std::getenv("TMAKIT_SWEEP_STRIDE");
+  return k && std::atoi(k) > 1 ? std::atoi(k) : 1;
+}
+
 // ---- planted-bug tests: a kernel that traps on purpose runs in a child process (a trap ends the
 // CUDA context, and with it every later test of the process).
 

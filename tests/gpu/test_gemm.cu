@@ -21,7 +21,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -145,10 +144,7 @@ void reference(cublasHandle_t h, const Case& c, const float* a, const float* b, 
 // there): the FP8 cases that exist for their size (more tiles than CTAs, 4352 rows) are left to the
 // plain run, where racecheck took more than 90 s over them (docs/lab/gpu_suite.md, 2026-12-07
 // 19:38); GemmSmall.Fp8FormsOnce covers every FP8 form under the sanitizer.
-bool under_sanitizer_sweep() {
-  const char* k = std::getenv("TMAKIT_SWEEP_STRIDE");
-  return k && std::atoi(k) > 1;
-}
+bool under_sanitizer_sweep() { return tmakit_test::sweep_stride() > 1; }
 
 void run_case(const Case& c) {
   SCOPED_TRACE(describe(c));

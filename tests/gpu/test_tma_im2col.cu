@@ -173,9 +173,9 @@ TEST(TmaIm2col, LoadsMatchModel) {
   ASSERT_GT(cfgs.size(), 500u);
   // TMAKIT_SWEEP_STRIDE=k keeps every k-th configuration (scripts/gpu_suite.sh sets it under
   // compute-sanitizer, where 174k loads would take minutes per tool).
-  if (const char* k = std::getenv("TMAKIT_SWEEP_STRIDE"); k && std::atoi(k) > 1) {
+  if (const int k = tmakit_test::sweep_stride(); k > 1) {
     std::vector<Config> kept;
-    for (std::size_t i = 0; i < cfgs.size(); i += static_cast<std::size_t>(std::atoi(k))) kept.push_back(cfgs[i]);
+    for (std::size_t i = 0; i < cfgs.size(); i += static_cast<std::size_t>(k)) kept.push_back(cfgs[i]);
     cfgs.swap(kept);
   }
   // Global tensors, one per configuration.
